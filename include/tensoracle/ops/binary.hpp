@@ -1,0 +1,588 @@
+// tensoracle: broadcast element-wise ops with two or more inputs: arithmetic,
+// comparison and logic, Where, PRelu, Clip and Cast.
+//
+// Semantics chosen where ONNX leaves them open: integer Div and Mod by zero
+// throw (no UB, no silent value); integer overflow wraps (two's complement);
+// integer Div truncates toward zero (C, numpy's np.trunc(a / b) for ONNX);
+// Mod with fmod=0 takes the divisor's sign, with fmod=1 the dividend's.
+#pragma once
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string_view>
+#include <vector>
+
+#include <boost/hana/adapt_struct.hpp>
+
+#include "tensoracle/ops/detail/broadcast.hpp"
+#include "tensoracle/ops/detail/common.hpp"
+#include "tensoracle/spec/entry.hpp"
+
+namespace tensoracle::ops {
+
+namespace binary {
+using spec::dtype_set;
+namespace types = spec::types;
+using spec::no_attributes;
+
+/// Exact integer arithmetic that wraps instead of overflowing (UB-free).
+template <class V>
+V wrap(std::int64_t v) {
+    return static_cast<V>(v);
+}
+template <class V>
+V wrapping_add(V a, V b) {
+    return static_cast<V>(static_cast<std::uint64_t>(a) + static_cast<std::uint64_t>(b));
+}
+template <class V>
+V wrapping_sub(V a, V b) {
+    return static_cast<V>(static_cast<std::uint64_t>(a) - static_cast<std::uint64_t>(b));
+}
+template <class V>
+V wrapping_mul(V a, V b) {
+    return static_cast<V>(static_cast<std::uint64_t>(a) * static_cast<std::uint64_t>(b));
+}
+}  // namespace binary
+
+/// Two (or, with F::variadic, one or more) inputs broadcast together.
+template <class F>
+struct broadcast_elementwise {
+    static constexpr std::string_view op_type = F::op_type;
+    static constexpr int opset = F::opset;
+    using attributes = typename F::attributes;
+    static constexpr bool variadic = requires { F::variadic; };
+    static constexpr auto inputs = [] {
+        if constexpr (variadic) {
+            return std::array<spec::value_spec, 1>{{{"data_0", F::types, {}, "T", false, true}}};
+        } else {
+            return std::array<spec::value_spec, 2>{{{"A", F::types}, {"B", F::types}}};
+        }
+    }();
+    static constexpr std::array<spec::value_spec, 1> outputs{{{"C", F::out_types, {}, "T1"}}};
+
+    static std::vector<std::size_t> all_inputs(const spec::context& c) {
+        std::vector<std::size_t> ids(c.input_count());
+        for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = i;
+        return ids;
+    }
+    static std::vector<spec::constraint> constraints(const spec::context& c) {
+        std::vector<spec::constraint> out;
+        if (variadic) out.push_back({spec::expr(c.input_count()) >= 1, "at least one input"});
+        auto b = detail::broadcast_constraints(c, all_inputs(c));
+        out.insert(out.end(), b.begin(), b.end());
+        return out;
+    }
+    static spec::shape_exprs output_shapes(const spec::context& c) { return {detail::broadcast_shape(c, all_inputs(c))}; }
+    static std::vector<dtype> output_dtypes(const spec::context& c) {
+        if constexpr (requires { F::output_dtype; }) {
+            return {F::output_dtype};
+        } else {
+            return {c.input_dtype(0)};
+        }
+    }
+    static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
+        std::vector<std::size_t> ranks(rank + 1);
+        for (std::size_t r = 0; r <= rank; ++r) ranks[r] = r;
+        if constexpr (requires { F::output_dtype; }) {
+            if (out != F::output_dtype) return {};
+            return {{F::types.members(), ranks}, {F::types.members(), ranks}};
+        } else {
+            if (!F::types.contains(out)) return {};
+            return {{{out}, ranks}, {{out}, ranks}};
+        }
+    }
+    static std::vector<spec::domain_rule> domain(const spec::attribute_map&) {
+        if constexpr (requires { F::domain(); }) {
+            return F::domain();
+        } else {
+            return {};
+        }
+    }
+
+    /// The typed kernel on two arrays (numpy-style broadcasting).
+    template <class T>
+    static auto compute(const array<T>& a, const array<T>& b, const attributes& attrs = {}) {
+        static_assert(spec::dtype_accepted<broadcast_elementwise, T>::value);
+        return compute_n<T>({&a, &b}, attrs);
+    }
+
+    template <class T>
+    static auto compute_n(const std::vector<const array<T>*>& in, const attributes& attrs) {
+        using out_t = std::conditional_t<requires { F::output_dtype; }, bool, T>;
+        std::vector<shape_type> shapes;
+        for (const auto* x : in) shapes.emplace_back(x->shape().begin(), x->shape().end());
+        const auto out_shape = detail::broadcast_shapes(shapes, op_type);
+        const auto offsets = detail::broadcast_offsets(shapes, out_shape);
+        auto y = array<out_t>::from_shape(out_shape);
+        using acc = std::conditional_t<floating_element<T>, std::conditional_t<std::is_same_v<T, double>, double, float>, T>;
+        for (std::size_t f = 0; f < y.size(); ++f) {
+            acc v = static_cast<acc>(in[0]->data()[offsets[0][f]]);
+            if constexpr (requires { F::output_dtype; }) {
+                y.data()[f] = F::apply(v, static_cast<acc>(in[1]->data()[offsets[1][f]]), attrs);
+            } else {
+                for (std::size_t j = 1; j < in.size(); ++j) {
+                    v = F::apply(v, static_cast<acc>(in[j]->data()[offsets[j][f]]), attrs);
+                }
+                if constexpr (requires { F::finish(v, in.size()); }) v = F::finish(v, in.size());
+                y.data()[f] = value_cast<out_t>(v);
+            }
+        }
+        return y;
+    }
+
+    static std::vector<tensor> run(const spec::context& c) {
+        const auto a = spec::parse_attributes<attributes>(c.attributes(), op_type);
+        return {detail::dispatch<F::types>(c.input_dtype(0), op_type, [&](auto t) {
+            using T = typename decltype(t)::type;
+            std::vector<array<T>> arrays;
+            for (std::size_t i = 0; i < c.input_count(); ++i) arrays.push_back(c.input(i).as_array<T>());
+            std::vector<const array<T>*> ptrs;
+            for (const auto& x : arrays) ptrs.push_back(&x);
+            return tensor(compute_n<T>(ptrs, a));
+        })};
+    }
+
+    static spec::instance sample(rng& g) {
+        const dtype d = detail::pick_dtype(g, F::types);
+        const auto out = detail::random_shape(g, 0, 4);
+        const std::size_t n = variadic ? static_cast<std::size_t>(g.integer(1, 3)) : 2;
+        const auto r = [] {
+            if constexpr (requires { F::range; }) {
+                return F::range;
+            } else {
+                return std::array<double, 2>{-4.0, 4.0};
+            }
+        }();
+        spec::instance in;
+        if constexpr (requires { F::sample_attributes(d); }) in.attributes = F::sample_attributes(d);
+        for (std::size_t j = 0; j < n; ++j) {
+            // A suffix of the output shape with some dims squeezed to 1.
+            const auto rank = static_cast<std::size_t>(g.integer(0, static_cast<std::int64_t>(out.size())));
+            shape_type s(out.end() - static_cast<std::ptrdiff_t>(rank), out.end());
+            for (auto& dim : s) dim = g.bernoulli(0.3) ? 1 : dim;
+            // The second operand of Div/Mod/Pow gets its own range (no zeros, small exponents).
+            const auto& rr = (j == 1 && requires { F::rhs_range; }) ? rhs_range() : r;
+            in.inputs.emplace_back(detail::random_tensor(g, d, s, rr[0], rr[1]));
+        }
+        return in;
+    }
+
+private:
+    static std::array<double, 2> rhs_range() {
+        if constexpr (requires { F::rhs_range; }) {
+            return F::rhs_range;
+        } else {
+            return {-4.0, 4.0};
+        }
+    }
+};
+
+namespace binary {
+
+#define TENSORACLE_BINARY(NAME, OPTYPE, OPSET, TYPES)        \
+    struct NAME##_fn {                                        \
+        static constexpr std::string_view op_type = OPTYPE;   \
+        static constexpr int opset = OPSET;                   \
+        static constexpr dtype_set types = TYPES;             \
+        static constexpr dtype_set out_types = TYPES;         \
+        using attributes = no_attributes;
+
+TENSORACLE_BINARY(add, "Add", 14, types::numeric)
+    template <class V>
+    static V apply(V a, V b, const attributes&) {
+        if constexpr (std::is_integral_v<V>) {
+            return wrapping_add(a, b);
+        } else {
+            return a + b;
+        }
+    }
+};
+TENSORACLE_BINARY(sub, "Sub", 14, types::numeric)
+    template <class V>
+    static V apply(V a, V b, const attributes&) {
+        if constexpr (std::is_integral_v<V>) {
+            return wrapping_sub(a, b);
+        } else {
+            return a - b;
+        }
+    }
+};
+TENSORACLE_BINARY(mul, "Mul", 14, types::numeric)
+    template <class V>
+    static V apply(V a, V b, const attributes&) {
+        if constexpr (std::is_integral_v<V>) {
+            return wrapping_mul(a, b);
+        } else {
+            return a * b;
+        }
+    }
+};
+TENSORACLE_BINARY(div, "Div", 14, types::numeric)
+    template <class V>
+    static V apply(V a, V b, const attributes&) {
+        if constexpr (std::is_integral_v<V>) {
+            if (b == 0) throw error("Div", "integer division by zero");
+            if (std::is_signed_v<V> && b == V(-1)) return wrapping_sub(V(0), a);  // INT_MIN / -1 wraps
+            return static_cast<V>(a / b);
+        } else {
+            return a / b;
+        }
+    }
+    static std::vector<spec::domain_rule> domain() {
+        return {{"|B| > 0", [](std::span<const tensor> in) {
+                     return detail::hinge_loss(in[1], [](double y) { return -std::fabs(y) + 1e-10; });
+                 }}};
+    }
+    static constexpr std::array<double, 2> rhs_range{1.0, 4.0};
+};
+TENSORACLE_BINARY(pow, "Pow", 15, types::floating | types::indices)
+    template <class V>
+    static V apply(V a, V b, const attributes&) {
+        if constexpr (std::is_integral_v<V>) {
+            // Integer power by squaring with wrap-around; negative exponents give 0 (or +-1 for +-1 bases).
+            if (b < 0) return a == 1 ? V(1) : (a == -1 ? ((b % 2 == 0) ? V(1) : V(-1)) : V(0));
+            V result = 1, base = a;
+            for (auto e = static_cast<std::uint64_t>(b); e != 0; e >>= 1) {
+                if (e & 1u) result = wrapping_mul(result, base);
+                base = wrapping_mul(base, base);
+            }
+            return result;
+        } else {
+            return std::pow(a, b);
+        }
+    }
+    static std::vector<spec::domain_rule> domain() {
+        // NNSmith, Table 1: X > 0 and Y * log(X) <= 40 keep Pow finite and real.
+        return {{"A > 0", [](std::span<const tensor> in) {
+                     return detail::hinge_loss(in[0], [](double x) { return -x + 1e-10; });
+                 }},
+                {"B * log(A) <= 40", [](std::span<const tensor> in) {
+                     const auto a = in[0].to<double>(), b = in[1].to<double>();
+                     std::vector<shape_type> shapes{in[0].shape(), in[1].shape()};
+                     const auto out = detail::broadcast_shapes(shapes, "Pow domain");
+                     const auto off = detail::broadcast_offsets(shapes, out);
+                     double loss = 0.0;
+                     for (std::size_t f = 0; f < off[0].size(); ++f) {
+                         const double x = a.data()[off[0][f]], y = b.data()[off[1][f]];
+                         const double h = x > 0 ? y * std::log(x) - 40.0 : 0.0;
+                         loss += h > 0 ? h : 0.0;
+                     }
+                     return loss;
+                 }}};
+    }
+    static constexpr std::array<double, 2> range{0.5, 3.0};
+    static constexpr std::array<double, 2> rhs_range{-2.0, 3.0};
+};
+struct mod_attr {
+    std::int64_t fmod = 0;
+};
+struct mod_fn {
+    static constexpr std::string_view op_type = "Mod";
+    static constexpr int opset = 13;
+    static constexpr dtype_set types = types::numeric;
+    static constexpr dtype_set out_types = types::numeric;
+    using attributes = mod_attr;
+    template <class V>
+    static V apply(V a, V b, const attributes& at) {
+        if constexpr (std::is_integral_v<V>) {
+            if (b == 0) throw error("Mod", "integer modulo by zero");
+            if (std::is_signed_v<V> && b == V(-1)) return V(0);
+            V r = static_cast<V>(a % b);
+            if (at.fmod == 0 && r != 0 && ((r < 0) != (b < 0))) r = static_cast<V>(r + b);
+            return r;
+        } else {
+            if (at.fmod == 0) throw error("Mod", "floating-point inputs require fmod=1");
+            return std::fmod(a, b);
+        }
+    }
+    static constexpr std::array<double, 2> rhs_range{1.0, 5.0};
+    static spec::attribute_map sample_attributes(dtype d) {
+        return {{"fmod", std::int64_t{info(d).is_floating ? 1 : 0}}};
+    }
+};
+TENSORACLE_BINARY(max, "Max", 13, types::numeric)
+    static constexpr bool variadic = true;
+    template <class V>
+    static V apply(V a, V b, const attributes&) {
+        if constexpr (std::is_floating_point_v<V>) {
+            if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<V>::quiet_NaN();
+        }
+        return a < b ? b : a;
+    }
+};
+TENSORACLE_BINARY(min, "Min", 13, types::numeric)
+    static constexpr bool variadic = true;
+    template <class V>
+    static V apply(V a, V b, const attributes&) {
+        if constexpr (std::is_floating_point_v<V>) {
+            if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<V>::quiet_NaN();
+        }
+        return b < a ? b : a;
+    }
+};
+TENSORACLE_BINARY(sum, "Sum", 13, types::floating)
+    static constexpr bool variadic = true;
+    template <class V>
+    static V apply(V a, V b, const attributes&) { return a + b; }
+};
+TENSORACLE_BINARY(mean, "Mean", 13, types::floating)
+    static constexpr bool variadic = true;
+    template <class V>
+    static V apply(V a, V b, const attributes&) { return a + b; }
+    template <class V>
+    static V finish(V v, std::size_t n) { return v / static_cast<V>(n); }
+};
+#undef TENSORACLE_BINARY
+
+#define TENSORACLE_PREDICATE(NAME, OPTYPE, OPSET, TYPES, EXPR) \
+    struct NAME##_fn {                                          \
+        static constexpr std::string_view op_type = OPTYPE;     \
+        static constexpr int opset = OPSET;                     \
+        static constexpr dtype_set types = TYPES;               \
+        static constexpr dtype_set out_types = types::boolean;  \
+        static constexpr dtype output_dtype = dtype::boolean;   \
+        using attributes = no_attributes;                       \
+        template <class V>                                      \
+        static bool apply(V a, V b, const attributes&) {        \
+            return EXPR;                                        \
+        }                                                       \
+    };
+TENSORACLE_PREDICATE(equal, "Equal", 13, types::all, a == b)
+TENSORACLE_PREDICATE(less, "Less", 13, types::numeric, a < b)
+TENSORACLE_PREDICATE(greater, "Greater", 13, types::numeric, a > b)
+TENSORACLE_PREDICATE(less_or_equal, "LessOrEqual", 16, types::numeric, a <= b)
+TENSORACLE_PREDICATE(greater_or_equal, "GreaterOrEqual", 16, types::numeric, a >= b)
+TENSORACLE_PREDICATE(logical_and, "And", 7, types::boolean, a && b)
+TENSORACLE_PREDICATE(logical_or, "Or", 7, types::boolean, a || b)
+TENSORACLE_PREDICATE(logical_xor, "Xor", 7, types::boolean, a != b)
+#undef TENSORACLE_PREDICATE
+
+}  // namespace binary
+
+using add = broadcast_elementwise<binary::add_fn>;
+using sub = broadcast_elementwise<binary::sub_fn>;
+using mul = broadcast_elementwise<binary::mul_fn>;
+using div = broadcast_elementwise<binary::div_fn>;
+using pow = broadcast_elementwise<binary::pow_fn>;
+using mod = broadcast_elementwise<binary::mod_fn>;
+using max = broadcast_elementwise<binary::max_fn>;
+using min = broadcast_elementwise<binary::min_fn>;
+using sum = broadcast_elementwise<binary::sum_fn>;
+using mean = broadcast_elementwise<binary::mean_fn>;
+using equal = broadcast_elementwise<binary::equal_fn>;
+using less = broadcast_elementwise<binary::less_fn>;
+using greater = broadcast_elementwise<binary::greater_fn>;
+using less_or_equal = broadcast_elementwise<binary::less_or_equal_fn>;
+using greater_or_equal = broadcast_elementwise<binary::greater_or_equal_fn>;
+using logical_and = broadcast_elementwise<binary::logical_and_fn>;
+using logical_or = broadcast_elementwise<binary::logical_or_fn>;
+using logical_xor = broadcast_elementwise<binary::logical_xor_fn>;
+
+/// Where(condition, X, Y): X where condition holds, else Y; all three broadcast.
+struct where {
+    static constexpr std::string_view op_type = "Where";
+    static constexpr int opset = 16;
+    using attributes = spec::no_attributes;
+    static constexpr std::array<spec::value_spec, 3> inputs{
+        {{"condition", spec::types::boolean, {}, "B"}, {"X", spec::types::all}, {"Y", spec::types::all}}};
+    static constexpr std::array<spec::value_spec, 1> outputs{{{"output", spec::types::all}}};
+
+    static std::vector<spec::constraint> constraints(const spec::context& c) {
+        return detail::broadcast_constraints(c, {0, 1, 2});
+    }
+    static spec::shape_exprs output_shapes(const spec::context& c) { return {detail::broadcast_shape(c, {0, 1, 2})}; }
+    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(1)}; }
+    static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
+        std::vector<std::size_t> ranks(rank + 1);
+        for (std::size_t r = 0; r <= rank; ++r) ranks[r] = r;
+        return {{{dtype::boolean}, ranks}, {{out}, ranks}, {{out}, ranks}};
+    }
+    static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
+
+    template <class T>
+    static array<T> compute(const array<bool>& cond, const array<T>& x, const array<T>& y) {
+        std::vector<shape_type> shapes{shape_type(cond.shape().begin(), cond.shape().end()),
+                                       shape_type(x.shape().begin(), x.shape().end()),
+                                       shape_type(y.shape().begin(), y.shape().end())};
+        const auto out_shape = detail::broadcast_shapes(shapes, op_type);
+        const auto off = detail::broadcast_offsets(shapes, out_shape);
+        auto out = array<T>::from_shape(out_shape);
+        for (std::size_t f = 0; f < out.size(); ++f) {
+            out.data()[f] = cond.data()[off[0][f]] ? x.data()[off[1][f]] : y.data()[off[2][f]];
+        }
+        return out;
+    }
+    static std::vector<tensor> run(const spec::context& c) {
+        const auto cond = c.input(0).as_array<bool>();
+        return {detail::dispatch<spec::types::all>(c.input_dtype(1), op_type, [&](auto t) {
+            using T = typename decltype(t)::type;
+            return tensor(compute<T>(cond, c.input(1).as_array<T>(), c.input(2).as_array<T>()));
+        })};
+    }
+    static spec::instance sample(rng& g) {
+        const dtype d = detail::pick_dtype(g, spec::types::all);
+        const auto s = detail::random_shape(g, 0, 3);
+        spec::instance in;
+        in.inputs.emplace_back(detail::random_tensor(g, dtype::boolean, s, 0, 2));
+        in.inputs.emplace_back(detail::random_tensor(g, d, s, -4, 4));
+        in.inputs.emplace_back(detail::random_tensor(g, d, shape_type(s.begin() + (s.empty() ? 0 : 1), s.end()), -4, 4));
+        return in;
+    }
+};
+
+/// PRelu(X, slope): slope broadcasts to X (unidirectionally).
+struct prelu {
+    static constexpr std::string_view op_type = "PRelu";
+    static constexpr int opset = 16;
+    using attributes = spec::no_attributes;
+    static constexpr spec::dtype_set types = spec::types::floating | spec::types::indices;
+    static constexpr std::array<spec::value_spec, 2> inputs{{{"X", types}, {"slope", types}}};
+    static constexpr std::array<spec::value_spec, 1> outputs{{{"Y", types}}};
+
+    static std::vector<spec::constraint> constraints(const spec::context& c) {
+        std::vector<spec::constraint> out{{spec::expr(c.rank(1)) <= spec::expr(c.rank(0)), "slope rank <= X rank"}};
+        const std::size_t r0 = c.rank(0), r1 = c.rank(1);
+        for (std::size_t k = 0; k < r1 && r1 <= r0; ++k) {
+            const auto s = c.dim(1, k), x = c.dim(0, r0 - r1 + k);
+            out.push_back({s == x || s == 1, "slope broadcasts to X at axis " + std::to_string(r0 - r1 + k)});
+        }
+        return out;
+    }
+    static spec::shape_exprs output_shapes(const spec::context& c) { return {c.shape(0)}; }
+    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
+    static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
+        if (!types.contains(out)) return {};
+        std::vector<std::size_t> ranks(rank + 1);
+        for (std::size_t r = 0; r <= rank; ++r) ranks[r] = r;
+        return {{{out}, {rank}}, {{out}, ranks}};
+    }
+    static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
+    template <class T>
+    static array<T> compute(const array<T>& x, const array<T>& slope) {
+        static_assert(spec::dtype_accepted<prelu, T>::value);
+        std::vector<shape_type> shapes{shape_type(x.shape().begin(), x.shape().end()),
+                                       shape_type(slope.shape().begin(), slope.shape().end())};
+        const auto off = detail::broadcast_offsets(shapes, shapes[0]);
+        auto y = array<T>::from_shape(x.shape());
+        for (std::size_t f = 0; f < y.size(); ++f) {
+            const T v = x.data()[f];
+            y.data()[f] = v < T(0) ? value_cast<T>(value_cast<double>(slope.data()[off[1][f]]) * value_cast<double>(v)) : v;
+        }
+        return y;
+    }
+    static std::vector<tensor> run(const spec::context& c) {
+        return {detail::dispatch<types>(c.input_dtype(0), op_type, [&](auto t) {
+            using T = typename decltype(t)::type;
+            return tensor(compute<T>(c.input(0).as_array<T>(), c.input(1).as_array<T>()));
+        })};
+    }
+    static spec::instance sample(rng& g) {
+        const dtype d = detail::pick_dtype(g, types);
+        const auto s = detail::random_shape(g, 1, 4);
+        spec::instance in;
+        in.inputs.emplace_back(detail::random_tensor(g, d, s, -4, 4));
+        in.inputs.emplace_back(detail::random_tensor(g, d, shape_type(s.begin() + 1, s.end()), 0, 1));
+        return in;
+    }
+};
+
+/// Clip(input, min?, max?): min and max are optional scalars.
+struct clip {
+    static constexpr std::string_view op_type = "Clip";
+    static constexpr int opset = 13;
+    using attributes = spec::no_attributes;
+    static constexpr spec::dtype_set types = spec::types::numeric;
+    static constexpr std::array<spec::value_spec, 3> inputs{
+        {{"input", types}, {"min", types, {0, 1}, "T", true}, {"max", types, {0, 1}, "T", true}}};
+    static constexpr std::array<spec::value_spec, 1> outputs{{{"output", types}}};
+
+    static std::vector<spec::constraint> constraints(const spec::context& c) {
+        std::vector<spec::constraint> out;
+        for (std::size_t i = 1; i < 3; ++i) {
+            if (!c.has_input(i) || c.rank(i) == 0) continue;
+            out.push_back({c.dim(i, 0) == 1, "min and max are single values"});
+        }
+        return out;
+    }
+    static spec::shape_exprs output_shapes(const spec::context& c) { return {c.shape(0)}; }
+    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
+    static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
+        if (!types.contains(out)) return {};
+        return {{{out}, {rank}}, {{out}, {0}}, {{out}, {0}}};
+    }
+    static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
+    template <class T>
+    static array<T> compute(const array<T>& x, std::optional<T> lo, std::optional<T> hi) {
+        static_assert(spec::dtype_accepted<clip, T>::value);
+        auto y = array<T>::from_shape(x.shape());
+        for (std::size_t f = 0; f < y.size(); ++f) {
+            T v = x.data()[f];
+            if (lo && v < *lo) v = *lo;
+            if (hi && *hi < v) v = *hi;
+            y.data()[f] = v;
+        }
+        return y;
+    }
+    static std::vector<tensor> run(const spec::context& c) {
+        return {detail::dispatch<types>(c.input_dtype(0), op_type, [&](auto t) {
+            using T = typename decltype(t)::type;
+            auto bound = [&](std::size_t i) -> std::optional<T> {
+                if (!c.has_input(i)) return std::nullopt;
+                return c.input(i).values<T>()[0];
+            };
+            return tensor(compute<T>(c.input(0).as_array<T>(), bound(1), bound(2)));
+        })};
+    }
+    static spec::instance sample(rng& g) {
+        const dtype d = detail::pick_dtype(g, types);
+        spec::instance in;
+        in.inputs.emplace_back(detail::random_tensor(g, d, detail::random_shape(g, 0, 4), -5, 5));
+        in.inputs.emplace_back(detail::random_tensor(g, d, {}, -3, -1));
+        in.inputs.emplace_back(detail::random_tensor(g, d, {}, 1, 3));
+        return in;
+    }
+};
+
+struct cast_attr {
+    std::int64_t to = 1;
+    static constexpr std::array<std::string_view, 1> required{"to"};
+};
+
+/// Cast(input) to the dtype named by attribute `to` (value_cast semantics:
+/// float->int truncates and saturates, NaN->0; int->int wraps).
+struct cast {
+    static constexpr std::string_view op_type = "Cast";
+    static constexpr int opset = 13;
+    using attributes = cast_attr;
+    static constexpr std::array<spec::value_spec, 1> inputs{{{"input", spec::types::all, {}, "T1"}}};
+    static constexpr std::array<spec::value_spec, 1> outputs{{{"output", spec::types::all, {}, "T2"}}};
+
+    static std::vector<spec::constraint> constraints(const spec::context&) { return {}; }
+    static spec::shape_exprs output_shapes(const spec::context& c) { return {c.shape(0)}; }
+    static std::vector<dtype> output_dtypes(const spec::context& c) {
+        return {dtype_from_onnx(static_cast<int>(spec::parse_attributes<attributes>(c.attributes(), op_type).to))};
+    }
+    static std::vector<spec::input_candidate> input_candidates(dtype, std::size_t rank) {
+        return {{spec::types::all.members(), {rank}}};
+    }
+    static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
+    static std::vector<tensor> run(const spec::context& c) { return {c.input(0).cast(output_dtypes(c)[0])}; }
+    static spec::instance sample(rng& g) {
+        spec::instance in;
+        in.inputs.emplace_back(detail::random_tensor(g, detail::pick_dtype(g, spec::types::all),
+                                                     detail::random_shape(g, 0, 4), -100, 100));
+        in.attributes["to"] = std::int64_t{onnx_type(detail::pick_dtype(g, spec::types::all))};
+        return in;
+    }
+};
+
+inline constexpr auto binary_ops =
+    hana::tuple_t<add, sub, mul, div, pow, mod, max, min, sum, mean, equal, less, greater, less_or_equal,
+                  greater_or_equal, logical_and, logical_or, logical_xor, where, prelu, clip, cast>;
+
+}  // namespace tensoracle::ops
+
+BOOST_HANA_ADAPT_STRUCT(tensoracle::ops::binary::mod_attr, fmod);
+BOOST_HANA_ADAPT_STRUCT(tensoracle::ops::cast_attr, to);

@@ -1,0 +1,98 @@
+// tensoracle: helpers shared by op families (runtime dispatch to typed
+// kernels, losses of domain rules, random instances).
+#pragma once
+
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "tensoracle/core/rng.hpp"
+#include "tensoracle/core/tensor.hpp"
+#include "tensoracle/spec/op.hpp"
+
+namespace tensoracle::ops::detail {
+
+using namespace tensoracle::spec;
+
+/// Calls f(hana::type_c<T>) for the runtime dtype d, instantiating f only for
+/// dtypes in `Allowed` (the spec's set), so kernels are never instantiated for
+/// element types the op rejects. R is f's result type (a tensor by default).
+template <dtype_set Allowed, class R = tensor, class F>
+R dispatch(dtype d, std::string_view op_type, F&& f) {
+    return tensoracle::visit(d, [&](auto t) -> R {
+        using T = typename decltype(t)::type;
+        if constexpr (Allowed.contains(dtype_of<T>)) {
+            return f(t);
+        } else {
+            throw dtype_error(std::string(op_type), "dtype " + std::string(name(d)) + " is not accepted");
+        }
+    });
+}
+
+/// Sum over elements of max(f(x), 0): zero exactly when f(x) <= 0 everywhere.
+template <class F>
+double hinge_loss(const tensor& t, F f) {
+    return t.visit([&](auto v) {
+        double loss = 0.0;
+        for (const auto x : v) {
+            const double h = f(value_cast<double>(x));
+            if (h > 0.0 || std::isnan(h)) loss += std::isnan(h) ? 1.0 : h;
+        }
+        return loss;
+    });
+}
+
+/// Largest finite value of a floating dtype, as double.
+inline double max_finite(dtype d) {
+    switch (d) {
+        case dtype::f16: return 65504.0;
+        case dtype::bf16: return static_cast<double>(static_cast<float>(std::numeric_limits<bfloat16>::max()));
+        case dtype::f32: return static_cast<double>(std::numeric_limits<float>::max());
+        default: return std::numeric_limits<double>::max();
+    }
+}
+
+/// A random dtype from a set.
+inline dtype pick_dtype(rng& g, dtype_set s) {
+    const auto m = s.members();
+    return m[static_cast<std::size_t>(g.below(m.size()))];
+}
+
+/// A random shape: rank in [min_rank, max_rank], dims in [1, max_dim].
+inline shape_type random_shape(rng& g, std::size_t min_rank, std::size_t max_rank, std::size_t max_dim = 5) {
+    shape_type s(static_cast<std::size_t>(g.integer(static_cast<std::int64_t>(min_rank),
+                                                    static_cast<std::int64_t>(max_rank))));
+    for (auto& d : s) d = static_cast<std::size_t>(g.integer(1, static_cast<std::int64_t>(max_dim)));
+    return s;
+}
+
+/// Random values of dtype d in [lo, hi) (integers: [ceil(lo), hi); bool: 0/1).
+inline tensor random_tensor(rng& g, dtype d, const shape_type& s, double lo, double hi) {
+    if (d == dtype::boolean) return g.uniform_tensor(d, s, 0.0, 2.0);
+    if (!info(d).is_floating) {
+        double ilo = std::ceil(lo), ihi = std::ceil(hi);
+        if (d == dtype::u8) ilo = std::max(ilo, 0.0);
+        if (ihi <= ilo) ihi = ilo + 1.0;
+        return g.uniform_tensor(d, s, ilo, ihi);
+    }
+    return g.uniform_tensor(d, s, lo, hi);
+}
+
+/// An int64 1-D tensor from values.
+inline tensor int64_tensor(const std::vector<std::int64_t>& v) {
+    auto a = array<std::int64_t>::from_shape({v.size()});
+    std::copy(v.begin(), v.end(), a.data());
+    return tensor(a);
+}
+
+/// Row-major strides of a shape.
+inline shape_type strides_of(const shape_type& s) {
+    shape_type st(s.size(), 1);
+    for (std::size_t i = s.size(); i-- > 1;) st[i - 1] = st[i] * s[i];
+    return st;
+}
+
+}  // namespace tensoracle::ops::detail

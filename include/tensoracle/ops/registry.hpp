@@ -1,0 +1,52 @@
+// tensoracle: the registry of every op spec. Adding an op is one spec in its
+// family header and one entry in that family's tuple; tests iterate this.
+#pragma once
+
+#include <algorithm>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <boost/hana/concat.hpp>
+#include <boost/hana/for_each.hpp>
+#include <boost/hana/length.hpp>
+
+#include "tensoracle/ops/binary.hpp"
+#include "tensoracle/ops/nn.hpp"
+#include "tensoracle/ops/reduce.hpp"
+#include "tensoracle/ops/shape.hpp"
+#include "tensoracle/ops/unary.hpp"
+#include "tensoracle/spec/entry.hpp"
+
+namespace tensoracle::ops {
+
+/// Every op spec, as a Hana tuple of types.
+inline constexpr auto all_ops =
+    hana::concat(hana::concat(hana::concat(unary_ops, binary_ops), hana::concat(shape_ops, reduce_ops)), nn_ops);
+
+/// The type-erased entries, one per op, sorted by op_type.
+[[nodiscard]] inline const std::vector<spec::op_entry>& registry() {
+    static const std::vector<spec::op_entry> entries = [] {
+        std::vector<spec::op_entry> v;
+        hana::for_each(all_ops, [&](auto t) { v.push_back(spec::make_entry<typename decltype(t)::type>()); });
+        std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.op_type < b.op_type; });
+        return v;
+    }();
+    return entries;
+}
+
+/// The entry of an ONNX op_type; nullptr when the kit has no spec for it.
+[[nodiscard]] inline const spec::op_entry* find_op(std::string_view op_type) {
+    const auto& r = registry();
+    const auto it = std::lower_bound(r.begin(), r.end(), op_type,
+                                     [](const spec::op_entry& e, std::string_view k) { return e.op_type < k; });
+    return it != r.end() && it->op_type == op_type ? &*it : nullptr;
+}
+
+/// Like find_op, but an unknown op is an error naming it.
+[[nodiscard]] inline const spec::op_entry& get_op(std::string_view op_type) {
+    if (const auto* e = find_op(op_type)) return *e;
+    throw error("tensoracle::ops::get_op", "no spec for op_type '" + std::string(op_type) + "'");
+}
+
+}  // namespace tensoracle::ops

@@ -1,0 +1,509 @@
+// tensoracle: element-wise unary ops (math and activations).
+//
+// Each op is a small formula struct F; unary_elementwise<F> turns it into a
+// full spec (signature, shape inference both ways, domain, kernel, sampler).
+// Floating kernels compute in float for f16/bf16/f32 and in double for f64
+// (ONNX reference behaviour), then round once to the element type.
+#pragma once
+
+#include <array>
+#include <cmath>
+#include <limits>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include <boost/hana/adapt_struct.hpp>
+
+#include "tensoracle/ops/detail/common.hpp"
+#include "tensoracle/spec/entry.hpp"
+
+namespace tensoracle::ops {
+
+using spec::no_attributes;
+
+/// A sampling range for random instances, inside the op's domain.
+struct value_range {
+    double lo = -4.0;
+    double hi = 4.0;
+};
+
+template <class F>
+struct unary_elementwise {
+    static constexpr std::string_view op_type = F::op_type;
+    static constexpr int opset = F::opset;
+    using attributes = typename F::attributes;
+    static constexpr std::array<spec::value_spec, 1> inputs{{{"X", F::types}}};
+    static constexpr std::array<spec::value_spec, 1> outputs{{{"Y", F::out_types}}};
+
+    static std::vector<spec::constraint> constraints(const spec::context&) { return {}; }
+    static spec::shape_exprs output_shapes(const spec::context& c) { return {c.shape(0)}; }
+    static std::vector<dtype> output_dtypes(const spec::context& c) {
+        if constexpr (requires { F::output_dtype; }) {
+            return {F::output_dtype};
+        } else {
+            return {c.input_dtype(0)};
+        }
+    }
+    static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
+        if constexpr (requires { F::output_dtype; }) {
+            if (out != F::output_dtype) return {};
+            return {{F::types.members(), {rank}}};
+        } else {
+            if (!F::types.contains(out)) return {};
+            return {{{out}, {rank}}};
+        }
+    }
+    static std::vector<spec::domain_rule> domain(const spec::attribute_map&) {
+        if constexpr (requires { F::domain(); }) {
+            return F::domain();
+        } else {
+            return {};
+        }
+    }
+
+    /// The typed kernel: Y[i] = F(X[i]).
+    template <class T>
+    static auto compute(const array<T>& x, const attributes& a = {}) {
+        static_assert(spec::dtype_accepted<unary_elementwise, T>::value);
+        using out_t = std::conditional_t<requires { F::output_dtype; }, bool, T>;
+        auto y = array<out_t>::from_shape(x.shape());
+        for (std::size_t i = 0; i < x.size(); ++i) {
+            if constexpr (floating_element<T>) {
+                using acc = std::conditional_t<std::is_same_v<T, double>, double, float>;
+                const acc v = static_cast<acc>(x.data()[i]);
+                y.data()[i] = value_cast<out_t>(F::apply(v, a));
+            } else {
+                y.data()[i] = static_cast<out_t>(F::apply(x.data()[i], a));
+            }
+        }
+        return y;
+    }
+
+    static std::vector<tensor> run(const spec::context& c) {
+        const auto a = spec::parse_attributes<attributes>(c.attributes(), op_type);
+        return {detail::dispatch<F::types>(c.input_dtype(0), op_type, [&](auto t) {
+            using T = typename decltype(t)::type;
+            return tensor(compute<T>(c.input(0).as_array<T>(), a));
+        })};
+    }
+
+    static spec::instance sample(rng& g) {
+        const dtype d = detail::pick_dtype(g, F::types);
+        const value_range r = [] {
+            if constexpr (requires { F::range; }) {
+                return F::range;
+            } else {
+                return value_range{};
+            }
+        }();
+        spec::instance in;
+        in.inputs.emplace_back(detail::random_tensor(g, d, detail::random_shape(g, 0, 4), r.lo, r.hi));
+        return in;
+    }
+};
+
+namespace unary {
+
+using spec::dtype_set;
+namespace types = spec::types;
+
+// Domain rules: predicates on X, written as "f(x) <= 0" hinges.
+inline spec::domain_rule rule(std::string text, double (*f)(double)) {
+    return {std::move(text), [f](std::span<const tensor> in) { return detail::hinge_loss(in[0], f); }};
+}
+constexpr double eps = 1e-10;  // strict inequalities: f(x) + eps <= 0
+
+#define TENSORACLE_UNARY(NAME, OPTYPE, OPSET, TYPES)        \
+    struct NAME##_fn {                                       \
+        static constexpr std::string_view op_type = OPTYPE;  \
+        static constexpr int opset = OPSET;                  \
+        static constexpr dtype_set types = TYPES;            \
+        static constexpr dtype_set out_types = TYPES;        \
+        using attributes = no_attributes;
+
+TENSORACLE_UNARY(relu, "Relu", 14, types::signed_numeric)
+    template <class V>
+    static V apply(V x, const attributes&) { return x > V(0) ? x : V(0); }
+    static constexpr double proxy_slope = 0.1;  // derivative is 0 for x < 0
+};
+TENSORACLE_UNARY(abs, "Abs", 13, types::numeric)
+    template <class V>
+    static V apply(V x, const attributes&) {
+        if constexpr (std::is_floating_point_v<V>) {
+            return std::fabs(x);
+        } else if constexpr (std::is_unsigned_v<V>) {
+            return x;
+        } else {
+            return x < 0 ? static_cast<V>(-static_cast<std::int64_t>(x)) : x;  // INT_MIN wraps
+        }
+    }
+};
+TENSORACLE_UNARY(neg, "Neg", 13, types::signed_numeric)
+    template <class V>
+    static V apply(V x, const attributes&) {
+        if constexpr (std::is_floating_point_v<V>) {
+            return -x;
+        } else {
+            return static_cast<V>(0 - static_cast<std::uint64_t>(static_cast<std::int64_t>(x)));  // wraps
+        }
+    }
+};
+TENSORACLE_UNARY(sign, "Sign", 13, types::numeric)
+    template <class V>
+    static V apply(V x, const attributes&) {
+        if constexpr (std::is_unsigned_v<V>) {
+            return x > V(0) ? V(1) : V(0);
+        } else {
+            return x > V(0) ? V(1) : (x < V(0) ? V(-1) : V(0));
+        }
+    }
+    static constexpr double proxy_slope = 0.1;
+};
+TENSORACLE_UNARY(ceil, "Ceil", 13, types::floating)
+    template <class V>
+    static V apply(V x, const attributes&) { return std::ceil(x); }
+    static constexpr double proxy_slope = 0.1;
+};
+TENSORACLE_UNARY(floor, "Floor", 13, types::floating)
+    template <class V>
+    static V apply(V x, const attributes&) { return std::floor(x); }
+    static constexpr double proxy_slope = 0.1;
+};
+/// Round: halves go to the even neighbour (ONNX and IEEE default).
+TENSORACLE_UNARY(round, "Round", 11, types::floating)
+    template <class V>
+    static V apply(V x, const attributes&) { return std::nearbyint(x); }
+    static constexpr double proxy_slope = 0.1;
+};
+TENSORACLE_UNARY(exp, "Exp", 13, types::floating)
+    template <class V>
+    static V apply(V x, const attributes&) { return std::exp(x); }
+    static std::vector<spec::domain_rule> domain() {
+        return {{"X <= log(max finite)", [](std::span<const tensor> in) {
+                     const double lim = std::log(detail::max_finite(in[0].element_dtype()));
+                     return detail::hinge_loss(in[0], [lim](double x) { return x - lim; });
+                 }}};
+    }
+};
+TENSORACLE_UNARY(log, "Log", 13, types::floating)
+    template <class V>
+    static V apply(V x, const attributes&) { return std::log(x); }
+    static std::vector<spec::domain_rule> domain() { return {rule("X > 0", [](double x) { return -x + eps; })}; }
+    static constexpr value_range range{0.1, 10.0};
+};
+TENSORACLE_UNARY(sqrt, "Sqrt", 13, types::floating)
+    template <class V>
+    static V apply(V x, const attributes&) { return std::sqrt(x); }
+    static std::vector<spec::domain_rule> domain() { return {rule("X >= 0", [](double x) { return -x; })}; }
+    static constexpr value_range range{0.0, 10.0};
+};
+TENSORACLE_UNARY(reciprocal, "Reciprocal", 13, types::floating)
+    template <class V>
+    static V apply(V x, const attributes&) { return V(1) / x; }
+    static std::vector<spec::domain_rule> domain() {
+        return {rule("|X| > 0", [](double x) { return -std::fabs(x) + eps; })};
+    }
+    static constexpr value_range range{0.5, 4.0};
+};
+TENSORACLE_UNARY(sigmoid, "Sigmoid", 13, types::floating)
+    template <class V>
+    static V apply(V x, const attributes&) {
+        // Two branches so that exp never overflows: same value as 1/(1+exp(-x)).
+        return x >= V(0) ? V(1) / (V(1) + std::exp(-x)) : std::exp(x) / (V(1) + std::exp(x));
+    }
+};
+TENSORACLE_UNARY(tanh, "Tanh", 13, types::floating)
+    template <class V>
+    static V apply(V x, const attributes&) { return std::tanh(x); }
+};
+/// Softplus = log(exp(x) + 1), evaluated as max(x, 0) + log1p(exp(-|x|)) so
+/// that it does not overflow for large x (same value where both are finite).
+TENSORACLE_UNARY(softplus, "Softplus", 1, types::floating)
+    template <class V>
+    static V apply(V x, const attributes&) { return std::max(x, V(0)) + std::log1p(std::exp(-std::fabs(x))); }
+};
+TENSORACLE_UNARY(softsign, "Softsign", 1, types::floating)
+    template <class V>
+    static V apply(V x, const attributes&) { return x / (V(1) + std::fabs(x)); }
+};
+TENSORACLE_UNARY(erf, "Erf", 13, types::floating)
+    template <class V>
+    static V apply(V x, const attributes&) { return std::erf(x); }
+};
+TENSORACLE_UNARY(sin, "Sin", 7, types::floating)
+    template <class V>
+    static V apply(V x, const attributes&) { return std::sin(x); }
+};
+TENSORACLE_UNARY(cos, "Cos", 7, types::floating)
+    template <class V>
+    static V apply(V x, const attributes&) { return std::cos(x); }
+};
+TENSORACLE_UNARY(tan, "Tan", 7, types::floating)
+    template <class V>
+    static V apply(V x, const attributes&) { return std::tan(x); }
+    static constexpr value_range range{-1.5, 1.5};
+};
+TENSORACLE_UNARY(asin, "Asin", 7, types::floating)
+    template <class V>
+    static V apply(V x, const attributes&) { return std::asin(x); }
+    static std::vector<spec::domain_rule> domain() { return {rule("|X| <= 1", [](double x) { return std::fabs(x) - 1.0; })}; }
+    static constexpr value_range range{-1.0, 1.0};
+};
+TENSORACLE_UNARY(acos, "Acos", 7, types::floating)
+    template <class V>
+    static V apply(V x, const attributes&) { return std::acos(x); }
+    static std::vector<spec::domain_rule> domain() { return {rule("|X| <= 1", [](double x) { return std::fabs(x) - 1.0; })}; }
+    static constexpr value_range range{-1.0, 1.0};
+};
+TENSORACLE_UNARY(atan, "Atan", 7, types::floating)
+    template <class V>
+    static V apply(V x, const attributes&) { return std::atan(x); }
+};
+TENSORACLE_UNARY(sinh, "Sinh", 9, types::floating)
+    template <class V>
+    static V apply(V x, const attributes&) { return std::sinh(x); }
+    static std::vector<spec::domain_rule> domain() {
+        return {{"|X| <= log(2 max finite)", [](std::span<const tensor> in) {
+                     const double lim = std::log(2.0 * detail::max_finite(in[0].element_dtype()) / 2.0);
+                     return detail::hinge_loss(in[0], [lim](double x) { return std::fabs(x) - lim; });
+                 }}};
+    }
+};
+TENSORACLE_UNARY(cosh, "Cosh", 9, types::floating)
+    template <class V>
+    static V apply(V x, const attributes&) { return std::cosh(x); }
+    static std::vector<spec::domain_rule> domain() {
+        return {{"|X| <= log(max finite)", [](std::span<const tensor> in) {
+                     const double lim = std::log(detail::max_finite(in[0].element_dtype()));
+                     return detail::hinge_loss(in[0], [lim](double x) { return std::fabs(x) - lim; });
+                 }}};
+    }
+};
+TENSORACLE_UNARY(asinh, "Asinh", 9, types::floating)
+    template <class V>
+    static V apply(V x, const attributes&) { return std::asinh(x); }
+};
+TENSORACLE_UNARY(acosh, "Acosh", 9, types::floating)
+    template <class V>
+    static V apply(V x, const attributes&) { return std::acosh(x); }
+    static std::vector<spec::domain_rule> domain() { return {rule("X >= 1", [](double x) { return 1.0 - x; })}; }
+    static constexpr value_range range{1.0, 6.0};
+};
+TENSORACLE_UNARY(atanh, "Atanh", 9, types::floating)
+    template <class V>
+    static V apply(V x, const attributes&) { return std::atanh(x); }
+    static std::vector<spec::domain_rule> domain() {
+        return {rule("|X| < 1", [](double x) { return std::fabs(x) - 1.0 + eps; })};
+    }
+    static constexpr value_range range{-0.95, 0.95};
+};
+TENSORACLE_UNARY(not_, "Not", 1, types::boolean)
+    template <class V>
+    static V apply(V x, const attributes&) { return !x; }
+};
+TENSORACLE_UNARY(identity, "Identity", 16, types::all)
+    template <class V>
+    static V apply(V x, const attributes&) { return x; }
+};
+#undef TENSORACLE_UNARY
+
+// Activations with attributes.
+struct alpha_attr {
+    float alpha = 0.01f;
+};
+struct leaky_relu_fn {
+    static constexpr std::string_view op_type = "LeakyRelu";
+    static constexpr int opset = 16;
+    static constexpr dtype_set types = types::floating;
+    static constexpr dtype_set out_types = types::floating;
+    using attributes = alpha_attr;
+    template <class V>
+    static V apply(V x, const attributes& a) { return x >= V(0) ? x : V(a.alpha) * x; }
+};
+struct elu_attr {
+    float alpha = 1.0f;
+};
+struct elu_fn {
+    static constexpr std::string_view op_type = "Elu";
+    static constexpr int opset = 6;
+    static constexpr dtype_set types = types::floating;
+    static constexpr dtype_set out_types = types::floating;
+    using attributes = elu_attr;
+    template <class V>
+    static V apply(V x, const attributes& a) { return x >= V(0) ? x : V(a.alpha) * std::expm1(x); }
+};
+struct celu_fn {
+    static constexpr std::string_view op_type = "Celu";
+    static constexpr int opset = 12;
+    static constexpr dtype_set types = spec::dtypes_of(dtype::f32);
+    static constexpr dtype_set out_types = types;
+    using attributes = elu_attr;
+    template <class V>
+    static V apply(V x, const attributes& a) {
+        const V al(a.alpha);
+        return std::max(V(0), x) + std::min(V(0), al * std::expm1(x / al));
+    }
+};
+struct selu_attr {
+    float alpha = 1.67326319217681884765625f;
+    float gamma = 1.05070102214813232421875f;
+};
+struct selu_fn {
+    static constexpr std::string_view op_type = "Selu";
+    static constexpr int opset = 6;
+    static constexpr dtype_set types = types::floating;
+    static constexpr dtype_set out_types = types::floating;
+    using attributes = selu_attr;
+    template <class V>
+    static V apply(V x, const attributes& a) {
+        return V(a.gamma) * (x > V(0) ? x : V(a.alpha) * std::expm1(x));
+    }
+};
+struct hard_sigmoid_attr {
+    float alpha = 0.2f;
+    float beta = 0.5f;
+};
+struct hard_sigmoid_fn {
+    static constexpr std::string_view op_type = "HardSigmoid";
+    static constexpr int opset = 6;
+    static constexpr dtype_set types = types::floating;
+    static constexpr dtype_set out_types = types::floating;
+    using attributes = hard_sigmoid_attr;
+    template <class V>
+    static V apply(V x, const attributes& a) {
+        return std::max(V(0), std::min(V(1), V(a.alpha) * x + V(a.beta)));
+    }
+    static constexpr double proxy_slope = 0.1;
+};
+struct hard_swish_fn {
+    static constexpr std::string_view op_type = "HardSwish";
+    static constexpr int opset = 14;
+    static constexpr dtype_set types = types::floating;
+    static constexpr dtype_set out_types = types::floating;
+    using attributes = no_attributes;
+    template <class V>
+    static V apply(V x, const attributes&) {
+        return x * std::max(V(0), std::min(V(1), V(1.0f / 6.0f) * x + V(0.5f)));
+    }
+};
+struct thresholded_relu_attr {
+    float alpha = 1.0f;
+};
+struct thresholded_relu_fn {
+    static constexpr std::string_view op_type = "ThresholdedRelu";
+    static constexpr int opset = 10;
+    static constexpr dtype_set types = types::floating;
+    static constexpr dtype_set out_types = types::floating;
+    using attributes = thresholded_relu_attr;
+    template <class V>
+    static V apply(V x, const attributes& a) { return x > V(a.alpha) ? x : V(0); }
+};
+struct shrink_attr {
+    float bias = 0.0f;
+    float lambd = 0.5f;
+};
+template <class V>
+V cast_to(double d) {
+    return value_cast<V>(d);
+}
+struct shrink_fn {
+    static constexpr std::string_view op_type = "Shrink";
+    static constexpr int opset = 9;
+    static constexpr dtype_set types = types::numeric;
+    static constexpr dtype_set out_types = types::numeric;
+    using attributes = shrink_attr;
+    template <class V>
+    static V apply(V x, const attributes& a) {
+        const double d = static_cast<double>(x);
+        if (d < -a.lambd) return cast_to<V>(d + a.bias);
+        if (d > a.lambd) return cast_to<V>(d - a.bias);
+        return V(0);
+    }
+    static constexpr value_range range{-4.0, 4.0};
+};
+struct is_nan_fn {
+    static constexpr std::string_view op_type = "IsNaN";
+    static constexpr int opset = 13;
+    static constexpr dtype_set types = types::floating;
+    static constexpr dtype_set out_types = types::boolean;
+    static constexpr dtype output_dtype = dtype::boolean;
+    using attributes = no_attributes;
+    template <class V>
+    static bool apply(V x, const attributes&) { return std::isnan(x); }
+};
+struct is_inf_attr {
+    std::int64_t detect_negative = 1;
+    std::int64_t detect_positive = 1;
+};
+struct is_inf_fn {
+    static constexpr std::string_view op_type = "IsInf";
+    static constexpr int opset = 10;
+    static constexpr dtype_set types = types::floating;
+    static constexpr dtype_set out_types = types::boolean;
+    static constexpr dtype output_dtype = dtype::boolean;
+    using attributes = is_inf_attr;
+    template <class V>
+    static bool apply(V x, const attributes& a) {
+        return std::isinf(x) && ((x > V(0) && a.detect_positive != 0) || (x < V(0) && a.detect_negative != 0));
+    }
+};
+
+}  // namespace unary
+
+using relu = unary_elementwise<unary::relu_fn>;
+using abs = unary_elementwise<unary::abs_fn>;
+using neg = unary_elementwise<unary::neg_fn>;
+using sign = unary_elementwise<unary::sign_fn>;
+using ceil = unary_elementwise<unary::ceil_fn>;
+using floor = unary_elementwise<unary::floor_fn>;
+using round = unary_elementwise<unary::round_fn>;
+using exp = unary_elementwise<unary::exp_fn>;
+using log = unary_elementwise<unary::log_fn>;
+using sqrt = unary_elementwise<unary::sqrt_fn>;
+using reciprocal = unary_elementwise<unary::reciprocal_fn>;
+using sigmoid = unary_elementwise<unary::sigmoid_fn>;
+using tanh = unary_elementwise<unary::tanh_fn>;
+using softplus = unary_elementwise<unary::softplus_fn>;
+using softsign = unary_elementwise<unary::softsign_fn>;
+using erf = unary_elementwise<unary::erf_fn>;
+using sin = unary_elementwise<unary::sin_fn>;
+using cos = unary_elementwise<unary::cos_fn>;
+using tan = unary_elementwise<unary::tan_fn>;
+using asin = unary_elementwise<unary::asin_fn>;
+using acos = unary_elementwise<unary::acos_fn>;
+using atan = unary_elementwise<unary::atan_fn>;
+using sinh = unary_elementwise<unary::sinh_fn>;
+using cosh = unary_elementwise<unary::cosh_fn>;
+using asinh = unary_elementwise<unary::asinh_fn>;
+using acosh = unary_elementwise<unary::acosh_fn>;
+using atanh = unary_elementwise<unary::atanh_fn>;
+using logical_not = unary_elementwise<unary::not__fn>;
+using identity = unary_elementwise<unary::identity_fn>;
+using leaky_relu = unary_elementwise<unary::leaky_relu_fn>;
+using elu = unary_elementwise<unary::elu_fn>;
+using celu = unary_elementwise<unary::celu_fn>;
+using selu = unary_elementwise<unary::selu_fn>;
+using hard_sigmoid = unary_elementwise<unary::hard_sigmoid_fn>;
+using hard_swish = unary_elementwise<unary::hard_swish_fn>;
+using thresholded_relu = unary_elementwise<unary::thresholded_relu_fn>;
+using shrink = unary_elementwise<unary::shrink_fn>;
+using is_nan = unary_elementwise<unary::is_nan_fn>;
+using is_inf = unary_elementwise<unary::is_inf_fn>;
+
+/// Every op of this family, for the registry.
+inline constexpr auto unary_ops =
+    hana::tuple_t<relu, abs, neg, sign, ceil, floor, round, exp, log, sqrt, reciprocal, sigmoid, tanh, softplus,
+                  softsign, erf, sin, cos, tan, asin, acos, atan, sinh, cosh, asinh, acosh, atanh, logical_not,
+                  identity, leaky_relu, elu, celu, selu, hard_sigmoid, hard_swish, thresholded_relu, shrink, is_nan,
+                  is_inf>;
+
+}  // namespace tensoracle::ops
+
+BOOST_HANA_ADAPT_STRUCT(tensoracle::ops::unary::alpha_attr, alpha);
+BOOST_HANA_ADAPT_STRUCT(tensoracle::ops::unary::elu_attr, alpha);
+BOOST_HANA_ADAPT_STRUCT(tensoracle::ops::unary::selu_attr, alpha, gamma);
+BOOST_HANA_ADAPT_STRUCT(tensoracle::ops::unary::hard_sigmoid_attr, alpha, beta);
+BOOST_HANA_ADAPT_STRUCT(tensoracle::ops::unary::thresholded_relu_attr, alpha);
+BOOST_HANA_ADAPT_STRUCT(tensoracle::ops::unary::shrink_attr, bias, lambd);
+BOOST_HANA_ADAPT_STRUCT(tensoracle::ops::unary::is_inf_attr, detect_negative, detect_positive);

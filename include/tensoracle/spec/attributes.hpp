@@ -1,0 +1,228 @@
+// tensoracle: operator attributes. Generic (a name -> value map, as ONNX
+// carries them) and typed (a plain struct with defaults, adapted with
+// BOOST_HANA_ADAPT_STRUCT): reflection converts one into the other, so
+// parsing, printing and export are written once for every op.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <ostream>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <variant>
+#include <vector>
+
+#include <boost/hana/accessors.hpp>
+#include <boost/hana/adapt_struct.hpp>
+#include <boost/hana/for_each.hpp>
+#include <boost/hana/pair.hpp>
+#include <boost/hana/string.hpp>
+
+#include "tensoracle/core/error.hpp"
+#include "tensoracle/core/tensor.hpp"
+
+namespace tensoracle::spec {
+
+/// One attribute value, in ONNX's kinds (INT, FLOAT, STRING, INTS, FLOATS, STRINGS, TENSOR).
+using attribute_value = std::variant<std::int64_t, double, std::string, std::vector<std::int64_t>, std::vector<double>,
+                                     std::vector<std::string>, tensor>;
+using attribute_map = std::map<std::string, attribute_value, std::less<>>;
+
+/// Attribute struct of ops that have none.
+struct no_attributes {};
+
+[[nodiscard]] inline std::string_view attribute_kind_name(const attribute_value& v) {
+    switch (v.index()) {
+        case 0: return "int";
+        case 1: return "float";
+        case 2: return "string";
+        case 3: return "ints";
+        case 4: return "floats";
+        case 5: return "strings";
+        default: return "tensor";
+    }
+}
+
+namespace detail {
+
+template <class T>
+struct is_optional : std::false_type {};
+template <class T>
+struct is_optional<std::optional<T>> : std::true_type {};
+
+/// Reads one attribute into a typed member; ONNX writes float attributes as
+/// float and int ones as int64, so floats widen and ints narrow (checked).
+template <class T>
+void read_attribute(const attribute_value& v, T& out, std::string_view where, std::string_view name) {
+    auto mismatch = [&](std::string_view expected) {
+        throw error(where, "attribute '" + std::string(name) + "' must be " + std::string(expected) + ", got " +
+                               std::string(attribute_kind_name(v)));
+    };
+    if constexpr (is_optional<T>::value) {
+        typename T::value_type inner{};
+        read_attribute(v, inner, where, name);
+        out = std::move(inner);
+    } else if constexpr (std::is_same_v<T, std::int64_t>) {
+        if (const auto* p = std::get_if<std::int64_t>(&v)) {
+            out = *p;
+        } else {
+            mismatch("an int");
+        }
+    } else if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+        if (const auto* p = std::get_if<double>(&v)) {
+            out = static_cast<T>(*p);
+        } else if (const auto* q = std::get_if<std::int64_t>(&v)) {
+            out = static_cast<T>(*q);  // some exporters write integral floats as ints
+        } else {
+            mismatch("a float");
+        }
+    } else if constexpr (std::is_same_v<T, std::string>) {
+        if (const auto* p = std::get_if<std::string>(&v)) {
+            out = *p;
+        } else {
+            mismatch("a string");
+        }
+    } else if constexpr (std::is_same_v<T, std::vector<std::int64_t>>) {
+        if (const auto* p = std::get_if<std::vector<std::int64_t>>(&v)) {
+            out = *p;
+        } else {
+            mismatch("a list of ints");
+        }
+    } else if constexpr (std::is_same_v<T, std::vector<float>> || std::is_same_v<T, std::vector<double>>) {
+        if (const auto* p = std::get_if<std::vector<double>>(&v)) {
+            out.assign(p->begin(), p->end());
+        } else {
+            mismatch("a list of floats");
+        }
+    } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
+        if (const auto* p = std::get_if<std::vector<std::string>>(&v)) {
+            out = *p;
+        } else {
+            mismatch("a list of strings");
+        }
+    } else if constexpr (std::is_same_v<T, tensor>) {
+        if (const auto* p = std::get_if<tensor>(&v)) {
+            out = *p;
+        } else {
+            mismatch("a tensor");
+        }
+    } else {
+        static_assert(std::is_same_v<T, void>,
+                      "tensoracle::spec attribute structs may hold int64_t, float, double, std::string, "
+                      "std::vector of those, tensor, or std::optional of any of them");
+    }
+}
+
+template <class T>
+std::optional<attribute_value> write_attribute(const T& v) {
+    if constexpr (is_optional<T>::value) {
+        if (!v) return std::nullopt;
+        return write_attribute(*v);
+    } else if constexpr (std::is_same_v<T, float>) {
+        return attribute_value(static_cast<double>(v));
+    } else if constexpr (std::is_same_v<T, std::vector<float>>) {
+        return attribute_value(std::vector<double>(v.begin(), v.end()));
+    } else {
+        return attribute_value(v);
+    }
+}
+
+}  // namespace detail
+
+/// Names of the attributes of an attribute struct, in declaration order.
+template <class Attrs>
+[[nodiscard]] std::vector<std::string> attribute_names() {
+    std::vector<std::string> names;
+    if constexpr (!std::is_same_v<Attrs, no_attributes>) {
+        hana::for_each(hana::accessors<Attrs>(), [&](auto pair) {
+            names.emplace_back(hana::to<const char*>(hana::first(pair)));
+        });
+    }
+    return names;
+}
+
+/// Typed attributes from a generic map: absent ones keep their defaults,
+/// unknown names and wrong kinds are errors naming the op and the attribute.
+/// Members listed in `Attrs::required` must be present.
+template <class Attrs>
+[[nodiscard]] Attrs parse_attributes(const attribute_map& map, std::string_view op_type) {
+    const std::string where = "tensoracle::spec::parse_attributes(" + std::string(op_type) + ")";
+    Attrs out{};
+    const auto known = attribute_names<Attrs>();
+    for (const auto& [key, value] : map) {
+        if (std::find(known.begin(), known.end(), key) == known.end()) {
+            std::string list;
+            for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+            throw error(where, "unknown attribute '" + key + "'" +
+                                   (known.empty() ? std::string("; the op has none") : "; known: " + list));
+        }
+    }
+    if constexpr (!std::is_same_v<Attrs, no_attributes>) {
+        hana::for_each(hana::accessors<Attrs>(), [&](auto pair) {
+            const char* name = hana::to<const char*>(hana::first(pair));
+            if (const auto it = map.find(name); it != map.end()) {
+                detail::read_attribute(it->second, hana::second(pair)(out), where, name);
+            }
+        });
+        if constexpr (requires { Attrs::required; }) {
+            for (const std::string_view name : Attrs::required) {
+                if (map.find(name) == map.end()) {
+                    throw error(where, "required attribute '" + std::string(name) + "' is missing");
+                }
+            }
+        }
+    }
+    return out;
+}
+
+/// The generic map of typed attributes (every attribute, defaults included;
+/// absent optionals are left out).
+template <class Attrs>
+[[nodiscard]] attribute_map to_attribute_map(const Attrs& attrs) {
+    attribute_map out;
+    if constexpr (!std::is_same_v<Attrs, no_attributes>) {
+        hana::for_each(hana::accessors<Attrs>(), [&](auto pair) {
+            if (auto v = detail::write_attribute(hana::second(pair)(attrs))) {
+                out.emplace(hana::to<const char*>(hana::first(pair)), std::move(*v));
+            }
+        });
+    }
+    return out;
+}
+
+inline std::ostream& operator<<(std::ostream& os, const attribute_value& v) {
+    std::visit(
+        [&](const auto& x) {
+            using X = std::decay_t<decltype(x)>;
+            if constexpr (std::is_same_v<X, std::string>) {
+                os << '"' << x << '"';
+            } else if constexpr (std::is_same_v<X, tensor>) {
+                os << x;
+            } else if constexpr (std::is_arithmetic_v<X>) {
+                os << x;
+            } else {
+                os << '[';
+                for (std::size_t i = 0; i < x.size(); ++i) os << (i ? ", " : "") << x[i];
+                os << ']';
+            }
+        },
+        v);
+    return os;
+}
+
+[[nodiscard]] inline std::string to_string(const attribute_map& m) {
+    std::ostringstream os;
+    bool first = true;
+    for (const auto& [k, v] : m) {
+        os << (first ? "" : ", ") << k << '=' << v;
+        first = false;
+    }
+    return os.str();
+}
+
+}  // namespace tensoracle::spec
+
+BOOST_HANA_ADAPT_STRUCT(tensoracle::spec::no_attributes);

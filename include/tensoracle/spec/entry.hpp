@@ -1,0 +1,136 @@
+// tensoracle: the type-erased entry of one op spec, and checked evaluation of
+// an op on runtime tensors (arity, dtypes, attributes, constraints, shape
+// inference, kernel, and the kernel's output checked against the inference).
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tensoracle/spec/op.hpp"
+
+namespace tensoracle::spec {
+
+struct op_entry {
+    std::string_view op_type;
+    int opset = 0;
+    std::span<const value_spec> inputs;
+    std::span<const value_spec> outputs;
+    std::vector<std::string> (*attribute_names)() = nullptr;
+    attribute_map (*normalize_attributes)(const attribute_map&) = nullptr;
+    std::vector<constraint> (*constraints)(const context&) = nullptr;
+    shape_exprs (*output_shapes)(const context&) = nullptr;
+    std::vector<dtype> (*output_dtypes)(const context&) = nullptr;
+    std::vector<input_candidate> (*input_candidates)(dtype, std::size_t) = nullptr;
+    std::vector<domain_rule> (*domain)(const attribute_map&) = nullptr;
+    std::vector<tensor> (*run)(const context&) = nullptr;
+    instance (*sample)(rng&) = nullptr;
+};
+
+/// The entry of spec Op (see op.hpp for the members a spec provides).
+template <class Op>
+[[nodiscard]] op_entry make_entry() {
+    op_entry e;
+    e.op_type = Op::op_type;
+    e.opset = Op::opset;
+    e.inputs = std::span<const value_spec>(Op::inputs);
+    e.outputs = std::span<const value_spec>(Op::outputs);
+    e.attribute_names = &attribute_names<typename Op::attributes>;
+    e.normalize_attributes = [](const attribute_map& m) {
+        return to_attribute_map(parse_attributes<typename Op::attributes>(m, Op::op_type));
+    };
+    e.constraints = &Op::constraints;
+    e.output_shapes = &Op::output_shapes;
+    e.output_dtypes = &Op::output_dtypes;
+    e.input_candidates = &Op::input_candidates;
+    e.domain = &Op::domain;
+    e.run = &Op::run;
+    e.sample = &Op::sample;
+    return e;
+}
+
+namespace detail {
+inline void check_inputs(const op_entry& op, const std::vector<const tensor*>& in) {
+    const std::string where(op.op_type);
+    const bool variadic = !op.inputs.empty() && op.inputs.back().variadic;
+    if (!variadic && in.size() > op.inputs.size()) {
+        throw error(where, "takes at most " + std::to_string(op.inputs.size()) + " inputs, got " +
+                               std::to_string(in.size()));
+    }
+    std::vector<std::pair<std::string_view, dtype>> bound;  // type variable -> dtype
+    for (std::size_t i = 0; i < std::max(in.size(), op.inputs.size()); ++i) {
+        const value_spec& s = op.inputs[std::min(i, op.inputs.size() - 1)];
+        if (i >= in.size() || in[i] == nullptr) {
+            if (i < op.inputs.size() && !s.optional && !s.variadic) {
+                throw error(where, "input " + std::to_string(i) + " ('" + std::string(s.name) + "') is required");
+            }
+            continue;
+        }
+        const dtype d = in[i]->element_dtype();
+        if (!s.types.contains(d)) {
+            throw dtype_error(where, "input " + std::to_string(i) + " ('" + std::string(s.name) + "') has dtype " +
+                                         std::string(name(d)) + "; allowed: " + s.types.to_string());
+        }
+        if (!s.ranks.contains(in[i]->rank())) {
+            throw shape_error(where, "input " + std::to_string(i) + " ('" + std::string(s.name) + "') has rank " +
+                                         std::to_string(in[i]->rank()) + "; allowed: " + std::to_string(s.ranks.min) +
+                                         ".." + std::to_string(s.ranks.max));
+        }
+        bool found = false;
+        for (const auto& [var, bd] : bound) {
+            if (var == s.type_var) {
+                found = true;
+                if (bd != d) {
+                    throw dtype_error(where, "input " + std::to_string(i) + " ('" + std::string(s.name) + "') has dtype " +
+                                                 std::string(name(d)) + " but type " + std::string(s.type_var) +
+                                                 " is already " + std::string(name(bd)));
+                }
+            }
+        }
+        if (!found) bound.emplace_back(s.type_var, d);
+    }
+}
+}  // namespace detail
+
+/// Validates and infers without running: returns output dtypes and shapes.
+struct inferred_outputs {
+    std::vector<dtype> dtypes;
+    std::vector<shape_type> shapes;
+};
+
+[[nodiscard]] inline inferred_outputs infer(const op_entry& op, const std::vector<const tensor*>& inputs,
+                                            const attribute_map& attributes) {
+    detail::check_inputs(op, inputs);
+    const context c(op.op_type, inputs, op.normalize_attributes(attributes));
+    check_constraints(c, op.constraints(c));
+    return {op.output_dtypes(c), eval_shapes(c, op.output_shapes(c))};
+}
+
+/// Runs op on inputs (nullptr = absent optional input) with checks before
+/// and after: a kernel whose output disagrees with the spec's inference is a
+/// bug in the kit, reported as such.
+[[nodiscard]] inline std::vector<tensor> evaluate(const op_entry& op, const std::vector<const tensor*>& inputs,
+                                                  const attribute_map& attributes) {
+    detail::check_inputs(op, inputs);
+    const context c(op.op_type, inputs, op.normalize_attributes(attributes));
+    check_constraints(c, op.constraints(c));
+    const auto dtypes = op.output_dtypes(c);
+    const auto shapes = eval_shapes(c, op.output_shapes(c));
+    auto out = op.run(c);
+    if (out.size() != shapes.size() || out.size() != dtypes.size()) {
+        throw error(std::string(op.op_type), "internal: kernel produced " + std::to_string(out.size()) +
+                                                 " outputs, spec infers " + std::to_string(shapes.size()));
+    }
+    for (std::size_t o = 0; o < out.size(); ++o) {
+        if (out[o].shape() != shapes[o] || out[o].element_dtype() != dtypes[o]) {
+            throw error(std::string(op.op_type),
+                        "internal: kernel output " + std::to_string(o) + " is " + std::string(name(out[o].element_dtype())) +
+                            tensoracle::to_string(out[o].shape()) + " but the spec infers " +
+                            std::string(name(dtypes[o])) + tensoracle::to_string(shapes[o]));
+        }
+    }
+    return out;
+}
+
+}  // namespace tensoracle::spec

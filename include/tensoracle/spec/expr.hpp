@@ -1,0 +1,248 @@
+// tensoracle: a small integer constraint language for operator specs.
+//
+// An op's validity constraints and output shapes are written once as
+// expressions over symbols (input dims, integer attributes, values of small
+// constant inputs). The same expression is evaluated on concrete values by
+// the interpreter and the instance sampler, printed in error messages, and
+// can be handed to an SMT solver by the graph generator (its / and % are
+// Euclidean, as in SMT-LIB integers).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "tensoracle/core/error.hpp"
+
+namespace tensoracle::spec {
+
+enum class expr_kind : std::uint8_t {
+    constant,
+    symbol,
+    add,
+    sub,
+    mul,
+    div,  // Euclidean: remainder is non-negative
+    mod,  // Euclidean: result in [0, |b|)
+    min,
+    max,
+    eq,
+    ne,
+    lt,
+    le,
+    gt,
+    ge,
+    logical_and,
+    logical_or,
+    logical_not,
+    select,  // cond ? a : b (SMT ite)
+};
+
+/// Values of the symbols an expression is evaluated with.
+using environment = std::map<std::string, std::int64_t, std::less<>>;
+
+/// An immutable integer or boolean expression (booleans evaluate to 0 / 1).
+class expr {
+public:
+    struct node {
+        expr_kind kind;
+        std::int64_t value = 0;  // constant
+        std::string name;        // symbol
+        std::shared_ptr<const node> lhs, rhs, cond;
+    };
+
+    expr(std::int64_t v) : node_(std::make_shared<const node>(node{expr_kind::constant, v, {}, {}, {}, {}})) {}  // NOLINT
+    expr(int v) : expr(static_cast<std::int64_t>(v)) {}  // NOLINT
+    expr(std::size_t v) : expr(checked_int(v)) {}         // NOLINT
+
+    [[nodiscard]] static expr symbol(std::string name) {
+        return expr(std::make_shared<const node>(node{expr_kind::symbol, 0, std::move(name), {}, {}, {}}));
+    }
+
+    [[nodiscard]] expr_kind kind() const noexcept { return node_->kind; }
+    [[nodiscard]] const node& root() const noexcept { return *node_; }
+    [[nodiscard]] bool is_constant() const noexcept { return node_->kind == expr_kind::constant; }
+    [[nodiscard]] bool is_boolean() const noexcept { return node_->kind >= expr_kind::eq; }
+
+    /// The value under `env`; throws when a symbol is unbound, on division by
+    /// zero and on int64 overflow (never UB).
+    [[nodiscard]] std::int64_t eval(const environment& env) const { return eval_node(*node_, env); }
+
+    /// Constant folding where both sides are constants, so a concrete context
+    /// builds constants directly.
+    [[nodiscard]] std::optional<std::int64_t> constant_value() const {
+        if (is_constant()) return node_->value;
+        return std::nullopt;
+    }
+
+    /// Symbols the expression mentions, sorted, without duplicates.
+    [[nodiscard]] std::vector<std::string> symbols() const {
+        std::vector<std::string> out;
+        collect(*node_, out);
+        std::sort(out.begin(), out.end());
+        out.erase(std::unique(out.begin(), out.end()), out.end());
+        return out;
+    }
+
+    [[nodiscard]] std::string to_string() const { return print(*node_, 0); }
+
+    friend expr operator+(const expr& a, const expr& b) { return make(expr_kind::add, a, b); }
+    friend expr operator-(const expr& a, const expr& b) { return make(expr_kind::sub, a, b); }
+    friend expr operator*(const expr& a, const expr& b) { return make(expr_kind::mul, a, b); }
+    friend expr operator/(const expr& a, const expr& b) { return make(expr_kind::div, a, b); }
+    friend expr operator%(const expr& a, const expr& b) { return make(expr_kind::mod, a, b); }
+    friend expr operator==(const expr& a, const expr& b) { return make(expr_kind::eq, a, b); }
+    friend expr operator!=(const expr& a, const expr& b) { return make(expr_kind::ne, a, b); }
+    friend expr operator<(const expr& a, const expr& b) { return make(expr_kind::lt, a, b); }
+    friend expr operator<=(const expr& a, const expr& b) { return make(expr_kind::le, a, b); }
+    friend expr operator>(const expr& a, const expr& b) { return make(expr_kind::gt, a, b); }
+    friend expr operator>=(const expr& a, const expr& b) { return make(expr_kind::ge, a, b); }
+    friend expr operator&&(const expr& a, const expr& b) { return make(expr_kind::logical_and, a, b); }
+    friend expr operator||(const expr& a, const expr& b) { return make(expr_kind::logical_or, a, b); }
+    friend expr operator!(const expr& a) { return make(expr_kind::logical_not, a, expr(0)); }
+    friend expr min(const expr& a, const expr& b) { return make(expr_kind::min, a, b); }
+    friend expr max(const expr& a, const expr& b) { return make(expr_kind::max, a, b); }
+    /// cond ? a : b.
+    friend expr select(const expr& cond, const expr& a, const expr& b) {
+        if (const auto c = cond.constant_value()) return *c != 0 ? a : b;
+        return expr(std::make_shared<const node>(node{expr_kind::select, 0, {}, a.node_, b.node_, cond.node_}));
+    }
+
+private:
+    explicit expr(std::shared_ptr<const node> n) : node_(std::move(n)) {}
+
+    static std::int64_t checked_int(std::size_t v) {
+        if (v > static_cast<std::size_t>(std::numeric_limits<std::int64_t>::max())) {
+            throw error("tensoracle::spec::expr", "value " + std::to_string(v) + " does not fit int64");
+        }
+        return static_cast<std::int64_t>(v);
+    }
+
+    static expr make(expr_kind k, const expr& a, const expr& b) {
+        expr e(std::make_shared<const node>(node{k, 0, {}, a.node_, b.node_, {}}));
+        if (a.is_constant() && b.is_constant()) return expr(e.eval({}));
+        return e;
+    }
+
+    static std::int64_t eval_node(const node& n, const environment& env) {
+        using L = std::numeric_limits<std::int64_t>;
+        switch (n.kind) {
+            case expr_kind::constant: return n.value;
+            case expr_kind::symbol: {
+                const auto it = env.find(n.name);
+                if (it == env.end()) throw error("tensoracle::spec::expr", "symbol '" + n.name + "' has no value");
+                return it->second;
+            }
+            case expr_kind::logical_not: return eval_node(*n.lhs, env) == 0 ? 1 : 0;
+            case expr_kind::logical_and: return (eval_node(*n.lhs, env) != 0 && eval_node(*n.rhs, env) != 0) ? 1 : 0;
+            case expr_kind::logical_or: return (eval_node(*n.lhs, env) != 0 || eval_node(*n.rhs, env) != 0) ? 1 : 0;
+            case expr_kind::select: return eval_node(*n.cond, env) != 0 ? eval_node(*n.lhs, env) : eval_node(*n.rhs, env);
+            default: break;
+        }
+        const std::int64_t a = eval_node(*n.lhs, env);
+        const std::int64_t b = eval_node(*n.rhs, env);
+        std::int64_t r = 0;
+        auto overflow = [&]() -> std::int64_t {
+            throw error("tensoracle::spec::expr", "int64 overflow evaluating " + print(n, 0));
+        };
+        switch (n.kind) {
+            case expr_kind::add: return __builtin_add_overflow(a, b, &r) ? overflow() : r;
+            case expr_kind::sub: return __builtin_sub_overflow(a, b, &r) ? overflow() : r;
+            case expr_kind::mul: return __builtin_mul_overflow(a, b, &r) ? overflow() : r;
+            case expr_kind::div:
+            case expr_kind::mod: {
+                if (b == 0) throw error("tensoracle::spec::expr", "division by zero evaluating " + print(n, 0));
+                if (a == L::min() && b == -1) return n.kind == expr_kind::div ? overflow() : 0;
+                std::int64_t q = a / b;
+                std::int64_t m = a % b;
+                if (m < 0) {  // Euclidean: make the remainder non-negative
+                    m += (b > 0 ? b : -b);
+                    q += (b > 0 ? -1 : 1);
+                }
+                return n.kind == expr_kind::div ? q : m;
+            }
+            case expr_kind::min: return a < b ? a : b;
+            case expr_kind::max: return a > b ? a : b;
+            case expr_kind::eq: return a == b;
+            case expr_kind::ne: return a != b;
+            case expr_kind::lt: return a < b;
+            case expr_kind::le: return a <= b;
+            case expr_kind::gt: return a > b;
+            case expr_kind::ge: return a >= b;
+            default: return 0;
+        }
+    }
+
+    static void collect(const node& n, std::vector<std::string>& out) {
+        if (n.kind == expr_kind::symbol) out.push_back(n.name);
+        if (n.lhs) collect(*n.lhs, out);
+        if (n.rhs) collect(*n.rhs, out);
+        if (n.cond) collect(*n.cond, out);
+    }
+
+    static int precedence(expr_kind k) {
+        switch (k) {
+            case expr_kind::logical_or: return 1;
+            case expr_kind::logical_and: return 2;
+            case expr_kind::eq:
+            case expr_kind::ne:
+            case expr_kind::lt:
+            case expr_kind::le:
+            case expr_kind::gt:
+            case expr_kind::ge: return 3;
+            case expr_kind::add:
+            case expr_kind::sub: return 4;
+            case expr_kind::mul:
+            case expr_kind::div:
+            case expr_kind::mod: return 5;
+            default: return 6;
+        }
+    }
+
+    static std::string print(const node& n, int outer) {
+        const char* op = nullptr;
+        switch (n.kind) {
+            case expr_kind::constant: return std::to_string(n.value);
+            case expr_kind::symbol: return n.name;
+            case expr_kind::logical_not: return "!(" + print(*n.lhs, 0) + ")";
+            case expr_kind::min: return "min(" + print(*n.lhs, 0) + ", " + print(*n.rhs, 0) + ")";
+            case expr_kind::max: return "max(" + print(*n.lhs, 0) + ", " + print(*n.rhs, 0) + ")";
+            case expr_kind::select:
+                return "(" + print(*n.cond, 0) + " ? " + print(*n.lhs, 0) + " : " + print(*n.rhs, 0) + ")";
+            case expr_kind::add: op = " + "; break;
+            case expr_kind::sub: op = " - "; break;
+            case expr_kind::mul: op = " * "; break;
+            case expr_kind::div: op = " / "; break;
+            case expr_kind::mod: op = " % "; break;
+            case expr_kind::eq: op = " == "; break;
+            case expr_kind::ne: op = " != "; break;
+            case expr_kind::lt: op = " < "; break;
+            case expr_kind::le: op = " <= "; break;
+            case expr_kind::gt: op = " > "; break;
+            case expr_kind::ge: op = " >= "; break;
+            case expr_kind::logical_and: op = " && "; break;
+            case expr_kind::logical_or: op = " || "; break;
+        }
+        const int p = precedence(n.kind);
+        // Left-associative: the right operand of - / % needs parentheses at equal precedence.
+        std::string s = print(*n.lhs, p) + op + print(*n.rhs, p + 1);
+        return p < outer ? "(" + s + ")" : s;
+    }
+
+    std::shared_ptr<const node> node_;
+};
+
+/// A named validity constraint: the boolean expression and why it exists.
+struct constraint {
+    expr condition;
+    std::string reason;  // e.g. "input channels match weight channels times group"
+};
+
+}  // namespace tensoracle::spec
