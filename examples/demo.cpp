@@ -6,13 +6,19 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 #include <xtensor/xmath.hpp>
 
+#include <tensoracle/graph/interpreter.hpp>
+#include <tensoracle/ops/registry.hpp>
 #include <tensoracle/tensoracle.hpp>
+#ifdef TENSORACLE_DEMO_WITH_ONNX
+#include <tensoracle/io/conformance.hpp>
+#endif
 
 namespace to = tensoracle;
 
@@ -189,6 +195,43 @@ int main(int argc, char** argv) {
         std::printf("   %-4d %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f%s\n", t, s.alpha, s.beta, s.lambda, s.eta, s.gamma,
                     s.score, t > 0 ? "  (ES_t)" : "");
     }
+
+    std::printf("\n5. Operator specs: %zu ops in the registry; random valid instances from their samplers\n",
+                to::ops::registry().size());
+    to::rng spec_rng(seed);
+    for (const char* op : {"Conv", "Gather", "Pow", "ReduceSum"}) {
+        const auto* e = to::ops::find_op(op);
+        if (e == nullptr) continue;
+        const auto inst = e->sample(spec_rng);
+        std::vector<const to::tensor*> args;
+        std::string shapes;
+        for (const auto& t : inst.inputs) {
+            args.push_back(t ? &*t : nullptr);
+            if (!shapes.empty()) shapes += ", ";
+            if (t) {
+                std::ostringstream os;
+                os << *t;
+                shapes += os.str();
+            } else {
+                shapes += "(absent)";
+            }
+        }
+        const to::spec::context ctx(e->op_type, args, e->normalize_attributes(inst.attributes));
+        const auto constraints = e->constraints(ctx);
+        const auto out = to::spec::evaluate(*e, args, inst.attributes);
+        std::ostringstream first_out;
+        first_out << out[0];
+        std::printf("   %-10s inputs %s -> %s; %zu constraints hold%s%s\n", op, shapes.c_str(), first_out.str().c_str(),
+                    constraints.size(), constraints.empty() ? "" : ", e.g. ",
+                    constraints.empty() ? "" : constraints.front().condition.to_string().c_str());
+    }
+
+#ifdef TENSORACLE_DEMO_WITH_ONNX
+    std::printf("\n6. ONNX conformance (backend node tests in %s)\n", TENSORACLE_ONNX_NODE_TESTS);
+    const auto conf = to::io::run_conformance(TENSORACLE_ONNX_NODE_TESTS);
+    std::printf("   %s; %.1f%% of the tests whose ops the kit supports pass (full table: docs/CONFORMANCE.md)\n",
+                conf.summary().c_str(), 100.0 * conf.pass_rate());
+#endif
 
     std::printf("\ndemo summary: %zu kernels within level %g, %zu outside (2 bugs injected on purpose)\n", passed,
                 level_t, rows_out.size() - passed);

@@ -38,7 +38,7 @@ TEST_CASE("typed access to the wrong dtype is an error naming both") {
                          to::error);
 }
 
-TEST_CASE("bytes round-trip for every dtype; size mismatches are errors") {
+TEST_CASE("bytes round-trip for every dtype, and size mismatches are errors") {
     to::rng gen(5);
     for (std::size_t i = 0; i < to::dtype_count; ++i) {
         const auto d = static_cast<to::dtype>(i);

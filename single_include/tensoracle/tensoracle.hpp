@@ -69,6 +69,13 @@ public:
     using error::error;
 };
 
+/// A valid input the kit does not support (an op variant, a dtype, a mode):
+/// conformance reports these as skipped rather than failed.
+class unsupported_error : public error {
+public:
+    using error::error;
+};
+
 }  // namespace tensoracle
 // ---- end tensoracle/core/error.hpp ----
 // ---- begin tensoracle/core/float16.hpp ----

@@ -33,4 +33,11 @@ public:
     using error::error;
 };
 
+/// A valid input the kit does not support (an op variant, a dtype, a mode):
+/// conformance reports these as skipped rather than failed.
+class unsupported_error : public error {
+public:
+    using error::error;
+};
+
 }  // namespace tensoracle

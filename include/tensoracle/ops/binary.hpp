@@ -237,44 +237,6 @@ TENSORACLE_BINARY(div, "Div", 14, types::numeric)
     }
     static constexpr std::array<double, 2> rhs_range{1.0, 4.0};
 };
-TENSORACLE_BINARY(pow, "Pow", 15, types::floating | types::indices)
-    template <class V>
-    static V apply(V a, V b, const attributes&) {
-        if constexpr (std::is_integral_v<V>) {
-            // Integer power by squaring with wrap-around; negative exponents give 0 (or +-1 for +-1 bases).
-            if (b < 0) return a == 1 ? V(1) : (a == -1 ? ((b % 2 == 0) ? V(1) : V(-1)) : V(0));
-            V result = 1, base = a;
-            for (auto e = static_cast<std::uint64_t>(b); e != 0; e >>= 1) {
-                if (e & 1u) result = wrapping_mul(result, base);
-                base = wrapping_mul(base, base);
-            }
-            return result;
-        } else {
-            return std::pow(a, b);
-        }
-    }
-    static std::vector<spec::domain_rule> domain() {
-        // NNSmith, Table 1: X > 0 and Y * log(X) <= 40 keep Pow finite and real.
-        return {{"A > 0", [](std::span<const tensor> in) {
-                     return detail::hinge_loss(in[0], [](double x) { return -x + 1e-10; });
-                 }},
-                {"B * log(A) <= 40", [](std::span<const tensor> in) {
-                     const auto a = in[0].to<double>(), b = in[1].to<double>();
-                     std::vector<shape_type> shapes{in[0].shape(), in[1].shape()};
-                     const auto out = detail::broadcast_shapes(shapes, "Pow domain");
-                     const auto off = detail::broadcast_offsets(shapes, out);
-                     double loss = 0.0;
-                     for (std::size_t f = 0; f < off[0].size(); ++f) {
-                         const double x = a.data()[off[0][f]], y = b.data()[off[1][f]];
-                         const double h = x > 0 ? y * std::log(x) - 40.0 : 0.0;
-                         loss += h > 0 ? h : 0.0;
-                     }
-                     return loss;
-                 }}};
-    }
-    static constexpr std::array<double, 2> range{0.5, 3.0};
-    static constexpr std::array<double, 2> rhs_range{-2.0, 3.0};
-};
 struct mod_attr {
     std::int64_t fmod = 0;
 };
@@ -361,27 +323,118 @@ TENSORACLE_PREDICATE(logical_xor, "Xor", 7, types::boolean, a != b)
 
 }  // namespace binary
 
-using add = broadcast_elementwise<binary::add_fn>;
-using sub = broadcast_elementwise<binary::sub_fn>;
-using mul = broadcast_elementwise<binary::mul_fn>;
-using div = broadcast_elementwise<binary::div_fn>;
-using pow = broadcast_elementwise<binary::pow_fn>;
-using mod = broadcast_elementwise<binary::mod_fn>;
-using max = broadcast_elementwise<binary::max_fn>;
-using min = broadcast_elementwise<binary::min_fn>;
-using sum = broadcast_elementwise<binary::sum_fn>;
-using mean = broadcast_elementwise<binary::mean_fn>;
-using equal = broadcast_elementwise<binary::equal_fn>;
-using less = broadcast_elementwise<binary::less_fn>;
-using greater = broadcast_elementwise<binary::greater_fn>;
-using less_or_equal = broadcast_elementwise<binary::less_or_equal_fn>;
-using greater_or_equal = broadcast_elementwise<binary::greater_or_equal_fn>;
-using logical_and = broadcast_elementwise<binary::logical_and_fn>;
-using logical_or = broadcast_elementwise<binary::logical_or_fn>;
-using logical_xor = broadcast_elementwise<binary::logical_xor_fn>;
+using Add = broadcast_elementwise<binary::add_fn>;
+using Sub = broadcast_elementwise<binary::sub_fn>;
+using Mul = broadcast_elementwise<binary::mul_fn>;
+using Div = broadcast_elementwise<binary::div_fn>;
+using Mod = broadcast_elementwise<binary::mod_fn>;
+using Max = broadcast_elementwise<binary::max_fn>;
+using Min = broadcast_elementwise<binary::min_fn>;
+using Sum = broadcast_elementwise<binary::sum_fn>;
+using Mean = broadcast_elementwise<binary::mean_fn>;
+using Equal = broadcast_elementwise<binary::equal_fn>;
+using Less = broadcast_elementwise<binary::less_fn>;
+using Greater = broadcast_elementwise<binary::greater_fn>;
+using LessOrEqual = broadcast_elementwise<binary::less_or_equal_fn>;
+using GreaterOrEqual = broadcast_elementwise<binary::greater_or_equal_fn>;
+using And = broadcast_elementwise<binary::logical_and_fn>;
+using Or = broadcast_elementwise<binary::logical_or_fn>;
+using Xor = broadcast_elementwise<binary::logical_xor_fn>;
+
+/// Pow(X, Y): X and Y broadcast; Y may have another numeric type (ONNX T1).
+/// Same-type operands compute in the accumulator type; mixed ones in double,
+/// rounded once to X's type (numpy's promotion, then ONNX's cast to T).
+struct Pow {
+    static constexpr std::string_view op_type = "Pow";
+    static constexpr int opset = 15;
+    using attributes = spec::no_attributes;
+    static constexpr spec::dtype_set types = spec::types::floating | spec::types::indices;
+    static constexpr spec::dtype_set exponent_types = spec::types::numeric;
+    static constexpr std::array<spec::value_spec, 2> inputs{{{"X", types}, {"Y", exponent_types, {}, "T1"}}};
+    static constexpr std::array<spec::value_spec, 1> outputs{{{"Z", types}}};
+
+    static std::vector<spec::constraint> constraints(const spec::context& c) { return detail::broadcast_constraints(c, {0, 1}); }
+    static spec::shape_exprs output_shapes(const spec::context& c) { return {detail::broadcast_shape(c, {0, 1})}; }
+    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
+    static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
+        if (!types.contains(out)) return {};
+        std::vector<std::size_t> ranks(rank + 1);
+        for (std::size_t r = 0; r <= rank; ++r) ranks[r] = r;
+        return {{{out}, ranks}, {exponent_types.members(), ranks}};
+    }
+    static std::vector<spec::domain_rule> domain(const spec::attribute_map&) {
+        // NNSmith, Table 1: X > 0 and Y * log(X) <= 40 keep Pow finite and real.
+        return {{"X > 0", [](std::span<const tensor> in) {
+                     return detail::hinge_loss(in[0], [](double x) { return -x + 1e-10; });
+                 }},
+                {"Y * log(X) <= 40", [](std::span<const tensor> in) {
+                     const auto a = in[0].to<double>(), b = in[1].to<double>();
+                     std::vector<shape_type> shapes{in[0].shape(), in[1].shape()};
+                     const auto out = detail::broadcast_shapes(shapes, "Pow domain");
+                     const auto off = detail::broadcast_offsets(shapes, out);
+                     double loss = 0.0;
+                     for (std::size_t f = 0; f < off[0].size(); ++f) {
+                         const double x = a.data()[off[0][f]], y = b.data()[off[1][f]];
+                         const double h = x > 0 ? y * std::log(x) - 40.0 : 0.0;
+                         loss += h > 0 ? h : 0.0;
+                     }
+                     return loss;
+                 }}};
+    }
+
+    template <class T, class E>
+    static T apply(T x, E y) {
+        if constexpr (std::is_integral_v<T> && std::is_integral_v<E>) {
+            // Integer power by squaring with wrap-around; negative exponents give 0 (or +-1 for +-1 bases).
+            if (y < 0) return x == 1 ? T(1) : (x == -1 ? ((y % 2 == 0) ? T(1) : T(-1)) : T(0));
+            T result = 1, base = x;
+            for (auto e = static_cast<std::uint64_t>(y); e != 0; e >>= 1) {
+                if (e & 1u) result = binary::wrapping_mul(result, base);
+                base = binary::wrapping_mul(base, base);
+            }
+            return result;
+        } else if constexpr (std::is_same_v<T, E> && floating_element<T>) {
+            using acc = std::conditional_t<std::is_same_v<T, double>, double, float>;
+            return value_cast<T>(std::pow(static_cast<acc>(x), static_cast<acc>(y)));
+        } else {
+            return value_cast<T>(std::pow(value_cast<double>(x), value_cast<double>(y)));
+        }
+    }
+
+    template <class T, class E>
+    static array<T> compute(const array<T>& x, const array<E>& y) {
+        static_assert(spec::dtype_accepted<Pow, T>::value);
+        std::vector<shape_type> shapes{shape_type(x.shape().begin(), x.shape().end()),
+                                       shape_type(y.shape().begin(), y.shape().end())};
+        const auto out_shape = detail::broadcast_shapes(shapes, op_type);
+        const auto off = detail::broadcast_offsets(shapes, out_shape);
+        auto z = array<T>::from_shape(out_shape);
+        for (std::size_t f = 0; f < z.size(); ++f) z.data()[f] = apply(x.data()[off[0][f]], y.data()[off[1][f]]);
+        return z;
+    }
+    static std::vector<tensor> run(const spec::context& c) {
+        return {detail::dispatch<types>(c.input_dtype(0), op_type, [&](auto t) {
+            using T = typename decltype(t)::type;
+            return detail::dispatch<exponent_types>(c.input_dtype(1), op_type, [&](auto e) {
+                using E = typename decltype(e)::type;
+                return tensor(compute<T, E>(c.input(0).as_array<T>(), c.input(1).as_array<E>()));
+            });
+        })};
+    }
+    static spec::instance sample(rng& g) {
+        const dtype d = detail::pick_dtype(g, types);
+        const dtype e = g.bernoulli(0.5) ? d : detail::pick_dtype(g, exponent_types);
+        const auto s = detail::random_shape(g, 0, 3);
+        spec::instance in;
+        in.inputs.emplace_back(detail::random_tensor(g, d, s, 0.5, 3.0));
+        in.inputs.emplace_back(detail::random_tensor(g, e, shape_type(s.begin() + (s.empty() ? 0 : 1), s.end()),
+                                                     info(e).is_signed ? -2.0 : 0.0, 3.0));
+        return in;
+    }
+};
 
 /// Where(condition, X, Y): X where condition holds, else Y; all three broadcast.
-struct where {
+struct Where {
     static constexpr std::string_view op_type = "Where";
     static constexpr int opset = 16;
     using attributes = spec::no_attributes;
@@ -433,7 +486,7 @@ struct where {
 };
 
 /// PRelu(X, slope): slope broadcasts to X (unidirectionally).
-struct prelu {
+struct PRelu {
     static constexpr std::string_view op_type = "PRelu";
     static constexpr int opset = 16;
     using attributes = spec::no_attributes;
@@ -461,7 +514,7 @@ struct prelu {
     static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
     template <class T>
     static array<T> compute(const array<T>& x, const array<T>& slope) {
-        static_assert(spec::dtype_accepted<prelu, T>::value);
+        static_assert(spec::dtype_accepted<PRelu, T>::value);
         std::vector<shape_type> shapes{shape_type(x.shape().begin(), x.shape().end()),
                                        shape_type(slope.shape().begin(), slope.shape().end())};
         const auto off = detail::broadcast_offsets(shapes, shapes[0]);
@@ -489,7 +542,7 @@ struct prelu {
 };
 
 /// Clip(input, min?, max?): min and max are optional scalars.
-struct clip {
+struct Clip {
     static constexpr std::string_view op_type = "Clip";
     static constexpr int opset = 13;
     using attributes = spec::no_attributes;
@@ -515,7 +568,7 @@ struct clip {
     static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
     template <class T>
     static array<T> compute(const array<T>& x, std::optional<T> lo, std::optional<T> hi) {
-        static_assert(spec::dtype_accepted<clip, T>::value);
+        static_assert(spec::dtype_accepted<Clip, T>::value);
         auto y = array<T>::from_shape(x.shape());
         for (std::size_t f = 0; f < y.size(); ++f) {
             T v = x.data()[f];
@@ -552,7 +605,7 @@ struct cast_attr {
 
 /// Cast(input) to the dtype named by attribute `to` (value_cast semantics:
 /// float->int truncates and saturates, NaN->0; int->int wraps).
-struct cast {
+struct Cast {
     static constexpr std::string_view op_type = "Cast";
     static constexpr int opset = 13;
     using attributes = cast_attr;
@@ -579,8 +632,8 @@ struct cast {
 };
 
 inline constexpr auto binary_ops =
-    hana::tuple_t<add, sub, mul, div, pow, mod, max, min, sum, mean, equal, less, greater, less_or_equal,
-                  greater_or_equal, logical_and, logical_or, logical_xor, where, prelu, clip, cast>;
+    hana::tuple_t<Add, Sub, Mul, Div, Pow, Mod, Max, Min, Sum, Mean, Equal, Less, Greater, LessOrEqual,
+                  GreaterOrEqual, And, Or, Xor, Where, PRelu, Clip, Cast>;
 
 }  // namespace tensoracle::ops
 

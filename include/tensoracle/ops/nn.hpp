@@ -1,11 +1,1734 @@
-// tensoracle: MatMul, Gemm, convolutions, pooling and Resize.
+// tensoracle: MatMul, Gemm, convolutions, pooling, LRN, Resize and Upsample.
+//
+// Shapes and validity are written once over spec::expr (nn_util.hpp): the
+// specs' constraints and output shapes use input dims and int attributes as
+// symbols, and each typed kernel evaluates the very same expressions on
+// constants (with the same constraint messages), so a kernel called directly
+// with bad arguments throws shape_error naming the op and the reason.
+//
+// Semantics chosen where ONNX leaves room:
+// - Float kernels accumulate in float for f16/bf16/f32 and in double for f64,
+//   and round once. Integer MatMul/Gemm products wrap (two's complement);
+//   integer Gemm applies alpha/beta in double and converts with value_cast.
+// - Pools: explicit pads must be smaller than the kernel (as onnxruntime
+//   enforces). With ceil_mode, a last window that would start in the end
+//   padding is dropped (PyTorch, ONNX reference >= 1.16; ONNX 1.12 keeps it,
+//   the 1.12 test data never reaches the difference). A window that covers
+//   only padding (possible with large dilations) is an error, not -inf/NaN.
+// - MaxPool produces both outputs: Y and Indices (flat index into X of the
+//   first maximum; NaN propagates; storage_order=1 makes the spatial part
+//   column-major, as onnxruntime and the ONNX test data do).
+// - Conv/pools: `pads` together with auto_pad != NOTSET is a violation (ONNX
+//   shape inference rejects it). SAME_UPPER puts the odd pad at the end,
+//   SAME_LOWER at the beginning.
+// - ConvTranspose: with output_shape (or SAME_*), total padding is
+//   max(0, s*(x-1) + output_padding + d*(k-1)+1 - out), split as the ONNX doc
+//   says (SAME_UPPER: begin = total/2; otherwise begin = total - total/2);
+//   output positions beyond the full result receive only the bias.
+// - Resize follows the ONNX 1.12 reference implementation (the one that made
+//   the test data): the coordinate transforms use length_resized =
+//   scale * length_original as a real number, taps are picked from the
+//   edge-padded input, exclude_outside renormalizes the weights inside X
+//   (kept edge-clamped when no weight is left inside); with scales, the
+//   output size is floor(x * scale) (roi does not scale it). Only floating X.
+// - Upsample-9 is Resize with asymmetric coordinates, nearest_mode floor
+//   (nearest) or linear, scales >= 1.
 #pragma once
 
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <boost/hana/adapt_struct.hpp>
+
+#include "tensoracle/ops/detail/broadcast.hpp"
 #include "tensoracle/ops/detail/common.hpp"
+#include "tensoracle/ops/detail/nn_util.hpp"
 #include "tensoracle/spec/entry.hpp"
 
 namespace tensoracle::ops {
 
-inline constexpr auto nn_ops = hana::tuple_t<>;
+namespace nn {
+using spec::constraint;
+using spec::expr;
+namespace util = detail::nn;
+
+inline constexpr spec::dtype_set float3 = spec::dtypes_of(dtype::f16, dtype::f32, dtype::f64);
+inline constexpr spec::dtype_set matmul_types = spec::types::floating | spec::types::indices;
+
+template <class T>
+using acc_t = util::float_acc_t<T>;
+
+inline std::vector<expr> tail(const std::vector<expr>& v, std::size_t from) {
+    return {v.begin() + static_cast<std::ptrdiff_t>(std::min(from, v.size())), v.end()};
+}
+
+template <class T>
+double to_double(T v) {
+    return value_cast<double>(v);
+}
+
+/// Sampling helpers.
+inline std::int64_t pick(rng& g, std::int64_t lo, std::int64_t hi) { return g.integer(lo, hi); }
+inline std::vector<std::int64_t> shape_ints(const shape_type& s) {
+    std::vector<std::int64_t> v;
+    for (const auto d : s) v.push_back(static_cast<std::int64_t>(d));
+    return v;
+}
+inline shape_type shape_of(const std::vector<std::int64_t>& v) {
+    shape_type s;
+    for (const auto d : v) s.push_back(static_cast<std::size_t>(d));
+    return s;
+}
+}  // namespace nn
+
+// ---------------------------------------------------------------------------
+// MatMul
+// ---------------------------------------------------------------------------
+
+/// MatMul(A, B): numpy matmul. 1-D A is (1, K) and 1-D B is (K, 1) with the
+/// added axis removed from the result; leading (batch) dims broadcast.
+struct matmul {
+    static constexpr std::string_view op_type = "MatMul";
+    static constexpr int opset = 13;
+    using attributes = spec::no_attributes;
+    static constexpr spec::dtype_set types = nn::matmul_types;
+    static constexpr std::array<spec::value_spec, 2> inputs{{{"A", types, {1, 8}}, {"B", types, {1, 8}}}};
+    static constexpr std::array<spec::value_spec, 1> outputs{{{"Y", types}}};
+
+    struct model {
+        std::vector<spec::constraint> constraints;
+        std::vector<spec::expr> y;
+        bool ok = false;
+    };
+    static model shape_model(const std::vector<spec::expr>& a, const std::vector<spec::expr>& b) {
+        using spec::expr;
+        model m;
+        m.constraints.push_back({expr(a.size()) >= 1, "A has rank >= 1"});
+        m.constraints.push_back({expr(b.size()) >= 1, "B has rank >= 1"});
+        if (a.empty() || b.empty()) return m;
+        const std::size_t ra = a.size(), rb = b.size();
+        const expr kb = rb == 1 ? b[0] : b[rb - 2];
+        m.constraints.push_back({a[ra - 1] == kb, "A's last dim equals B's contraction dim (second to last, or only)"});
+        const std::size_t ba = ra >= 2 ? ra - 2 : 0, bb = rb >= 2 ? rb - 2 : 0, br = std::max(ba, bb);
+        for (std::size_t k = 0; k < br; ++k) {
+            std::optional<expr> da, db;
+            if (k + ba >= br) da = a[k + ba - br];
+            if (k + bb >= br) db = b[k + bb - br];
+            if (da && db) {
+                m.constraints.push_back({*da == *db || *da == 1 || *db == 1,
+                                         "batch dims broadcast at output axis " + std::to_string(k)});
+                m.y.push_back(select(*da == 1, *db, *da));
+            } else {
+                m.y.push_back(da ? *da : *db);
+            }
+        }
+        if (ra >= 2) m.y.push_back(a[ra - 2]);
+        if (rb >= 2) m.y.push_back(b[rb - 1]);
+        m.ok = true;
+        return m;
+    }
+
+    static std::vector<spec::constraint> constraints(const spec::context& c) {
+        return shape_model(c.shape(0), c.shape(1)).constraints;
+    }
+    static spec::shape_exprs output_shapes(const spec::context& c) { return {shape_model(c.shape(0), c.shape(1)).y}; }
+    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
+    static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
+        if (!types.contains(out)) return {};
+        // rank r output: (r, r) for r >= 2, or one 1-D operand with rank r + 1 on the other side.
+        std::vector<std::size_t> ranks;
+        for (std::size_t r = 1; r <= std::min<std::size_t>(rank + 1, 8); ++r) ranks.push_back(r);
+        if (ranks.empty()) return {};
+        return {{{out}, ranks}, {{out}, ranks}};
+    }
+    static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
+
+    template <class T>
+    static array<T> compute(const array<T>& a, const array<T>& b) {
+        static_assert(spec::dtype_accepted<matmul, T>::value);
+        namespace util = detail::nn;
+        const auto m = shape_model(util::constants(a.shape()), util::constants(b.shape()));
+        util::check_constant(op_type, m.constraints);
+        const auto ad = util::dims_of(a), bd = util::dims_of(b);
+        const std::size_t ra = ad.size(), rb = bd.size();
+        const std::int64_t M = ra >= 2 ? ad[ra - 2] : 1, K = ad[ra - 1], N = rb >= 2 ? bd[rb - 1] : 1;
+        shape_type batch_a(a.shape().begin(), a.shape().end() - (ra >= 2 ? 2 : 1));
+        shape_type batch_b(b.shape().begin(), b.shape().end() - (rb >= 2 ? 2 : 1));
+        const auto batch = detail::broadcast_shapes({batch_a, batch_b}, op_type);
+        const auto off = detail::broadcast_offsets({batch_a, batch_b}, batch);
+        auto y = array<T>::from_shape(util::to_shape(util::values(m.y), op_type));
+        std::size_t f = 0;
+        for (std::size_t bi = 0; bi < off[0].size(); ++bi) {
+            const T* pa = a.data() + off[0][bi] * static_cast<std::size_t>(M * K);
+            const T* pb = b.data() + off[1][bi] * static_cast<std::size_t>(K * N);
+            for (std::int64_t i = 0; i < M; ++i) {
+                for (std::int64_t j = 0; j < N; ++j) {
+                    if constexpr (floating_element<T>) {
+                        nn::acc_t<T> s = 0;
+                        for (std::int64_t k = 0; k < K; ++k) {
+                            s += static_cast<nn::acc_t<T>>(pa[i * K + k]) * static_cast<nn::acc_t<T>>(pb[k * N + j]);
+                        }
+                        y.data()[f++] = value_cast<T>(s);
+                    } else {
+                        std::uint64_t s = 0;  // wraps
+                        for (std::int64_t k = 0; k < K; ++k) {
+                            s += static_cast<std::uint64_t>(static_cast<std::int64_t>(pa[i * K + k])) *
+                                 static_cast<std::uint64_t>(static_cast<std::int64_t>(pb[k * N + j]));
+                        }
+                        y.data()[f++] = static_cast<T>(s);
+                    }
+                }
+            }
+        }
+        return y;
+    }
+    static std::vector<tensor> run(const spec::context& c) {
+        return {detail::dispatch<types>(c.input_dtype(0), op_type, [&](auto t) {
+            using T = typename decltype(t)::type;
+            return tensor(compute<T>(c.input(0).as_array<T>(), c.input(1).as_array<T>()));
+        })};
+    }
+    static spec::instance sample(rng& g) {
+        const dtype d = detail::pick_dtype(g, types);
+        const auto M = nn::pick(g, 1, 4), K = nn::pick(g, 0, 4), N = nn::pick(g, 1, 4);
+        const auto batch = detail::random_shape(g, 0, 2, 3);
+        shape_type sa = batch, sb = batch;
+        for (auto& dim : sa) dim = g.bernoulli(0.3) ? 1 : dim;
+        if (g.bernoulli(0.3) && !sb.empty()) sb.erase(sb.begin());
+        sa.push_back(static_cast<std::size_t>(M));
+        sa.push_back(static_cast<std::size_t>(K));
+        sb.push_back(static_cast<std::size_t>(K));
+        sb.push_back(static_cast<std::size_t>(N));
+        if (g.bernoulli(0.15)) sa = {static_cast<std::size_t>(K)};
+        if (g.bernoulli(0.15)) sb = {static_cast<std::size_t>(K)};
+        spec::instance in;
+        in.inputs.emplace_back(detail::random_tensor(g, d, sa, -3, 3));
+        in.inputs.emplace_back(detail::random_tensor(g, d, sb, -3, 3));
+        return in;
+    }
+};
+
+// ---------------------------------------------------------------------------
+// Gemm
+// ---------------------------------------------------------------------------
+
+struct gemm_attr {
+    float alpha = 1.0f;
+    float beta = 1.0f;
+    std::int64_t transA = 0;  // NOLINT(readability-identifier-naming): ONNX names
+    std::int64_t transB = 0;  // NOLINT(readability-identifier-naming)
+};
+
+/// Gemm(A, B, C?) = alpha * A' B' + beta * C, A' = transA ? A^T : A (M x K),
+/// B' = transB ? B^T : B (K x N); C broadcasts unidirectionally to (M, N).
+struct gemm {
+    static constexpr std::string_view op_type = "Gemm";
+    static constexpr int opset = 13;
+    using attributes = gemm_attr;
+    static constexpr spec::dtype_set types = nn::matmul_types;
+    static constexpr std::array<spec::value_spec, 3> inputs{
+        {{"A", types, {2, 2}}, {"B", types, {2, 2}}, {"C", types, {0, 2}, "T", true}}};
+    static constexpr std::array<spec::value_spec, 1> outputs{{{"Y", types, {2, 2}}}};
+
+    struct model {
+        std::vector<spec::constraint> constraints;
+        std::vector<spec::expr> y;
+    };
+    static model shape_model(const std::vector<spec::expr>& a, const std::vector<spec::expr>& b,
+                             const std::optional<std::vector<spec::expr>>& cdims, const spec::expr& ta,
+                             const spec::expr& tb) {
+        using spec::expr;
+        model m;
+        m.constraints.push_back({expr(a.size()) == 2 && expr(b.size()) == 2, "A and B are matrices"});
+        if (a.size() != 2 || b.size() != 2) return m;
+        const expr M = select(ta != 0, a[1], a[0]), K = select(ta != 0, a[0], a[1]);
+        const expr K2 = select(tb != 0, b[1], b[0]), N = select(tb != 0, b[0], b[1]);
+        m.constraints.push_back({K == K2, "inner dims of A' and B' agree"});
+        if (cdims) {
+            const std::size_t r = cdims->size();
+            m.constraints.push_back({expr(r) <= 2, "C has rank <= 2"});
+            if (r > 2) return m;
+            const std::array<expr, 2> target{M, N};
+            for (std::size_t j = 0; j < r; ++j) {
+                const expr& t = target[2 - r + j];
+                m.constraints.push_back({(*cdims)[j] == t || (*cdims)[j] == 1,
+                                         "C broadcasts unidirectionally to (M, N) at its axis " + std::to_string(j)});
+            }
+        }
+        m.y = {M, N};
+        return m;
+    }
+    static model context_model(const spec::context& c) {
+        std::optional<std::vector<spec::expr>> cd;
+        if (c.has_input(2)) cd = c.shape(2);
+        return shape_model(c.shape(0), c.shape(1), cd, c.attr("transA"), c.attr("transB"));
+    }
+    static std::vector<spec::constraint> constraints(const spec::context& c) { return context_model(c).constraints; }
+    static spec::shape_exprs output_shapes(const spec::context& c) { return {context_model(c).y}; }
+    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
+    static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
+        if (!types.contains(out) || rank != 2) return {};
+        return {{{out}, {2}}, {{out}, {2}}, {{out}, {0, 1, 2}}};
+    }
+    static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
+
+    template <class T>
+    static array<T> compute(const array<T>& a, const array<T>& b, const std::optional<array<T>>& cm,
+                            const attributes& at = {}) {
+        static_assert(spec::dtype_accepted<gemm, T>::value);
+        namespace util = detail::nn;
+        std::optional<std::vector<spec::expr>> cd;
+        if (cm) cd = util::constants(cm->shape());
+        const auto m = shape_model(util::constants(a.shape()), util::constants(b.shape()), cd, at.transA, at.transB);
+        util::check_constant(op_type, m.constraints);
+        const auto yd = util::values(m.y);
+        const std::int64_t M = yd[0], N = yd[1], K = at.transA != 0 ? util::dims_of(a)[0] : util::dims_of(a)[1];
+        const std::int64_t lda = util::dims_of(a)[1], ldb = util::dims_of(b)[1];
+        auto A = [&](std::int64_t i, std::int64_t k) { return at.transA != 0 ? a.data()[k * lda + i] : a.data()[i * lda + k]; };
+        auto B = [&](std::int64_t k, std::int64_t j) { return at.transB != 0 ? b.data()[j * ldb + k] : b.data()[k * ldb + j]; };
+        auto y = array<T>::from_shape(util::to_shape(yd, op_type));
+        std::vector<std::size_t> coff;
+        if (cm) {
+            coff = detail::broadcast_offsets({shape_type(cm->shape().begin(), cm->shape().end())},
+                                             util::to_shape(yd, op_type))[0];
+        }
+        for (std::int64_t i = 0; i < M; ++i) {
+            for (std::int64_t j = 0; j < N; ++j) {
+                const auto f = static_cast<std::size_t>(i * N + j);
+                if constexpr (floating_element<T>) {
+                    using acc = nn::acc_t<T>;
+                    acc s = 0;
+                    for (std::int64_t k = 0; k < K; ++k) s += static_cast<acc>(A(i, k)) * static_cast<acc>(B(k, j));
+                    acc r = static_cast<acc>(at.alpha) * s;
+                    if (cm) r += static_cast<acc>(at.beta) * static_cast<acc>(cm->data()[coff[f]]);
+                    y.data()[f] = value_cast<T>(r);
+                } else {
+                    std::uint64_t s = 0;  // wraps
+                    for (std::int64_t k = 0; k < K; ++k) {
+                        s += static_cast<std::uint64_t>(static_cast<std::int64_t>(A(i, k))) *
+                             static_cast<std::uint64_t>(static_cast<std::int64_t>(B(k, j)));
+                    }
+                    double r = static_cast<double>(at.alpha) * static_cast<double>(static_cast<std::int64_t>(s));
+                    if (cm) r += static_cast<double>(at.beta) * static_cast<double>(cm->data()[coff[f]]);
+                    y.data()[f] = value_cast<T>(r);
+                }
+            }
+        }
+        return y;
+    }
+    static std::vector<tensor> run(const spec::context& c) {
+        const auto at = spec::parse_attributes<attributes>(c.attributes(), op_type);
+        return {detail::dispatch<types>(c.input_dtype(0), op_type, [&](auto t) {
+            using T = typename decltype(t)::type;
+            std::optional<array<T>> cm;
+            if (c.has_input(2)) cm = c.input(2).as_array<T>();
+            return tensor(compute<T>(c.input(0).as_array<T>(), c.input(1).as_array<T>(), cm, at));
+        })};
+    }
+    static spec::instance sample(rng& g) {
+        const dtype d = detail::pick_dtype(g, types);
+        const auto M = static_cast<std::size_t>(nn::pick(g, 1, 4)), K = static_cast<std::size_t>(nn::pick(g, 1, 4)),
+                   N = static_cast<std::size_t>(nn::pick(g, 1, 4));
+        const bool ta = g.bernoulli(0.5), tb = g.bernoulli(0.5);
+        spec::instance in;
+        in.inputs.emplace_back(detail::random_tensor(g, d, ta ? shape_type{K, M} : shape_type{M, K}, -3, 3));
+        in.inputs.emplace_back(detail::random_tensor(g, d, tb ? shape_type{N, K} : shape_type{K, N}, -3, 3));
+        switch (g.integer(0, 3)) {
+            case 0: break;  // no C
+            case 1: in.inputs.emplace_back(detail::random_tensor(g, d, {}, -3, 3)); break;
+            case 2: in.inputs.emplace_back(detail::random_tensor(g, d, {N}, -3, 3)); break;
+            default: in.inputs.emplace_back(detail::random_tensor(g, d, {g.bernoulli(0.5) ? M : 1, N}, -3, 3)); break;
+        }
+        in.attributes["transA"] = std::int64_t{ta ? 1 : 0};
+        in.attributes["transB"] = std::int64_t{tb ? 1 : 0};
+        if (g.bernoulli(0.5)) in.attributes["alpha"] = g.bernoulli(0.5) ? 0.5 : 2.0;
+        if (g.bernoulli(0.5)) in.attributes["beta"] = g.bernoulli(0.5) ? 0.25 : -1.0;
+        return in;
+    }
+};
+
+// ---------------------------------------------------------------------------
+// Conv
+// ---------------------------------------------------------------------------
+
+struct conv_attr {
+    std::string auto_pad = "NOTSET";
+    std::vector<std::int64_t> dilations;
+    std::int64_t group = 1;
+    std::vector<std::int64_t> kernel_shape;
+    std::vector<std::int64_t> pads;
+    std::vector<std::int64_t> strides;
+};
+
+/// Conv(X, W, B?): X (N, C, D1..Dn), W (M, C/group, k1..kn), B (M).
+/// Y[b, m, o] = B[m] + sum_{c < C/group} sum_{k} X[b, g*C/group + c, s*o + d*k - pad_begin] * W[m, c, k]
+/// with g = m / (M/group) and zero padding (positions outside X contribute 0).
+struct conv {
+    static constexpr std::string_view op_type = "Conv";
+    static constexpr int opset = 11;
+    using attributes = conv_attr;
+    static constexpr spec::dtype_set types = nn::float3;
+    static constexpr std::array<spec::value_spec, 3> inputs{
+        {{"X", types, {3, 5}}, {"W", types, {3, 5}}, {"B", types, {1, 1}, "T", true}}};
+    static constexpr std::array<spec::value_spec, 1> outputs{{{"Y", types, {3, 5}}}};
+
+    /// Dims and int attributes, symbolic (from a context) or constant (in the kernel).
+    struct dims {
+        std::vector<spec::expr> x, w;
+        std::optional<std::vector<spec::expr>> b;
+        spec::expr group = 1;
+        std::vector<spec::expr> kernel_shape, pads, strides, dilations;
+        detail::nn::auto_pad_mode auto_pad = detail::nn::auto_pad_mode::notset;
+    };
+    struct model {
+        std::vector<spec::constraint> constraints;
+        std::vector<spec::expr> y;
+        detail::nn::window_geometry geo;
+        bool ok = false;
+    };
+    static model shape_model(const dims& d) {
+        using spec::expr;
+        namespace util = detail::nn;
+        model m;
+        auto& cs = m.constraints;
+        const std::size_t r = d.x.size();
+        cs.push_back({expr(r) >= 3, "X has rank >= 3: (N, C, D1, ...)"});
+        cs.push_back({expr(d.w.size()) == expr(r), "W has the rank of X: (M, C/group, k1, ...)"});
+        if (r < 3 || d.w.size() != r) return m;
+        const std::size_t n = r - 2;
+        cs.push_back({d.group >= 1, "group >= 1"});
+        cs.push_back({d.x[1] == d.w[1] * d.group, "X channels C equal W.shape[1] * group"});
+        cs.push_back({d.w[0] % max(d.group, expr(1)) == 0, "output channels M = W.shape[0] are a multiple of group"});
+        if (d.b) {
+            cs.push_back({expr(d.b->size()) == 1, "B is 1-D"});
+            if (d.b->size() != 1) return m;
+            cs.push_back({(*d.b)[0] == d.w[0], "B has one value per output channel M = W.shape[0]"});
+        }
+        if (!util::check_length(cs, d.kernel_shape, n, "kernel_shape", "one value per spatial axis")) return m;
+        for (std::size_t i = 0; i < d.kernel_shape.size(); ++i) {
+            cs.push_back({d.kernel_shape[i] == d.w[2 + i],
+                          "kernel_shape equals W's spatial dims (spatial axis " + std::to_string(i) + ")"});
+        }
+        util::window_spec ws;
+        ws.x = nn::tail(d.x, 2);
+        ws.kernel = nn::tail(d.w, 2);
+        ws.strides = d.strides;
+        ws.dilations = d.dilations;
+        ws.pads = d.pads;
+        ws.auto_pad = d.auto_pad;
+        m.geo = util::forward_window(ws);
+        cs.insert(cs.end(), m.geo.constraints.begin(), m.geo.constraints.end());
+        if (!m.geo.lengths_ok) return m;
+        m.y = {d.x[0], d.w[0]};
+        m.y.insert(m.y.end(), m.geo.out.begin(), m.geo.out.end());
+        m.ok = true;
+        return m;
+    }
+    static dims context_dims(const spec::context& c) {
+        const auto a = spec::parse_attributes<attributes>(c.attributes(), op_type);
+        dims d;
+        d.x = c.shape(0);
+        d.w = c.shape(1);
+        if (c.has_input(2)) d.b = c.shape(2);
+        d.group = c.attr("group");
+        d.kernel_shape = c.attr_ints("kernel_shape");
+        d.pads = c.attr_ints("pads");
+        d.strides = c.attr_ints("strides");
+        d.dilations = c.attr_ints("dilations");
+        d.auto_pad = detail::nn::parse_auto_pad(a.auto_pad, op_type);
+        return d;
+    }
+    static std::vector<spec::constraint> constraints(const spec::context& c) {
+        return shape_model(context_dims(c)).constraints;
+    }
+    static spec::shape_exprs output_shapes(const spec::context& c) { return {shape_model(context_dims(c)).y}; }
+    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
+    static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
+        if (!types.contains(out) || rank < 3 || rank > 5) return {};
+        return {{{out}, {rank}}, {{out}, {rank}}, {{out}, {1}}};
+    }
+    static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
+
+    template <class T>
+    static array<T> compute(const array<T>& x, const array<T>& w, const std::optional<array<T>>& b,
+                            const attributes& at = {}) {
+        static_assert(spec::dtype_accepted<conv, T>::value);
+        namespace util = detail::nn;
+        using acc = nn::acc_t<T>;
+        dims d;
+        d.x = util::constants(x.shape());
+        d.w = util::constants(w.shape());
+        if (b) d.b = util::constants(b->shape());
+        d.group = at.group;
+        d.kernel_shape = util::constants(at.kernel_shape);
+        d.pads = util::constants(at.pads);
+        d.strides = util::constants(at.strides);
+        d.dilations = util::constants(at.dilations);
+        d.auto_pad = util::parse_auto_pad(at.auto_pad, op_type);
+        const auto m = shape_model(d);
+        util::check_constant(op_type, m.constraints);
+
+        const auto xd = util::dims_of(x), wd = util::dims_of(w);
+        const std::size_t n = xd.size() - 2;
+        const std::vector<std::int64_t> xs(xd.begin() + 2, xd.end()), ks(wd.begin() + 2, wd.end());
+        const auto os = util::values(m.geo.out), pb = util::values(m.geo.pad_begin);
+        const auto st = util::values(m.geo.stride), dl = util::values(m.geo.dilation);
+        const std::int64_t N = xd[0], C = xd[1], M = wd[0], Cg = wd[1], Mg = M / at.group;
+        auto y = array<T>::from_shape(util::to_shape(util::values(m.y), op_type));
+        std::size_t f = 0;
+        for (std::int64_t bi = 0; bi < N; ++bi) {
+            for (std::int64_t mi = 0; mi < M; ++mi) {
+                const std::int64_t g = mi / Mg;
+                util::for_each_index(os, [&](const std::vector<std::int64_t>& o) {
+                    acc s = b ? static_cast<acc>(b->data()[mi]) : acc(0);
+                    for (std::int64_t c = 0; c < Cg; ++c) {
+                        util::for_each_index(ks, [&](const std::vector<std::int64_t>& k) {
+                            std::int64_t xoff = bi * C + g * Cg + c, woff = mi * Cg + c;
+                            for (std::size_t i = 0; i < n; ++i) {
+                                const std::int64_t xi = st[i] * o[i] + dl[i] * k[i] - pb[i];
+                                if (xi < 0 || xi >= xs[i]) return;  // zero padding
+                                xoff = xoff * xs[i] + xi;
+                                woff = woff * ks[i] + k[i];
+                            }
+                            s += static_cast<acc>(x.data()[xoff]) * static_cast<acc>(w.data()[woff]);
+                        });
+                    }
+                    y.data()[f++] = value_cast<T>(s);
+                });
+            }
+        }
+        return y;
+    }
+    static std::vector<tensor> run(const spec::context& c) {
+        const auto at = spec::parse_attributes<attributes>(c.attributes(), op_type);
+        return {detail::dispatch<types>(c.input_dtype(0), op_type, [&](auto t) {
+            using T = typename decltype(t)::type;
+            std::optional<array<T>> b;
+            if (c.has_input(2)) b = c.input(2).as_array<T>();
+            return tensor(compute<T>(c.input(0).as_array<T>(), c.input(1).as_array<T>(), b, at));
+        })};
+    }
+    static spec::instance sample(rng& g) {
+        const dtype d = detail::pick_dtype(g, types);
+        const auto n = static_cast<std::size_t>(nn::pick(g, 1, 3));
+        const std::int64_t max_dim = n == 3 ? 4 : 6;
+        const std::int64_t group = nn::pick(g, 1, 2), cg = nn::pick(g, 1, 2), mg = nn::pick(g, 1, 2);
+        const auto mode = nn::pick(g, 0, 5);  // 0-2 NOTSET, 3 SAME_UPPER, 4 SAME_LOWER, 5 VALID
+        const bool give_pads = mode <= 2 && g.bernoulli(0.8);
+        std::vector<std::int64_t> k(n), s(n), dl(n), pads(2 * n, 0), x(n);
+        for (std::size_t i = 0; i < n; ++i) {
+            k[i] = nn::pick(g, 1, 3);
+            s[i] = nn::pick(g, 1, 2);
+            dl[i] = nn::pick(g, 1, 2);
+            if (give_pads) {
+                pads[i] = nn::pick(g, 0, 1);
+                pads[n + i] = nn::pick(g, 0, 2);
+            }
+            const std::int64_t dk = dl[i] * (k[i] - 1) + 1;
+            const std::int64_t min_x = mode == 3 || mode == 4 ? 1 : std::max<std::int64_t>(1, dk - pads[i] - pads[n + i]);
+            x[i] = std::max(min_x, nn::pick(g, 1, max_dim));
+        }
+        shape_type xs{static_cast<std::size_t>(nn::pick(g, 1, 2)), static_cast<std::size_t>(cg * group)};
+        shape_type ws{static_cast<std::size_t>(mg * group), static_cast<std::size_t>(cg)};
+        for (std::size_t i = 0; i < n; ++i) {
+            xs.push_back(static_cast<std::size_t>(x[i]));
+            ws.push_back(static_cast<std::size_t>(k[i]));
+        }
+        spec::instance in;
+        in.inputs.emplace_back(detail::random_tensor(g, d, xs, -2, 2));
+        in.inputs.emplace_back(detail::random_tensor(g, d, ws, -1, 1));
+        if (g.bernoulli(0.5)) in.inputs.emplace_back(detail::random_tensor(g, d, {ws[0]}, -1, 1));
+        static constexpr std::array<const char*, 6> modes{"NOTSET", "NOTSET", "NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID"};
+        if (mode > 2 || g.bernoulli(0.3)) in.attributes["auto_pad"] = std::string(modes[static_cast<std::size_t>(mode)]);
+        if (group != 1 || g.bernoulli(0.3)) in.attributes["group"] = group;
+        if (g.bernoulli(0.5)) in.attributes["kernel_shape"] = k;
+        in.attributes["strides"] = s;
+        in.attributes["dilations"] = dl;
+        if (give_pads) in.attributes["pads"] = pads;
+        return in;
+    }
+};
+
+// ---------------------------------------------------------------------------
+// ConvTranspose
+// ---------------------------------------------------------------------------
+
+struct conv_transpose_attr {
+    std::string auto_pad = "NOTSET";
+    std::vector<std::int64_t> dilations;
+    std::int64_t group = 1;
+    std::vector<std::int64_t> kernel_shape;
+    std::vector<std::int64_t> output_padding;
+    std::vector<std::int64_t> output_shape;
+    std::vector<std::int64_t> pads;
+    std::vector<std::int64_t> strides;
+};
+
+/// ConvTranspose(X, W, B?): X (N, C, D1..Dn), W (C, M/group, k1..kn), B (M).
+/// Y[b, g*M/group + m, s*j + d*k - pad_begin] += X[b, g*C/group + c, j] * W[g*C/group + c, m, k],
+/// Y starts at B; the full size per axis is s*(x-1) + output_padding + d*(k-1) + 1 - pads.
+struct conv_transpose {
+    static constexpr std::string_view op_type = "ConvTranspose";
+    static constexpr int opset = 11;
+    using attributes = conv_transpose_attr;
+    static constexpr spec::dtype_set types = nn::float3;
+    static constexpr std::array<spec::value_spec, 3> inputs{
+        {{"X", types, {3, 5}}, {"W", types, {3, 5}}, {"B", types, {1, 1}, "T", true}}};
+    static constexpr std::array<spec::value_spec, 1> outputs{{{"Y", types, {3, 5}}}};
+
+    struct dims {
+        std::vector<spec::expr> x, w;
+        std::optional<std::vector<spec::expr>> b;
+        spec::expr group = 1;
+        std::vector<spec::expr> kernel_shape, output_padding, output_shape, pads, strides, dilations;
+        detail::nn::auto_pad_mode auto_pad = detail::nn::auto_pad_mode::notset;
+    };
+    struct model {
+        std::vector<spec::constraint> constraints;
+        std::vector<spec::expr> y, pad_begin, strides, dilations;
+        bool ok = false;
+    };
+    static model shape_model(const dims& d) {
+        using spec::expr;
+        namespace util = detail::nn;
+        model m;
+        auto& cs = m.constraints;
+        const std::size_t r = d.x.size();
+        cs.push_back({expr(r) >= 3, "X has rank >= 3: (N, C, D1, ...)"});
+        cs.push_back({expr(d.w.size()) == expr(r), "W has the rank of X: (C, M/group, k1, ...)"});
+        if (r < 3 || d.w.size() != r) return m;
+        const std::size_t n = r - 2;
+        cs.push_back({d.group >= 1, "group >= 1"});
+        cs.push_back({d.x[1] == d.w[0], "X channels C equal W.shape[0]"});
+        cs.push_back({d.w[0] % max(d.group, expr(1)) == 0, "input channels C are a multiple of group"});
+        const expr M = d.w[1] * d.group;
+        if (d.b) {
+            cs.push_back({expr(d.b->size()) == 1, "B is 1-D"});
+            if (d.b->size() != 1) return m;
+            cs.push_back({(*d.b)[0] == M, "B has one value per output channel W.shape[1] * group"});
+        }
+        const bool lengths = util::check_length(cs, d.kernel_shape, n, "kernel_shape", "one value per spatial axis") &
+                             util::check_length(cs, d.strides, n, "strides", "one value per spatial axis") &
+                             util::check_length(cs, d.dilations, n, "dilations", "one value per spatial axis") &
+                             util::check_length(cs, d.output_padding, n, "output_padding", "one value per spatial axis") &
+                             util::check_length(cs, d.output_shape, n, "output_shape", "one value per spatial axis") &
+                             util::check_length(cs, d.pads, 2 * n, "pads", "a begin and an end value per spatial axis");
+        if (!lengths) return m;
+        if (d.auto_pad != util::auto_pad_mode::notset && !d.pads.empty()) {
+            cs.push_back({expr(0), "pads cannot be given together with auto_pad other than NOTSET"});
+            return m;
+        }
+        const auto s = util::or_default(d.strides, n, 1), dl = util::or_default(d.dilations, n, 1);
+        const auto op = util::or_default(d.output_padding, n, 0), p = util::or_default(d.pads, 2 * n, 0);
+        m.y = {d.x[0], M};
+        for (std::size_t i = 0; i < n; ++i) {
+            const std::string ax = " (spatial axis " + std::to_string(i) + ")";
+            const expr k = d.w[2 + i];
+            if (!d.kernel_shape.empty()) cs.push_back({d.kernel_shape[i] == k, "kernel_shape equals W's spatial dims" + ax});
+            cs.push_back({k >= 1, "kernel size >= 1" + ax});
+            cs.push_back({s[i] >= 1, "strides >= 1" + ax});
+            cs.push_back({dl[i] >= 1, "dilations >= 1" + ax});
+            cs.push_back({p[i] >= 0 && p[n + i] >= 0, "pads >= 0" + ax});
+            cs.push_back({op[i] >= 0, "output_padding >= 0" + ax});
+            const expr full = s[i] * (d.x[2 + i] - 1) + op[i] + dl[i] * (k - 1) + 1;
+            expr out = 0, begin = 0;
+            const bool same = d.auto_pad == util::auto_pad_mode::same_upper || d.auto_pad == util::auto_pad_mode::same_lower;
+            if (!d.output_shape.empty() || same) {
+                out = d.output_shape.empty() ? d.x[2 + i] * s[i] : d.output_shape[i];
+                // A zero-size requested output is degenerate (ONNX's own inference drops the axis).
+                if (!d.output_shape.empty()) cs.push_back({d.output_shape[i] >= 1, "output_shape >= 1" + ax});
+                const expr total = max(expr(0), full - out);
+                begin = d.auto_pad == util::auto_pad_mode::same_upper ? total / 2 : total - total / 2;
+            } else if (d.auto_pad == util::auto_pad_mode::valid) {
+                out = full;
+            } else {
+                out = full - p[i] - p[n + i];
+                begin = p[i];
+            }
+            cs.push_back({out >= 0, "the output size is non-negative" + ax});
+            m.y.push_back(out);
+            m.pad_begin.push_back(begin);
+        }
+        m.strides = s;
+        m.dilations = dl;
+        m.ok = true;
+        return m;
+    }
+    static dims context_dims(const spec::context& c) {
+        const auto a = spec::parse_attributes<attributes>(c.attributes(), op_type);
+        dims d;
+        d.x = c.shape(0);
+        d.w = c.shape(1);
+        if (c.has_input(2)) d.b = c.shape(2);
+        d.group = c.attr("group");
+        d.kernel_shape = c.attr_ints("kernel_shape");
+        d.output_padding = c.attr_ints("output_padding");
+        d.output_shape = c.attr_ints("output_shape");
+        d.pads = c.attr_ints("pads");
+        d.strides = c.attr_ints("strides");
+        d.dilations = c.attr_ints("dilations");
+        d.auto_pad = detail::nn::parse_auto_pad(a.auto_pad, op_type);
+        return d;
+    }
+    static std::vector<spec::constraint> constraints(const spec::context& c) {
+        return shape_model(context_dims(c)).constraints;
+    }
+    static spec::shape_exprs output_shapes(const spec::context& c) { return {shape_model(context_dims(c)).y}; }
+    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
+    static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
+        if (!types.contains(out) || rank < 3 || rank > 5) return {};
+        return {{{out}, {rank}}, {{out}, {rank}}, {{out}, {1}}};
+    }
+    static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
+
+    template <class T>
+    static array<T> compute(const array<T>& x, const array<T>& w, const std::optional<array<T>>& b,
+                            const attributes& at = {}) {
+        static_assert(spec::dtype_accepted<conv_transpose, T>::value);
+        namespace util = detail::nn;
+        using acc = nn::acc_t<T>;
+        dims d;
+        d.x = util::constants(x.shape());
+        d.w = util::constants(w.shape());
+        if (b) d.b = util::constants(b->shape());
+        d.group = at.group;
+        d.kernel_shape = util::constants(at.kernel_shape);
+        d.output_padding = util::constants(at.output_padding);
+        d.output_shape = util::constants(at.output_shape);
+        d.pads = util::constants(at.pads);
+        d.strides = util::constants(at.strides);
+        d.dilations = util::constants(at.dilations);
+        d.auto_pad = util::parse_auto_pad(at.auto_pad, op_type);
+        const auto m = shape_model(d);
+        util::check_constant(op_type, m.constraints);
+
+        const auto xd = util::dims_of(x), wd = util::dims_of(w), yd = util::values(m.y);
+        const std::size_t n = xd.size() - 2;
+        const std::vector<std::int64_t> xs(xd.begin() + 2, xd.end()), ks(wd.begin() + 2, wd.end()),
+            os(yd.begin() + 2, yd.end());
+        const auto pb = util::values(m.pad_begin), st = util::values(m.strides), dl = util::values(m.dilations);
+        const std::int64_t N = xd[0], C = xd[1], Mg = wd[1], M = yd[1], Cg = C / at.group;
+        const std::int64_t plane = util::count(os);
+        std::vector<acc> sum(static_cast<std::size_t>(N * M * plane), acc(0));
+        for (std::int64_t bi = 0; bi < N; ++bi) {
+            for (std::int64_t mi = 0; mi < M; ++mi) {
+                const acc bias = b ? static_cast<acc>(b->data()[mi]) : acc(0);
+                for (std::int64_t f = 0; f < plane; ++f) sum[static_cast<std::size_t>((bi * M + mi) * plane + f)] = bias;
+            }
+            for (std::int64_t ci = 0; ci < C; ++ci) {
+                const std::int64_t g = ci / Cg;
+                util::for_each_index(xs, [&](const std::vector<std::int64_t>& j) {
+                    std::int64_t xoff = bi * C + ci;
+                    for (std::size_t i = 0; i < n; ++i) xoff = xoff * xs[i] + j[i];
+                    const acc xv = static_cast<acc>(x.data()[xoff]);
+                    for (std::int64_t mm = 0; mm < Mg; ++mm) {
+                        const std::int64_t mi = g * Mg + mm;
+                        util::for_each_index(ks, [&](const std::vector<std::int64_t>& k) {
+                            std::int64_t yoff = bi * M + mi, woff = ci * Mg + mm;
+                            for (std::size_t i = 0; i < n; ++i) {
+                                const std::int64_t yi = st[i] * j[i] + dl[i] * k[i] - pb[i];
+                                if (yi < 0 || yi >= os[i]) return;  // cropped by pads / output_shape
+                                yoff = yoff * os[i] + yi;
+                                woff = woff * ks[i] + k[i];
+                            }
+                            sum[static_cast<std::size_t>(yoff)] += xv * static_cast<acc>(w.data()[woff]);
+                        });
+                    }
+                });
+            }
+        }
+        auto y = array<T>::from_shape(util::to_shape(yd, op_type));
+        for (std::size_t f = 0; f < sum.size(); ++f) y.data()[f] = value_cast<T>(sum[f]);
+        return y;
+    }
+    static std::vector<tensor> run(const spec::context& c) {
+        const auto at = spec::parse_attributes<attributes>(c.attributes(), op_type);
+        return {detail::dispatch<types>(c.input_dtype(0), op_type, [&](auto t) {
+            using T = typename decltype(t)::type;
+            std::optional<array<T>> b;
+            if (c.has_input(2)) b = c.input(2).as_array<T>();
+            return tensor(compute<T>(c.input(0).as_array<T>(), c.input(1).as_array<T>(), b, at));
+        })};
+    }
+    static spec::instance sample(rng& g) {
+        const dtype d = detail::pick_dtype(g, types);
+        const auto n = static_cast<std::size_t>(nn::pick(g, 1, 3));
+        const std::int64_t max_dim = n == 3 ? 3 : 4;
+        const std::int64_t group = nn::pick(g, 1, 2), cg = nn::pick(g, 1, 2), mg = nn::pick(g, 1, 2);
+        const auto mode = nn::pick(g, 0, 5);  // 0-1 NOTSET, 2 output_shape, 3 SAME_UPPER, 4 SAME_LOWER, 5 VALID
+        std::vector<std::int64_t> k(n), s(n), dl(n), op(n), pads(2 * n, 0), x(n), oshape(n);
+        for (std::size_t i = 0; i < n; ++i) {
+            k[i] = nn::pick(g, 1, 3);
+            s[i] = nn::pick(g, 1, 2);
+            dl[i] = nn::pick(g, 1, 2);
+            op[i] = nn::pick(g, 0, s[i] - 1);
+            x[i] = nn::pick(g, 1, max_dim);
+            const std::int64_t full = s[i] * (x[i] - 1) + op[i] + dl[i] * (k[i] - 1) + 1;
+            if (mode <= 1) {
+                pads[i] = nn::pick(g, 0, std::min<std::int64_t>(1, full / 2));
+                pads[n + i] = nn::pick(g, 0, std::min<std::int64_t>(1, full / 2));
+            }
+            oshape[i] = std::max<std::int64_t>(1, full + nn::pick(g, -2, 1));
+        }
+        shape_type xs{static_cast<std::size_t>(nn::pick(g, 1, 2)), static_cast<std::size_t>(cg * group)};
+        shape_type ws{static_cast<std::size_t>(cg * group), static_cast<std::size_t>(mg)};
+        for (std::size_t i = 0; i < n; ++i) {
+            xs.push_back(static_cast<std::size_t>(x[i]));
+            ws.push_back(static_cast<std::size_t>(k[i]));
+        }
+        spec::instance in;
+        in.inputs.emplace_back(detail::random_tensor(g, d, xs, -2, 2));
+        in.inputs.emplace_back(detail::random_tensor(g, d, ws, -1, 1));
+        if (g.bernoulli(0.5)) in.inputs.emplace_back(detail::random_tensor(g, d, {static_cast<std::size_t>(mg * group)}, -1, 1));
+        static constexpr std::array<const char*, 6> modes{"NOTSET", "NOTSET", "NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID"};
+        if (mode > 2 || g.bernoulli(0.3)) in.attributes["auto_pad"] = std::string(modes[static_cast<std::size_t>(mode)]);
+        if (group != 1 || g.bernoulli(0.3)) in.attributes["group"] = group;
+        if (g.bernoulli(0.5)) in.attributes["kernel_shape"] = k;
+        in.attributes["strides"] = s;
+        in.attributes["dilations"] = dl;
+        in.attributes["output_padding"] = op;
+        if (mode <= 1) in.attributes["pads"] = pads;
+        if (mode == 2) in.attributes["output_shape"] = oshape;
+        return in;
+    }
+};
+
+// ---------------------------------------------------------------------------
+// MaxPool, AveragePool
+// ---------------------------------------------------------------------------
+
+namespace nn {
+/// The pools' shared shape model: rank, kernel_shape and the window geometry.
+struct pool_model {
+    std::vector<constraint> constraints;
+    std::vector<expr> y;
+    util::window_geometry geo;
+    bool ok = false;
+};
+inline pool_model pool_shape_model(const std::vector<expr>& x, const std::vector<expr>& kernel_shape,
+                                   const std::vector<expr>& strides, const std::vector<expr>& dilations,
+                                   const std::vector<expr>& pads, util::auto_pad_mode auto_pad, const expr& ceil_mode) {
+    pool_model m;
+    auto& cs = m.constraints;
+    const std::size_t r = x.size();
+    cs.push_back({expr(r) >= 3, "X has rank >= 3: (N, C, D1, ...)"});
+    if (r < 3) return m;
+    const std::size_t n = r - 2;
+    cs.push_back({expr(kernel_shape.size()) == expr(n), "kernel_shape has one value per spatial axis"});
+    if (kernel_shape.size() != n) return m;
+    util::window_spec ws;
+    ws.x = tail(x, 2);
+    ws.kernel = kernel_shape;
+    ws.strides = strides;
+    ws.dilations = dilations;
+    ws.pads = pads;
+    ws.auto_pad = auto_pad;
+    ws.ceil_mode = ceil_mode;
+    ws.pads_below_kernel = true;
+    m.geo = util::forward_window(ws);
+    cs.insert(cs.end(), m.geo.constraints.begin(), m.geo.constraints.end());
+    if (!m.geo.lengths_ok) return m;
+    m.y = {x[0], x[1]};
+    m.y.insert(m.y.end(), m.geo.out.begin(), m.geo.out.end());
+    m.ok = true;
+    return m;
+}
+
+/// A random pooling instance: kernel, strides, pads / auto_pad, ceil_mode;
+/// dilations only without padding (so every window overlaps the input).
+inline spec::instance sample_pool(rng& g, spec::dtype_set types, bool with_dilations, bool count_include_pad) {
+    const dtype d = detail::pick_dtype(g, types);
+    const auto n = static_cast<std::size_t>(pick(g, 1, 3));
+    const std::int64_t max_dim = n == 3 ? 4 : 6;
+    const auto mode = pick(g, 0, 5);  // 0-2 NOTSET, 3 SAME_UPPER, 4 SAME_LOWER, 5 VALID
+    const bool padded = mode <= 2 && g.bernoulli(0.6);
+    std::vector<std::int64_t> k(n), s(n), dl(n, 1), pads(2 * n, 0);
+    shape_type xs{static_cast<std::size_t>(pick(g, 1, 2)), static_cast<std::size_t>(pick(g, 1, 3))};
+    for (std::size_t i = 0; i < n; ++i) {
+        k[i] = pick(g, 1, 3);
+        s[i] = pick(g, 1, 2);
+        if (with_dilations && !padded && mode != 3 && mode != 4) dl[i] = pick(g, 1, 2);
+        if (padded) {
+            pads[i] = pick(g, 0, k[i] - 1);
+            pads[n + i] = pick(g, 0, k[i] - 1);
+        }
+        const std::int64_t dk = dl[i] * (k[i] - 1) + 1;
+        xs.push_back(static_cast<std::size_t>(std::max(std::max<std::int64_t>(1, dk - pads[i] - pads[n + i]), pick(g, 1, max_dim))));
+    }
+    spec::instance in;
+    in.inputs.emplace_back(detail::random_tensor(g, d, xs, -4, 4));
+    static constexpr std::array<const char*, 6> modes{"NOTSET", "NOTSET", "NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID"};
+    if (mode > 2 || g.bernoulli(0.3)) in.attributes["auto_pad"] = std::string(modes[static_cast<std::size_t>(mode)]);
+    in.attributes["kernel_shape"] = k;
+    if (g.bernoulli(0.8)) in.attributes["strides"] = s;
+    if (with_dilations && g.bernoulli(0.5)) in.attributes["dilations"] = dl;
+    if (padded) in.attributes["pads"] = pads;
+    if (g.bernoulli(0.4)) in.attributes["ceil_mode"] = std::int64_t{1};
+    if (count_include_pad && g.bernoulli(0.5)) in.attributes["count_include_pad"] = std::int64_t{1};
+    return in;
+}
+}  // namespace nn
+
+struct max_pool_attr {
+    std::string auto_pad = "NOTSET";
+    std::int64_t ceil_mode = 0;
+    std::vector<std::int64_t> dilations;
+    std::vector<std::int64_t> kernel_shape;
+    std::vector<std::int64_t> pads;
+    std::int64_t storage_order = 0;
+    std::vector<std::int64_t> strides;
+    static constexpr std::array<std::string_view, 1> required{"kernel_shape"};
+};
+
+/// MaxPool(X) -> (Y, Indices): the maximum over each (dilated) window of the
+/// input, padding excluded; Indices is the flat index into X of that maximum.
+struct max_pool {
+    static constexpr std::string_view op_type = "MaxPool";
+    static constexpr int opset = 12;
+    using attributes = max_pool_attr;
+    static constexpr spec::dtype_set types = nn::float3 | spec::dtypes_of(dtype::i8, dtype::u8);
+    static constexpr std::array<spec::value_spec, 1> inputs{{{"X", types, {3, 5}}}};
+    static constexpr std::array<spec::value_spec, 2> outputs{
+        {{"Y", types, {3, 5}}, {"Indices", spec::types::int64, {3, 5}, "I", true}}};
+
+    static nn::pool_model context_model(const spec::context& c) {
+        const auto a = spec::parse_attributes<attributes>(c.attributes(), op_type);
+        return nn::pool_shape_model(c.shape(0), c.attr_ints("kernel_shape"), c.attr_ints("strides"),
+                                    c.attr_ints("dilations"), c.attr_ints("pads"),
+                                    detail::nn::parse_auto_pad(a.auto_pad, op_type), c.attr("ceil_mode"));
+    }
+    static std::vector<spec::constraint> constraints(const spec::context& c) {
+        auto cs = context_model(c).constraints;
+        cs.push_back({c.attr("storage_order") == 0 || c.attr("storage_order") == 1, "storage_order is 0 or 1"});
+        return cs;
+    }
+    static spec::shape_exprs output_shapes(const spec::context& c) {
+        const auto y = context_model(c).y;
+        return {y, y};
+    }
+    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0), dtype::i64}; }
+    static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
+        if (!types.contains(out) || rank < 3 || rank > 5) return {};
+        return {{{out}, {rank}}};
+    }
+    static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
+
+    /// Y and Indices.
+    template <class T>
+    static std::pair<array<T>, array<std::int64_t>> compute(const array<T>& x, const attributes& at) {
+        static_assert(spec::dtype_accepted<max_pool, T>::value);
+        namespace util = detail::nn;
+        const auto m = nn::pool_shape_model(util::constants(x.shape()), util::constants(at.kernel_shape),
+                                            util::constants(at.strides), util::constants(at.dilations),
+                                            util::constants(at.pads), util::parse_auto_pad(at.auto_pad, op_type),
+                                            spec::expr(at.ceil_mode));
+        util::check_constant(op_type, m.constraints);
+        if (at.storage_order != 0 && at.storage_order != 1) throw error(std::string(op_type), "storage_order must be 0 or 1");
+        const auto xd = util::dims_of(x), yd = util::values(m.y);
+        const std::size_t n = xd.size() - 2;
+        const std::vector<std::int64_t> xs(xd.begin() + 2, xd.end()), os(yd.begin() + 2, yd.end());
+        const auto ks = at.kernel_shape;
+        const auto pb = util::values(m.geo.pad_begin), st = util::values(m.geo.stride), dl = util::values(m.geo.dilation);
+        const std::int64_t planes = xd[0] * xd[1], plane = util::count(xs);
+        const auto shape = util::to_shape(yd, op_type);
+        auto y = array<T>::from_shape(shape);
+        auto ind = array<std::int64_t>::from_shape(shape);
+        std::size_t f = 0;
+        for (std::int64_t pl = 0; pl < planes; ++pl) {
+            util::for_each_index(os, [&](const std::vector<std::int64_t>& o) {
+                bool found = false;
+                T best{};
+                std::int64_t best_idx = 0;
+                std::vector<std::int64_t> pos(n);
+                util::for_each_index(ks, [&](const std::vector<std::int64_t>& k) {
+                    for (std::size_t i = 0; i < n; ++i) {
+                        pos[i] = st[i] * o[i] + dl[i] * k[i] - pb[i];
+                        if (pos[i] < 0 || pos[i] >= xs[i]) return;  // padding: ignored
+                    }
+                    std::int64_t row = 0, col = 0, step = 1;
+                    for (std::size_t i = 0; i < n; ++i) row = row * xs[i] + pos[i];
+                    for (std::size_t i = 0; i < n; ++i) {
+                        col += pos[i] * step;
+                        step *= xs[i];
+                    }
+                    const T v = x.data()[pl * plane + row];
+                    bool take = !found || v > best;
+                    if constexpr (floating_element<T>) {
+                        if (found && std::isnan(nn::to_double(best))) take = false;       // NaN stays
+                        if (found && std::isnan(nn::to_double(v)) && !std::isnan(nn::to_double(best))) take = true;
+                    }
+                    if (take) {
+                        best = v;
+                        best_idx = pl * plane + (at.storage_order == 0 ? row : col);
+                        found = true;
+                    }
+                });
+                if (!found) throw error(std::string(op_type), "a pooling window covers only padding (dilations too large)");
+                y.data()[f] = best;
+                ind.data()[f] = best_idx;
+                ++f;
+            });
+        }
+        return {std::move(y), std::move(ind)};
+    }
+    static std::vector<tensor> run(const spec::context& c) {
+        const auto at = spec::parse_attributes<attributes>(c.attributes(), op_type);
+        return detail::dispatch<types, std::vector<tensor>>(c.input_dtype(0), op_type, [&](auto t) {
+            using T = typename decltype(t)::type;
+            auto [y, i] = compute<T>(c.input(0).as_array<T>(), at);
+            return std::vector<tensor>{tensor(y), tensor(i)};
+        });
+    }
+    static spec::instance sample(rng& g) {
+        auto in = nn::sample_pool(g, types, true, false);
+        if (g.bernoulli(0.3)) in.attributes["storage_order"] = std::int64_t{1};
+        return in;
+    }
+};
+
+struct average_pool_attr {
+    std::string auto_pad = "NOTSET";
+    std::int64_t ceil_mode = 0;
+    std::int64_t count_include_pad = 0;
+    std::vector<std::int64_t> kernel_shape;
+    std::vector<std::int64_t> pads;
+    std::vector<std::int64_t> strides;
+    static constexpr std::array<std::string_view, 1> required{"kernel_shape"};
+};
+
+/// AveragePool(X): mean over each window; the divisor counts the window's
+/// positions inside X (count_include_pad=0) or inside the padded input
+/// (count_include_pad=1; positions past the end pad, from ceil_mode, are not counted).
+struct average_pool {
+    static constexpr std::string_view op_type = "AveragePool";
+    static constexpr int opset = 11;
+    using attributes = average_pool_attr;
+    static constexpr spec::dtype_set types = nn::float3;
+    static constexpr std::array<spec::value_spec, 1> inputs{{{"X", types, {3, 5}}}};
+    static constexpr std::array<spec::value_spec, 1> outputs{{{"Y", types, {3, 5}}}};
+
+    static nn::pool_model context_model(const spec::context& c) {
+        const auto a = spec::parse_attributes<attributes>(c.attributes(), op_type);
+        return nn::pool_shape_model(c.shape(0), c.attr_ints("kernel_shape"), c.attr_ints("strides"), {},
+                                    c.attr_ints("pads"), detail::nn::parse_auto_pad(a.auto_pad, op_type),
+                                    c.attr("ceil_mode"));
+    }
+    static std::vector<spec::constraint> constraints(const spec::context& c) { return context_model(c).constraints; }
+    static spec::shape_exprs output_shapes(const spec::context& c) { return {context_model(c).y}; }
+    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
+    static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
+        if (!types.contains(out) || rank < 3 || rank > 5) return {};
+        return {{{out}, {rank}}};
+    }
+    static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
+
+    template <class T>
+    static array<T> compute(const array<T>& x, const attributes& at) {
+        static_assert(spec::dtype_accepted<average_pool, T>::value);
+        namespace util = detail::nn;
+        using acc = nn::acc_t<T>;
+        const auto m = nn::pool_shape_model(util::constants(x.shape()), util::constants(at.kernel_shape),
+                                            util::constants(at.strides), {}, util::constants(at.pads),
+                                            util::parse_auto_pad(at.auto_pad, op_type), spec::expr(at.ceil_mode));
+        util::check_constant(op_type, m.constraints);
+        const auto xd = util::dims_of(x), yd = util::values(m.y);
+        const std::size_t n = xd.size() - 2;
+        const std::vector<std::int64_t> xs(xd.begin() + 2, xd.end()), os(yd.begin() + 2, yd.end());
+        const auto ks = at.kernel_shape;
+        const auto pb = util::values(m.geo.pad_begin), pe = util::values(m.geo.pad_end), st = util::values(m.geo.stride);
+        const std::int64_t planes = xd[0] * xd[1], plane = util::count(xs);
+        auto y = array<T>::from_shape(util::to_shape(yd, op_type));
+        std::size_t f = 0;
+        for (std::int64_t pl = 0; pl < planes; ++pl) {
+            util::for_each_index(os, [&](const std::vector<std::int64_t>& o) {
+                acc s = 0;
+                std::int64_t inside = 0, padded = 0;
+                util::for_each_index(ks, [&](const std::vector<std::int64_t>& k) {
+                    std::int64_t row = 0;
+                    bool in_x = true;
+                    for (std::size_t i = 0; i < n; ++i) {
+                        const std::int64_t p = st[i] * o[i] + k[i] - pb[i];
+                        if (p >= xs[i] + pe[i]) return;  // past the end padding (ceil_mode)
+                        if (p < 0 || p >= xs[i]) in_x = false;
+                        row = row * xs[i] + p;
+                    }
+                    ++padded;
+                    if (!in_x) return;
+                    ++inside;
+                    s += static_cast<acc>(x.data()[pl * plane + row]);
+                });
+                const std::int64_t divisor = at.count_include_pad != 0 ? padded : inside;
+                if (divisor == 0) throw error(std::string(op_type), "a pooling window covers only padding");
+                y.data()[f++] = value_cast<T>(s / static_cast<acc>(divisor));
+            });
+        }
+        return y;
+    }
+    static std::vector<tensor> run(const spec::context& c) {
+        const auto at = spec::parse_attributes<attributes>(c.attributes(), op_type);
+        return {detail::dispatch<types>(c.input_dtype(0), op_type, [&](auto t) {
+            using T = typename decltype(t)::type;
+            return tensor(compute<T>(c.input(0).as_array<T>(), at));
+        })};
+    }
+    static spec::instance sample(rng& g) { return nn::sample_pool(g, types, false, true); }
+};
+
+// ---------------------------------------------------------------------------
+// GlobalAveragePool, GlobalMaxPool
+// ---------------------------------------------------------------------------
+
+namespace nn {
+/// Y[n, c, 1, ..., 1] = mean (or max) of X[n, c, :, ..., :].
+template <bool Max>
+struct global_pool {
+    static constexpr std::string_view op_type = Max ? "GlobalMaxPool" : "GlobalAveragePool";
+    static constexpr int opset = 1;
+    using attributes = spec::no_attributes;
+    static constexpr spec::dtype_set types = float3;
+    static constexpr std::array<spec::value_spec, 1> inputs{{{"X", types, {3, 8}}}};
+    static constexpr std::array<spec::value_spec, 1> outputs{{{"Y", types, {3, 8}}}};
+
+    static std::vector<constraint> constraints(const spec::context& c) {
+        std::vector<constraint> cs{{expr(c.rank(0)) >= 3, "X has rank >= 3: (N, C, D1, ...)"}};
+        for (std::size_t i = 2; i < c.rank(0); ++i) {
+            cs.push_back({c.dim(0, i) >= 1, "spatial dims are non-empty (axis " + std::to_string(i) + ")"});
+        }
+        return cs;
+    }
+    static spec::shape_exprs output_shapes(const spec::context& c) {
+        std::vector<expr> y{c.dim(0, 0), c.dim(0, 1)};
+        for (std::size_t i = 2; i < c.rank(0); ++i) y.emplace_back(1);
+        return {y};
+    }
+    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
+    static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
+        if (!types.contains(out) || rank < 3) return {};
+        return {{{out}, {rank}}};
+    }
+    static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
+
+    template <class T>
+    static array<T> compute(const array<T>& x) {
+        static_assert(spec::dtype_accepted<global_pool, T>::value);
+        if (x.dimension() < 3) throw shape_error(std::string(op_type), "X must have rank >= 3: (N, C, D1, ...)");
+        shape_type ys{x.shape()[0], x.shape()[1]};
+        std::size_t plane = 1;
+        for (std::size_t i = 2; i < x.dimension(); ++i) {
+            if (x.shape()[i] == 0) throw shape_error(std::string(op_type), "spatial dims must be non-empty");
+            plane *= x.shape()[i];
+            ys.push_back(1);
+        }
+        auto y = array<T>::from_shape(ys);
+        for (std::size_t p = 0; p < y.size(); ++p) {
+            const T* v = x.data() + p * plane;
+            if constexpr (Max) {
+                T best = v[0];
+                for (std::size_t i = 1; i < plane; ++i) {
+                    if (std::isnan(to_double(best))) break;
+                    if (v[i] > best || std::isnan(to_double(v[i]))) best = v[i];
+                }
+                y.data()[p] = best;
+            } else {
+                acc_t<T> s = 0;
+                for (std::size_t i = 0; i < plane; ++i) s += static_cast<acc_t<T>>(v[i]);
+                y.data()[p] = value_cast<T>(s / static_cast<acc_t<T>>(plane));
+            }
+        }
+        return y;
+    }
+    static std::vector<tensor> run(const spec::context& c) {
+        return {detail::dispatch<types>(c.input_dtype(0), op_type, [&](auto t) {
+            using U = typename decltype(t)::type;
+            return tensor(compute<U>(c.input(0).as_array<U>()));
+        })};
+    }
+    static spec::instance sample(rng& g) {
+        spec::instance in;
+        in.inputs.emplace_back(detail::random_tensor(g, detail::pick_dtype(g, types), detail::random_shape(g, 3, 5, 4), -4, 4));
+        return in;
+    }
+};
+}  // namespace nn
+
+using global_average_pool = nn::global_pool<false>;
+using global_max_pool = nn::global_pool<true>;
+
+// ---------------------------------------------------------------------------
+// LRN
+// ---------------------------------------------------------------------------
+
+struct lrn_attr {
+    float alpha = 0.0001f;
+    float beta = 0.75f;
+    float bias = 1.0f;
+    std::int64_t size = 1;
+    static constexpr std::array<std::string_view, 1> required{"size"};
+};
+
+/// LRN(X): Y = X / (bias + alpha / size * square_sum)^beta, square_sum over the
+/// channels [c - floor((size-1)/2), c + ceil((size-1)/2)] clipped to [0, C).
+struct lrn {
+    static constexpr std::string_view op_type = "LRN";
+    static constexpr int opset = 13;
+    using attributes = lrn_attr;
+    static constexpr spec::dtype_set types = spec::types::floating;
+    static constexpr std::array<spec::value_spec, 1> inputs{{{"X", types, {3, 8}}}};
+    static constexpr std::array<spec::value_spec, 1> outputs{{{"Y", types, {3, 8}}}};
+
+    static std::vector<spec::constraint> constraints(const spec::context& c) {
+        return {{spec::expr(c.rank(0)) >= 3, "X has rank >= 3: (N, C, D1, ...)"}, {c.attr("size") >= 1, "size >= 1"}};
+    }
+    static spec::shape_exprs output_shapes(const spec::context& c) { return {c.shape(0)}; }
+    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
+    static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
+        if (!types.contains(out) || rank < 3) return {};
+        return {{{out}, {rank}}};
+    }
+    /// The base raised to beta must be positive.
+    static std::vector<spec::domain_rule> domain(const spec::attribute_map& attrs) {
+        const auto a = spec::parse_attributes<attributes>(attrs, op_type);
+        return {{"bias + alpha / size * square_sum > 0", [a](std::span<const tensor> in) {
+                     const auto x = in[0].to<double>();
+                     if (x.dimension() < 3 || a.size < 1) return 0.0;
+                     const auto base = bases(x, a);
+                     double loss = 0.0;
+                     for (const double b : base) loss += b > 0 ? 0.0 : (1e-10 - b);
+                     return loss;
+                 }}};
+    }
+    /// bias + alpha / size * square_sum for every element, in double.
+    static std::vector<double> bases(const array<double>& x, const attributes& a) {
+        const std::size_t N = x.shape()[0], C = x.shape()[1], plane = x.size() / std::max<std::size_t>(1, N * C);
+        const auto lo = (a.size - 1) / 2, hi = a.size - 1 - lo;
+        std::vector<double> out(x.size());
+        for (std::size_t b = 0; b < N; ++b) {
+            for (std::size_t c = 0; c < C; ++c) {
+                const auto first = std::max<std::int64_t>(0, static_cast<std::int64_t>(c) - lo);
+                const auto last = std::min<std::int64_t>(static_cast<std::int64_t>(C) - 1, static_cast<std::int64_t>(c) + hi);
+                for (std::size_t p = 0; p < plane; ++p) {
+                    double s = 0;
+                    for (auto j = first; j <= last; ++j) {
+                        const double v = x.data()[(b * C + static_cast<std::size_t>(j)) * plane + p];
+                        s += v * v;
+                    }
+                    out[(b * C + c) * plane + p] =
+                        static_cast<double>(a.bias) + static_cast<double>(a.alpha) / static_cast<double>(a.size) * s;
+                }
+            }
+        }
+        return out;
+    }
+    template <class T>
+    static array<T> compute(const array<T>& x, const attributes& a) {
+        static_assert(spec::dtype_accepted<lrn, T>::value);
+        using acc = nn::acc_t<T>;
+        if (x.dimension() < 3) throw shape_error(std::string(op_type), "X must have rank >= 3: (N, C, D1, ...)");
+        if (a.size < 1) throw error(std::string(op_type), "size must be >= 1");
+        const std::size_t N = x.shape()[0], C = x.shape()[1], plane = x.size() / std::max<std::size_t>(1, N * C);
+        const auto lo = (a.size - 1) / 2, hi = a.size - 1 - lo;
+        auto y = array<T>::from_shape(x.shape());
+        for (std::size_t b = 0; b < N; ++b) {
+            for (std::size_t c = 0; c < C; ++c) {
+                const auto first = std::max<std::int64_t>(0, static_cast<std::int64_t>(c) - lo);
+                const auto last = std::min<std::int64_t>(static_cast<std::int64_t>(C) - 1, static_cast<std::int64_t>(c) + hi);
+                for (std::size_t p = 0; p < plane; ++p) {
+                    acc s = 0;
+                    for (auto j = first; j <= last; ++j) {
+                        const auto v = static_cast<acc>(x.data()[(b * C + static_cast<std::size_t>(j)) * plane + p]);
+                        s += v * v;
+                    }
+                    const std::size_t f = (b * C + c) * plane + p;
+                    const acc base = static_cast<acc>(a.bias) + static_cast<acc>(a.alpha) / static_cast<acc>(a.size) * s;
+                    y.data()[f] = value_cast<T>(static_cast<acc>(x.data()[f]) / std::pow(base, static_cast<acc>(a.beta)));
+                }
+            }
+        }
+        return y;
+    }
+    static std::vector<tensor> run(const spec::context& c) {
+        const auto at = spec::parse_attributes<attributes>(c.attributes(), op_type);
+        return {detail::dispatch<types>(c.input_dtype(0), op_type, [&](auto t) {
+            using T = typename decltype(t)::type;
+            return tensor(compute<T>(c.input(0).as_array<T>(), at));
+        })};
+    }
+    static spec::instance sample(rng& g) {
+        spec::instance in;
+        in.inputs.emplace_back(detail::random_tensor(g, detail::pick_dtype(g, types), detail::random_shape(g, 3, 4, 4), -3, 3));
+        in.attributes["size"] = nn::pick(g, 1, 5);
+        if (g.bernoulli(0.5)) in.attributes["alpha"] = 0.001;
+        if (g.bernoulli(0.5)) in.attributes["beta"] = 0.5;
+        if (g.bernoulli(0.5)) in.attributes["bias"] = 2.0;
+        return in;
+    }
+};
+
+// ---------------------------------------------------------------------------
+// Resize, Upsample
+// ---------------------------------------------------------------------------
+
+struct resize_attr {
+    std::string coordinate_transformation_mode = "half_pixel";
+    float cubic_coeff_a = -0.75f;
+    std::int64_t exclude_outside = 0;
+    float extrapolation_value = 0.0f;
+    std::string mode = "nearest";
+    std::string nearest_mode = "round_prefer_floor";
+};
+
+namespace nn {
+/// Resize's interpolation (the ONNX 1.12 reference, resize.py, transcribed).
+struct resize_impl {
+    enum class mode_t : std::uint8_t { nearest, linear, cubic };
+    enum class ctm_t : std::uint8_t { half_pixel, pytorch_half_pixel, align_corners, asymmetric, tf_half_pixel_for_nn, tf_crop_and_resize };
+    enum class nearest_t : std::uint8_t { round_prefer_floor, round_prefer_ceil, floor, ceil };
+    struct settings {
+        mode_t mode;
+        ctm_t ctm;
+        nearest_t nearest;
+        double cubic_a;
+        bool exclude_outside;
+        double extrapolation;
+    };
+    static settings parse(const resize_attr& a, std::string_view op_type) {
+        settings s{};
+        const std::string where(op_type);
+        if (a.mode == "nearest") s.mode = mode_t::nearest;
+        else if (a.mode == "linear") s.mode = mode_t::linear;
+        else if (a.mode == "cubic") s.mode = mode_t::cubic;
+        else throw error(where, "mode must be nearest, linear or cubic, got '" + a.mode + "'");
+        const auto& c = a.coordinate_transformation_mode;
+        if (c == "half_pixel") s.ctm = ctm_t::half_pixel;
+        else if (c == "pytorch_half_pixel") s.ctm = ctm_t::pytorch_half_pixel;
+        else if (c == "align_corners") s.ctm = ctm_t::align_corners;
+        else if (c == "asymmetric") s.ctm = ctm_t::asymmetric;
+        else if (c == "tf_half_pixel_for_nn") s.ctm = ctm_t::tf_half_pixel_for_nn;
+        else if (c == "tf_crop_and_resize") s.ctm = ctm_t::tf_crop_and_resize;
+        else throw error(where, "unknown coordinate_transformation_mode '" + c + "'");
+        if (a.nearest_mode == "round_prefer_floor") s.nearest = nearest_t::round_prefer_floor;
+        else if (a.nearest_mode == "round_prefer_ceil") s.nearest = nearest_t::round_prefer_ceil;
+        else if (a.nearest_mode == "floor") s.nearest = nearest_t::floor;
+        else if (a.nearest_mode == "ceil") s.nearest = nearest_t::ceil;
+        else throw error(where, "unknown nearest_mode '" + a.nearest_mode + "'");
+        s.cubic_a = static_cast<double>(a.cubic_coeff_a);
+        s.exclude_outside = a.exclude_outside != 0;
+        s.extrapolation = static_cast<double>(a.extrapolation_value);
+        if (!std::isfinite(s.cubic_a)) throw error(where, "cubic_coeff_a must be finite");
+        return s;
+    }
+
+    /// floor(x * scale) per axis; scales must be positive and finite.
+    static std::vector<std::int64_t> scaled_dims(const shape_type& x, std::span<const float> scales, std::string_view op_type) {
+        if (scales.size() != x.size()) {
+            throw shape_error(std::string(op_type), "scales has " + std::to_string(scales.size()) + " values for rank " +
+                                                        std::to_string(x.size()));
+        }
+        std::vector<std::int64_t> out;
+        for (std::size_t i = 0; i < x.size(); ++i) {
+            const double s = static_cast<double>(scales[i]);
+            if (!(s > 0.0) || !std::isfinite(s)) {
+                throw error(std::string(op_type), "scales must be positive and finite, got " + std::to_string(s));
+            }
+            const double v = std::floor(s * static_cast<double>(x[i]));
+            if (!(v < 0x1p31)) throw shape_error(std::string(op_type), "scaled output dim is too large");
+            out.push_back(static_cast<std::int64_t>(v));
+        }
+        return out;
+    }
+
+    struct taps {
+        bool extrapolate = false;
+        std::vector<std::int64_t> index;
+        std::vector<double> weight;
+    };
+    static std::vector<double> coeffs(const settings& s, double ratio, bool integral) {
+        switch (s.mode) {
+            case mode_t::nearest:
+                if (integral) return {0.0, 1.0};
+                switch (s.nearest) {
+                    case nearest_t::round_prefer_floor: return {ratio <= 0.5 ? 1.0 : 0.0, ratio > 0.5 ? 1.0 : 0.0};
+                    case nearest_t::round_prefer_ceil: return {ratio < 0.5 ? 1.0 : 0.0, ratio >= 0.5 ? 1.0 : 0.0};
+                    case nearest_t::floor: return {1.0, 0.0};
+                    case nearest_t::ceil: return {0.0, 1.0};
+                }
+                return {};
+            case mode_t::linear: return {1.0 - ratio, ratio};
+            case mode_t::cubic: {
+                const double A = s.cubic_a, r = ratio, q = 1.0 - ratio;
+                return {((A * (r + 1) - 5 * A) * (r + 1) + 8 * A) * (r + 1) - 4 * A,
+                        ((A + 2) * r - (A + 3)) * r * r + 1,
+                        ((A + 2) * q - (A + 3)) * q * q + 1,
+                        ((A * (q + 1) - 5 * A) * (q + 1) + 8 * A) * (q + 1) - 4 * A};
+            }
+        }
+        return {};
+    }
+    /// Taps of output coordinate x along an axis of `in` elements.
+    static taps axis_taps(const settings& s, std::int64_t x_resized, std::int64_t in, double scale, double roi_start,
+                          double roi_end, std::string_view op_type) {
+        const double x = static_cast<double>(x_resized), len = static_cast<double>(in);
+        const double out_w = scale * len;  // the reference's output_width (a real number)
+        double xo = 0.0;
+        taps t;
+        switch (s.ctm) {
+            case ctm_t::align_corners: xo = out_w == 1.0 ? 0.0 : x * (len - 1) / (out_w - 1); break;
+            case ctm_t::asymmetric: xo = x / scale; break;
+            case ctm_t::tf_crop_and_resize:
+                xo = out_w == 1.0 ? (roi_end - roi_start) * (len - 1) / 2 : x * (roi_end - roi_start) * (len - 1) / (out_w - 1);
+                xo += roi_start * (len - 1);
+                if (xo < 0 || xo > len - 1) {
+                    t.extrapolate = true;
+                    return t;
+                }
+                break;
+            case ctm_t::pytorch_half_pixel: xo = out_w == 1.0 ? -0.5 : (x + 0.5) / scale - 0.5; break;
+            case ctm_t::half_pixel: xo = (x + 0.5) / scale - 0.5; break;
+            case ctm_t::tf_half_pixel_for_nn: xo = (x + 0.5) / scale; break;
+        }
+        if (!std::isfinite(xo) || std::fabs(xo) > 0x1p40) {
+            throw error(std::string(op_type), "source coordinate " + std::to_string(xo) + " is out of range");
+        }
+        const double fl = std::floor(xo);
+        const bool integral = xo == fl;
+        const double ratio = integral ? 1.0 : xo - fl;
+        auto w = coeffs(s, ratio, integral);
+        const auto n = static_cast<std::int64_t>(w.size());
+        const std::int64_t p = (n + 1) / 2;  // edge padding of the reference
+        const std::int64_t L = in + 2 * p;
+        // The n padded indices nearest to xo + p (ties to the lower index), kept inside [0, L).
+        std::int64_t start = static_cast<std::int64_t>(std::ceil(xo + static_cast<double>(p))) - n / 2;
+        start = std::clamp<std::int64_t>(start, 0, L - n);
+        std::vector<double> inside = w;
+        double sum = 0;
+        for (std::int64_t j = 0; j < n; ++j) {
+            const std::int64_t idx = start + j - p;
+            if (idx < 0 || idx >= in) inside[static_cast<std::size_t>(j)] = 0.0;
+            sum += inside[static_cast<std::size_t>(j)];
+            t.index.push_back(std::clamp<std::int64_t>(idx, 0, in - 1));
+        }
+        // exclude_outside renormalizes the weights inside X. When none is left
+        // (only nearest can pick a tap outside alone), the reference divides by
+        // zero; we keep the edge-clamped tap instead.
+        if (s.exclude_outside && sum != 0.0) {
+            for (double& v : inside) v /= sum;
+            w = std::move(inside);
+        }
+        t.weight = std::move(w);
+        return t;
+    }
+
+    /// Y from X, output dims, per-axis scales (used by the coordinate transforms) and roi.
+    template <class T>
+    static array<T> interpolate(const array<T>& x, const std::vector<std::int64_t>& out, const std::vector<double>& scales,
+                                const std::vector<double>& roi, const settings& s, std::string_view op_type) {
+        // Integer and bool images interpolate in double and truncate once (ONNX's
+        // reference: numpy, then astype); nearest picks stay exact.
+        using acc = std::conditional_t<std::is_integral_v<T>, double, acc_t<T>>;
+        namespace util = detail::nn;
+        const auto xd = util::dims_of(x);
+        const std::size_t r = xd.size();
+        std::vector<std::vector<taps>> axis(r);
+        for (std::size_t i = 0; i < r; ++i) {
+            if (xd[i] == 0 && out[i] != 0) throw shape_error(std::string(op_type), "cannot resize an empty axis to a non-empty one");
+            for (std::int64_t o = 0; o < out[i] && xd[i] > 0; ++o) {
+                const double rs = roi.empty() ? 0.0 : roi[i], re = roi.empty() ? 1.0 : roi[r + i];
+                axis[i].push_back(axis_taps(s, o, xd[i], scales[i], rs, re, op_type));
+            }
+        }
+        auto y = array<T>::from_shape(util::to_shape(out, op_type));
+        const auto xstrides = detail::strides_of(shape_type(x.shape().begin(), x.shape().end()));
+        std::size_t f = 0;
+        util::for_each_index(out, [&](const std::vector<std::int64_t>& o) {
+            std::vector<const taps*> tp(r);
+            std::vector<std::int64_t> counts(r);
+            for (std::size_t i = 0; i < r; ++i) {
+                tp[i] = &axis[i][static_cast<std::size_t>(o[i])];
+                if (tp[i]->extrapolate) {
+                    y.data()[f++] = value_cast<T>(s.extrapolation);
+                    return;
+                }
+                counts[i] = static_cast<std::int64_t>(tp[i]->index.size());
+            }
+            acc sum = 0;
+            util::for_each_index(counts, [&](const std::vector<std::int64_t>& j) {
+                double w = 1.0;
+                std::size_t off = 0;
+                for (std::size_t i = 0; i < r; ++i) {
+                    const auto ji = static_cast<std::size_t>(j[i]);
+                    w *= tp[i]->weight[ji];
+                    off += static_cast<std::size_t>(tp[i]->index[ji]) * xstrides[i];
+                }
+                sum += static_cast<acc>(w) * static_cast<acc>(x.data()[off]);
+            });
+            y.data()[f++] = value_cast<T>(sum);
+        });
+        return y;
+    }
+};
+}  // namespace nn
+
+/// Resize(X, roi?, scales?, sizes?): exactly one of scales (float32) and sizes
+/// (int64) is given and non-empty; roi is used by tf_crop_and_resize only.
+struct resize {
+    static constexpr std::string_view op_type = "Resize";
+    static constexpr int opset = 13;
+    using attributes = resize_attr;
+    static constexpr spec::dtype_set types = spec::types::all;
+    static constexpr std::array<spec::value_spec, 4> inputs{{{"X", types, {1, 8}},
+                                                             {"roi", spec::types::floating, {1, 1}, "T2", true},
+                                                             {"scales", spec::dtypes_of(dtype::f32), {1, 1}, "Tscales", true},
+                                                             {"sizes", spec::types::int64, {1, 1}, "Tsizes", true}}};
+    static constexpr std::array<spec::value_spec, 1> outputs{{{"Y", types, {1, 8}}}};
+
+    static bool given(const spec::context& c, std::size_t i) { return c.has_input(i) && c.input(i).size() > 0; }
+
+    static std::vector<spec::constraint> constraints(const spec::context& c) {
+        using spec::expr;
+        const auto s = nn::resize_impl::parse(spec::parse_attributes<attributes>(c.attributes(), op_type), op_type);
+        const std::size_t r = c.rank(0);
+        const bool has_scales = given(c, 2), has_sizes = given(c, 3);
+        std::vector<spec::constraint> cs{{expr(has_scales != has_sizes), "exactly one of scales and sizes is given"}};
+        if (has_scales) {
+            cs.push_back({c.dim(2, 0) == expr(r), "scales has one value per axis of X"});
+            if (c.input(2).size() == r) (void)nn::resize_impl::scaled_dims(c.input(0).shape(), c.input(2).values<float>(), op_type);
+        }
+        if (has_sizes) {
+            cs.push_back({c.dim(3, 0) == expr(r), "sizes has one value per axis of X"});
+            if (c.input(3).size() == r) {
+                const auto v = c.values(3);
+                for (std::size_t i = 0; i < r; ++i) {
+                    cs.push_back({v[i] >= 0, "sizes >= 0 (axis " + std::to_string(i) + ")"});
+                    cs.push_back({c.dim(0, i) >= 1 || v[i] == 0, "an empty axis resizes to 0 (axis " + std::to_string(i) + ")"});
+                }
+            }
+        }
+        if (s.ctm == nn::resize_impl::ctm_t::tf_crop_and_resize) {
+            cs.push_back({expr(c.has_input(1)), "tf_crop_and_resize needs roi"});
+            if (c.has_input(1)) cs.push_back({c.dim(1, 0) == expr(2 * r), "roi has a start and an end per axis of X"});
+        }
+        return cs;
+    }
+    static spec::shape_exprs output_shapes(const spec::context& c) {
+        if (given(c, 3)) return {c.values(3)};
+        const auto d = nn::resize_impl::scaled_dims(c.input(0).shape(), c.input(2).values<float>(), op_type);
+        std::vector<spec::expr> y;
+        for (const auto v : d) y.emplace_back(v);
+        return {y};
+    }
+    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
+    static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
+        if (!types.contains(out)) return {};
+        return {{{out}, {rank}}, {types.members(), {1}}, {{dtype::f32}, {1}}, {{dtype::i64}, {1}}};
+    }
+    static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
+
+    /// scales or sizes: exactly one non-empty. roi: 2 * rank values or empty.
+    template <class T>
+    static array<T> compute(const array<T>& x, const std::vector<double>& roi, const std::vector<float>& scales,
+                            const std::vector<std::int64_t>& sizes, const attributes& a = {}) {
+        static_assert(spec::dtype_accepted<resize, T>::value);
+        const auto s = nn::resize_impl::parse(a, op_type);
+        const std::size_t r = x.dimension();
+        const shape_type xs(x.shape().begin(), x.shape().end());
+        if (scales.empty() == sizes.empty()) throw shape_error(std::string(op_type), "exactly one of scales and sizes must be given");
+        std::vector<std::int64_t> out;
+        std::vector<double> sc(r);
+        if (!sizes.empty()) {
+            if (sizes.size() != r) throw shape_error(std::string(op_type), "sizes must have one value per axis of X");
+            out = sizes;
+            for (std::size_t i = 0; i < r; ++i) {
+                if (out[i] < 0) throw shape_error(std::string(op_type), "sizes must be >= 0");
+                sc[i] = xs[i] == 0 ? 1.0 : static_cast<double>(out[i]) / static_cast<double>(xs[i]);
+            }
+        } else {
+            out = nn::resize_impl::scaled_dims(xs, scales, op_type);
+            for (std::size_t i = 0; i < r; ++i) sc[i] = static_cast<double>(scales[i]);
+        }
+        if (s.ctm == nn::resize_impl::ctm_t::tf_crop_and_resize && roi.size() != 2 * r) {
+            throw shape_error(std::string(op_type), "tf_crop_and_resize needs roi with a start and an end per axis");
+        }
+        return nn::resize_impl::interpolate(x, out, sc, s.ctm == nn::resize_impl::ctm_t::tf_crop_and_resize ? roi : std::vector<double>{},
+                                            s, op_type);
+    }
+    static std::vector<tensor> run(const spec::context& c) {
+        const auto at = spec::parse_attributes<attributes>(c.attributes(), op_type);
+        std::vector<double> roi;
+        std::vector<float> scales;
+        std::vector<std::int64_t> sizes;
+        if (c.has_input(1)) {
+            const auto v = c.input(1).to<double>();
+            roi.assign(v.begin(), v.end());
+        }
+        if (given(c, 2)) {
+            const auto v = c.input(2).values<float>();
+            scales.assign(v.begin(), v.end());
+        }
+        if (given(c, 3)) {
+            const auto v = c.input(3).values<std::int64_t>();
+            sizes.assign(v.begin(), v.end());
+        }
+        return {detail::dispatch<types>(c.input_dtype(0), op_type, [&](auto t) {
+            using T = typename decltype(t)::type;
+            return tensor(compute<T>(c.input(0).as_array<T>(), roi, scales, sizes, at));
+        })};
+    }
+    static spec::instance sample(rng& g) {
+        const dtype d = detail::pick_dtype(g, types);
+        const auto xs = detail::random_shape(g, 1, 4, 4);
+        const std::size_t r = xs.size();
+        spec::instance in;
+        in.inputs.emplace_back(detail::random_tensor(g, d, xs, -4, 4));
+        static constexpr std::array<const char*, 3> modes{"nearest", "linear", "cubic"};
+        static constexpr std::array<const char*, 6> ctms{"half_pixel", "pytorch_half_pixel", "align_corners",
+                                                         "asymmetric", "tf_half_pixel_for_nn", "tf_crop_and_resize"};
+        static constexpr std::array<const char*, 4> nearest{"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"};
+        const auto ctm = static_cast<std::size_t>(nn::pick(g, 0, 5));
+        in.attributes["mode"] = std::string(modes[static_cast<std::size_t>(nn::pick(g, 0, 2))]);
+        in.attributes["coordinate_transformation_mode"] = std::string(ctms[ctm]);
+        in.attributes["nearest_mode"] = std::string(nearest[static_cast<std::size_t>(nn::pick(g, 0, 3))]);
+        if (g.bernoulli(0.3)) in.attributes["cubic_coeff_a"] = -0.5;
+        if (g.bernoulli(0.3)) in.attributes["exclude_outside"] = std::int64_t{1};
+        if (ctm == 5) {
+            std::vector<double> roi(2 * r);
+            for (std::size_t i = 0; i < r; ++i) {
+                roi[i] = g.uniform(0.0, 0.3);
+                roi[r + i] = g.uniform(0.7, 1.0);
+            }
+            auto t = array<float>::from_shape({2 * r});
+            for (std::size_t i = 0; i < 2 * r; ++i) t.data()[i] = static_cast<float>(roi[i]);
+            in.inputs.emplace_back(tensor(t));
+            if (g.bernoulli(0.5)) in.attributes["extrapolation_value"] = 10.0;
+        } else {
+            in.inputs.emplace_back(std::nullopt);
+        }
+        if (g.bernoulli(0.5)) {
+            static constexpr std::array<float, 5> choices{0.5f, 0.75f, 1.0f, 1.5f, 2.0f};
+            auto t = array<float>::from_shape({r});
+            for (std::size_t i = 0; i < r; ++i) t.data()[i] = choices[static_cast<std::size_t>(nn::pick(g, 0, 4))];
+            in.inputs.emplace_back(tensor(t));
+        } else {
+            in.inputs.emplace_back(std::nullopt);
+            std::vector<std::int64_t> sizes(r);
+            for (auto& v : sizes) v = nn::pick(g, 1, 6);
+            in.inputs.emplace_back(detail::int64_tensor(sizes));
+        }
+        // roi has its own floating type (T2); match X's where X is floating.
+        if (in.inputs[1] && info(d).is_floating && in.inputs[1]->element_dtype() != d) in.inputs[1] = in.inputs[1]->cast(d);
+        return in;
+    }
+};
+
+struct upsample_attr {
+    std::string mode = "nearest";
+};
+
+/// Upsample-9(X, scales): deprecated Resize; asymmetric coordinates, nearest
+/// rounds down, linear interpolates; scales >= 1, output floor(x * scale).
+struct upsample {
+    static constexpr std::string_view op_type = "Upsample";
+    static constexpr int opset = 9;
+    using attributes = upsample_attr;
+    static constexpr spec::dtype_set types = spec::types::all;
+    static constexpr std::array<spec::value_spec, 2> inputs{
+        {{"X", types, {1, 8}}, {"scales", spec::dtypes_of(dtype::f32), {1, 1}, "Tscales"}}};
+    static constexpr std::array<spec::value_spec, 1> outputs{{{"Y", types, {1, 8}}}};
+
+    static resize_attr as_resize(const attributes& a) {
+        if (a.mode != "nearest" && a.mode != "linear") {
+            throw error(std::string(op_type), "mode must be nearest or linear, got '" + a.mode + "'");
+        }
+        resize_attr r;
+        r.mode = a.mode;
+        r.coordinate_transformation_mode = "asymmetric";
+        r.nearest_mode = "floor";
+        return r;
+    }
+    static void check_scales(std::span<const float> s) {
+        for (const float v : s) {
+            if (!(v >= 1.0f) || !std::isfinite(v)) throw error(std::string(op_type), "scales must be finite and >= 1");
+        }
+    }
+    static std::vector<spec::constraint> constraints(const spec::context& c) {
+        (void)as_resize(spec::parse_attributes<attributes>(c.attributes(), op_type));
+        check_scales(c.input(1).values<float>());
+        return {{c.dim(1, 0) == spec::expr(c.rank(0)), "scales has one value per axis of X"}};
+    }
+    static spec::shape_exprs output_shapes(const spec::context& c) {
+        const auto d = nn::resize_impl::scaled_dims(c.input(0).shape(), c.input(1).values<float>(), op_type);
+        std::vector<spec::expr> y;
+        for (const auto v : d) y.emplace_back(v);
+        return {y};
+    }
+    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
+    static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
+        if (!types.contains(out)) return {};
+        return {{{out}, {rank}}, {{dtype::f32}, {1}}};
+    }
+    static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
+    template <class T>
+    static array<T> compute(const array<T>& x, const std::vector<float>& scales, const attributes& a = {}) {
+        static_assert(spec::dtype_accepted<upsample, T>::value);
+        check_scales(scales);
+        return resize::compute<T>(x, {}, scales, {}, as_resize(a));
+    }
+    static std::vector<tensor> run(const spec::context& c) {
+        const auto at = spec::parse_attributes<attributes>(c.attributes(), op_type);
+        const auto v = c.input(1).values<float>();
+        const std::vector<float> scales(v.begin(), v.end());
+        return {detail::dispatch<types>(c.input_dtype(0), op_type, [&](auto t) {
+            using T = typename decltype(t)::type;
+            return tensor(compute<T>(c.input(0).as_array<T>(), scales, at));
+        })};
+    }
+    static spec::instance sample(rng& g) {
+        const dtype d = detail::pick_dtype(g, types);
+        const auto xs = detail::random_shape(g, 1, 4, 3);
+        spec::instance in;
+        in.inputs.emplace_back(detail::random_tensor(g, d, xs, -4, 4));
+        auto t = array<float>::from_shape({xs.size()});
+        for (std::size_t i = 0; i < xs.size(); ++i) t.data()[i] = g.bernoulli(0.5) ? 1.0f : (g.bernoulli(0.5) ? 2.0f : 1.5f);
+        in.inputs.emplace_back(tensor(t));
+        in.attributes["mode"] = std::string(g.bernoulli(0.5) ? "nearest" : "linear");
+        return in;
+    }
+};
+
+inline constexpr auto nn_ops = hana::tuple_t<matmul, gemm, conv, conv_transpose, max_pool, average_pool, global_average_pool,
+                                             global_max_pool, lrn, resize, upsample>;
+
+/// ONNX-named aliases, the names the rest of the kit uses for op specs.
+using GlobalAveragePool = global_average_pool;
+using GlobalMaxPool = global_max_pool;
+using MatMul = matmul;
+using Gemm = gemm;
+using Conv = conv;
+using ConvTranspose = conv_transpose;
+using MaxPool = max_pool;
+using AveragePool = average_pool;
+using LRN = lrn;
+using Resize = resize;
+using Upsample = upsample;
+
 
 }  // namespace tensoracle::ops
+
+BOOST_HANA_ADAPT_STRUCT(tensoracle::ops::gemm_attr, alpha, beta, transA, transB);
+BOOST_HANA_ADAPT_STRUCT(tensoracle::ops::conv_attr, auto_pad, dilations, group, kernel_shape, pads, strides);
+BOOST_HANA_ADAPT_STRUCT(tensoracle::ops::conv_transpose_attr, auto_pad, dilations, group, kernel_shape, output_padding,
+                        output_shape, pads, strides);
+BOOST_HANA_ADAPT_STRUCT(tensoracle::ops::max_pool_attr, auto_pad, ceil_mode, dilations, kernel_shape, pads, storage_order,
+                        strides);
+BOOST_HANA_ADAPT_STRUCT(tensoracle::ops::average_pool_attr, auto_pad, ceil_mode, count_include_pad, kernel_shape, pads,
+                        strides);
+BOOST_HANA_ADAPT_STRUCT(tensoracle::ops::lrn_attr, alpha, beta, bias, size);
+BOOST_HANA_ADAPT_STRUCT(tensoracle::ops::resize_attr, coordinate_transformation_mode, cubic_coeff_a, exclude_outside,
+                        extrapolation_value, mode, nearest_mode);
+BOOST_HANA_ADAPT_STRUCT(tensoracle::ops::upsample_attr, mode);

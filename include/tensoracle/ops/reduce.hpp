@@ -1,11 +1,1186 @@
-// tensoracle: reductions, ArgMax/ArgMin, Softmax/LogSoftmax and normalizations.
+// tensoracle: reductions, ArgMax/ArgMin, Softmax/LogSoftmax/Hardmax and
+// normalizations (LayerNormalization, BatchNormalization, InstanceNormalization,
+// LpNormalization).
+//
+// Semantics chosen where ONNX leaves them open:
+// - Axes: negative axes count from the end; out-of-range or repeated axes are
+//   constraint violations (and a shape_error from the typed kernels).
+// - `axes` of the Reduce* ops: the attribute form (ReduceSum-11, the others up
+//   to opset 17) is accepted by every op; ReduceSum also takes the opset-13
+//   optional int64 input. Giving both is a constraint violation. An empty or
+//   absent list reduces over every axis, except that ReduceSum with
+//   noop_with_empty_axes=1 then returns the input unchanged (keepdims ignored).
+// - Empty reductions: Sum, L1, L2, SumSquare give 0; Prod gives 1; Mean gives
+//   NaN (0/0); Max gives -inf (integers: the type's lowest value), Min gives
+//   +inf (integers: the type's max), as ONNX-18 documents; LogSum and
+//   LogSumExp give log(0) = -inf. ArgMax/ArgMin over an empty axis are
+//   constraint violations (there is no index to return).
+// - NaN: ReduceMax/ReduceMin propagate NaN (numpy maximum.reduce); ArgMax,
+//   ArgMin and Hardmax treat NaN as the extreme value (numpy argmax/argmin:
+//   the first NaN wins, the last one with select_last_index=1).
+// - Integers: ReduceSum/Prod/L1/SumSquare (int32, int64) and ReduceMax/Min
+//   (int8, uint8, int32, int64) accumulate in int64 with wrap-around and wrap
+//   once more to the element width (two's complement, no UB). ReduceMean, L2,
+//   LogSum and LogSumExp are floating-only here: ONNX lists int32/int64 for
+//   them but leaves the rounding of the integer result unspecified.
+// - Precision: float accumulation for f16/bf16/f32, double for f64, one
+//   rounding to the element type at the end. LayerNormalization's stash_type
+//   selects the dtype of Mean/InvStdDev (1: float, 16: bfloat16); the
+//   computation itself uses the accumulator above (double for f64 inputs),
+//   i.e. at least the stash precision.
+// - ReduceLogSumExp and Softmax/LogSoftmax subtract the maximum before exp;
+//   this is value-preserving in real arithmetic (see the kernels).
+// - BatchNormalization: inference mode only (training_mode=1 throws
+//   unsupported_error); momentum is accepted and ignored. X has rank >= 2 (N, C, ...).
+// - InstanceNormalization: X has rank >= 3 (N, C, D1, ...); statistics per
+//   (n, c) over D1..Dk, population variance.
+// - LayerNormalization: Scale and B broadcast unidirectionally to the
+//   normalized shape X.shape[axis:] (right-aligned, dims equal or 1).
 #pragma once
 
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <boost/hana/adapt_struct.hpp>
+
+#include "tensoracle/ops/detail/broadcast.hpp"
 #include "tensoracle/ops/detail/common.hpp"
+#include "tensoracle/ops/detail/reduce_util.hpp"
 #include "tensoracle/spec/entry.hpp"
 
 namespace tensoracle::ops {
 
-inline constexpr auto reduce_ops = hana::tuple_t<>;
+namespace reduce {
+using spec::dtype_set;
+namespace types = spec::types;
+
+struct reduce_attr {
+    std::optional<std::vector<std::int64_t>> axes;
+    std::int64_t keepdims = 1;
+};
+struct reduce_sum_attr {
+    std::optional<std::vector<std::int64_t>> axes;
+    std::int64_t keepdims = 1;
+    std::int64_t noop_with_empty_axes = 0;
+};
+
+/// True when v is a NaN (never for integers).
+template <class T>
+bool is_nan(T v) {
+    if constexpr (floating_element<T>) {
+        return std::isnan(value_cast<double>(v));
+    } else {
+        return false;
+    }
+}
+
+/// For ArgMax/ArgMin/Hardmax: does candidate v beat (or, with `ties`, tie)
+/// the current best b? NaN is the extreme value either way.
+template <bool Max, class T>
+bool replaces(T v, T b, bool ties) {
+    if (is_nan(b)) return ties && is_nan(v);
+    if (is_nan(v)) return true;
+    if constexpr (Max) {
+        return v > b || (ties && v == b);
+    } else {
+        return v < b || (ties && v == b);
+    }
+}
+
+/// Stable log(sum(exp(v))): with m = max(v), log(sum(exp(v))) = m + log(sum(exp(v - m)))
+/// exactly in real arithmetic (exp(a - m) = exp(a) / exp(m)), and exp(v - m) <= 1
+/// cannot overflow. Empty or all -inf: -inf (log 0); a NaN or +inf: NaN or +inf.
+template <class A>
+A log_sum_exp(std::span<const A> v) {
+    A m = -std::numeric_limits<A>::infinity();
+    for (const A x : v) {
+        if (std::isnan(x)) return x;
+        m = std::max(m, x);
+    }
+    if (std::isinf(m)) return m;  // -inf: every term is exp(-inf) = 0; +inf: the sum is +inf
+    A s = 0;
+    for (const A x : v) s += std::exp(x - m);
+    return m + std::log(s);
+}
+
+#define TENSORACLE_REDUCE(NAME, OPTYPE, TYPES)               \
+    struct NAME##_fn {                                        \
+        static constexpr std::string_view op_type = OPTYPE;  \
+        static constexpr int opset = 13;                      \
+        static constexpr dtype_set types = TYPES;
+
+inline constexpr dtype_set sum_types = types::floating | types::indices;
+inline constexpr dtype_set minmax_types = types::floating | spec::dtypes_of(dtype::i8, dtype::u8, dtype::i32, dtype::i64);
+
+// reduced = sum(x)
+TENSORACLE_REDUCE(sum, "ReduceSum", sum_types)
+    static constexpr bool axes_input = true;
+    template <class T, class A>
+    static A reduce(std::span<const A> v) {
+        A s{0};
+        for (const A x : v) s = detail::acc_add(s, x);
+        return s;
+    }
+};
+// reduced = sum(x) / count (empty: 0 / 0 = NaN)
+TENSORACLE_REDUCE(mean, "ReduceMean", sum_types)
+    static constexpr bool real_valued = true;  // integer inputs: computed in double, truncated (numpy astype)
+    template <class T, class A>
+    static A reduce(std::span<const A> v) {
+        A s{0};
+        for (const A x : v) s += x;
+        return s / static_cast<A>(v.size());
+    }
+};
+// reduced = max(x) (empty: -inf / lowest; NaN propagates)
+TENSORACLE_REDUCE(max, "ReduceMax", minmax_types)
+    template <class T, class A>
+    static A reduce(std::span<const A> v) {
+        A m;
+        if constexpr (std::is_floating_point_v<A>) {
+            m = -std::numeric_limits<A>::infinity();
+        } else {
+            m = static_cast<A>(std::numeric_limits<T>::lowest());
+        }
+        for (const A x : v) {
+            if constexpr (std::is_floating_point_v<A>) {
+                if (std::isnan(x)) return x;
+            }
+            m = x > m ? x : m;
+        }
+        return m;
+    }
+};
+// reduced = min(x) (empty: +inf / max; NaN propagates)
+TENSORACLE_REDUCE(min, "ReduceMin", minmax_types)
+    template <class T, class A>
+    static A reduce(std::span<const A> v) {
+        A m;
+        if constexpr (std::is_floating_point_v<A>) {
+            m = std::numeric_limits<A>::infinity();
+        } else {
+            m = static_cast<A>(std::numeric_limits<T>::max());
+        }
+        for (const A x : v) {
+            if constexpr (std::is_floating_point_v<A>) {
+                if (std::isnan(x)) return x;
+            }
+            m = x < m ? x : m;
+        }
+        return m;
+    }
+};
+// reduced = prod(x) (empty: 1)
+TENSORACLE_REDUCE(prod, "ReduceProd", sum_types)
+    template <class T, class A>
+    static A reduce(std::span<const A> v) {
+        A p{1};
+        for (const A x : v) p = detail::acc_mul(p, x);
+        return p;
+    }
+    static constexpr std::array<double, 2> range{-1.5, 1.5};
+    static constexpr std::size_t max_dim = 3;  // groups of at most 27: |prod| <= 1.5^27 < f16 max
+};
+// reduced = sum(|x|)
+TENSORACLE_REDUCE(l1, "ReduceL1", sum_types)
+    template <class T, class A>
+    static A reduce(std::span<const A> v) {
+        A s{0};
+        for (const A x : v) s = detail::acc_add(s, detail::acc_abs(x));
+        return s;
+    }
+};
+// reduced = sqrt(sum(x^2))
+TENSORACLE_REDUCE(l2, "ReduceL2", sum_types)
+    static constexpr bool real_valued = true;  // integer inputs: computed in double, truncated (numpy astype)
+    template <class T, class A>
+    static A reduce(std::span<const A> v) {
+        A s{0};
+        for (const A x : v) s += x * x;
+        return std::sqrt(s);
+    }
+    static std::vector<std::pair<std::string, double (*)(std::span<const double>, dtype)>> rules() {
+        // The sum of squares is formed before the root: it must not overflow the
+        // accumulator, and its root must fit the element type.
+        return {{"sum(X^2) <= min(max finite of the accumulator, max finite^2)", [](std::span<const double> g, dtype d) {
+                     double s = 0;
+                     for (const double x : g) s += x * x;
+                     const double acc_max = d == dtype::f64 ? detail::max_finite(dtype::f64) : detail::max_finite(dtype::f32);
+                     const double m = detail::max_finite(d);
+                     return s - std::min(acc_max, m * m);
+                 }}};
+    }
+};
+// reduced = sum(x^2)
+TENSORACLE_REDUCE(sum_square, "ReduceSumSquare", sum_types)
+    template <class T, class A>
+    static A reduce(std::span<const A> v) {
+        A s{0};
+        for (const A x : v) s = detail::acc_add(s, detail::acc_mul(x, x));
+        return s;
+    }
+};
+// reduced = log(sum(x)) (empty: -inf)
+TENSORACLE_REDUCE(log_sum, "ReduceLogSum", sum_types)
+    static constexpr bool real_valued = true;  // integer inputs: computed in double, truncated (numpy astype)
+    template <class T, class A>
+    static A reduce(std::span<const A> v) {
+        A s{0};
+        for (const A x : v) s += x;
+        return std::log(s);
+    }
+    static std::vector<std::pair<std::string, double (*)(std::span<const double>, dtype)>> rules() {
+        return {{"sum(X) > 0 over each reduced group", [](std::span<const double> g, dtype) {
+                     double s = 0;
+                     for (const double x : g) s += x;
+                     return 1e-10 - s;
+                 }}};
+    }
+    static constexpr std::array<double, 2> range{0.1, 4.0};
+};
+// reduced = log(sum(exp(x))), computed as max + log(sum(exp(x - max))) (value-preserving)
+TENSORACLE_REDUCE(log_sum_exp, "ReduceLogSumExp", sum_types)
+    static constexpr bool real_valued = true;  // integer inputs: computed in double, truncated (numpy astype)
+    template <class T, class A>
+    static A reduce(std::span<const A> v) {
+        return log_sum_exp(v);
+    }
+    static std::vector<std::pair<std::string, double (*)(std::span<const double>, dtype)>> rules() {
+        // Kept inside the range where the naive formula log(sum(exp(X))) is finite
+        // too, so implementations without the max shift are comparable.
+        return {{"sum(exp(X)) <= max finite", [](std::span<const double> g, dtype d) {
+                     return log_sum_exp(g) - std::log(detail::max_finite(d));
+                 }}};
+    }
+};
+#undef TENSORACLE_REDUCE
+
+}  // namespace reduce
+
+/// A Reduce* op from its formula F (F::reduce<T, A> maps one group, as A, to A).
+template <class F>
+struct reduce_op {
+    static constexpr std::string_view op_type = F::op_type;
+    static constexpr int opset = F::opset;
+    static constexpr bool axes_input = requires { F::axes_input; };
+    using attributes = std::conditional_t<axes_input, reduce::reduce_sum_attr, reduce::reduce_attr>;
+    static constexpr auto inputs = [] {
+        if constexpr (axes_input) {
+            return std::array<spec::value_spec, 2>{
+                {{"data", F::types}, {"axes", spec::types::int64, {1, 1}, "tensor(int64)", true}}};
+        } else {
+            return std::array<spec::value_spec, 1>{{{"data", F::types}}};
+        }
+    }();
+    static constexpr std::array<spec::value_spec, 1> outputs{{{"reduced", F::types}}};
+
+    static attributes parse(const spec::attribute_map& m) { return spec::parse_attributes<attributes>(m, op_type); }
+    static bool noop(const attributes& a) {
+        if constexpr (axes_input) {
+            return a.noop_with_empty_axes != 0;
+        } else {
+            (void)a;
+            return false;
+        }
+    }
+    /// The axes as symbols: values of the `axes` input, else the attribute's elements.
+    static std::vector<spec::expr> axes_symbols(const spec::context& c) {
+        if (c.has_input(1)) return c.values(1);
+        return c.attr_ints("axes");
+    }
+
+    static std::vector<spec::constraint> constraints(const spec::context& c) {
+        const auto a = parse(c.attributes());
+        std::vector<spec::constraint> out{detail::is_flag(c.attr("keepdims"), "keepdims")};
+        if constexpr (axes_input) {
+            out.push_back(detail::is_flag(c.attr("noop_with_empty_axes"), "noop_with_empty_axes"));
+            const bool both = c.has_input(1) && a.axes.has_value();
+            out.push_back({spec::expr(both ? 0 : 1) == spec::expr(1),
+                           "axes is given either as the attribute or as the input, not both"});
+        }
+        auto ax = detail::axes_constraints(axes_symbols(c), c.rank(0), "axes");
+        out.insert(out.end(), ax.begin(), ax.end());
+        return out;
+    }
+    static spec::shape_exprs output_shapes(const spec::context& c) {
+        const auto a = parse(c.attributes());
+        const auto axes = axes_symbols(c);
+        if (axes.empty() && noop(a)) return {c.shape(0)};
+        return {detail::reduced_dims(c.shape(0), axes, a.keepdims != 0, op_type)};
+    }
+    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
+    static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
+        if (!F::types.contains(out)) return {};
+        std::vector<std::size_t> ranks;
+        for (std::size_t r = rank; r <= spec::rank_range{}.max; ++r) ranks.push_back(r);
+        if constexpr (axes_input) {
+            return {{{out}, ranks}, {{dtype::i64}, {1}}};
+        } else {
+            return {{{out}, ranks}};
+        }
+    }
+
+    /// The reduction groups of an instance's data (for domain losses), in double.
+    static std::vector<std::vector<double>> groups_of(std::span<const tensor> in, const attributes& a) {
+        std::vector<std::int64_t> axes = a.axes.value_or(std::vector<std::int64_t>{});
+        if (in.size() > 1 && in[1].element_dtype() == dtype::i64 && in[1].size() > 0) {
+            const auto v = in[1].values<std::int64_t>();
+            axes.assign(v.begin(), v.end());
+        }
+        const auto& s = in[0].shape();
+        const bool identity = axes.empty() && noop(a);
+        const auto mask = identity ? std::vector<bool>(s.size(), false)
+                                   : axes.empty() ? std::vector<bool>(s.size(), true) : detail::axis_mask(axes, s.size(), op_type);
+        const auto plan = detail::make_reduce_plan(s, mask, true);
+        const auto x = in[0].to<double>();
+        return detail::reduce_groups<double>(std::span<const double>(x.data(), x.size()), plan);
+    }
+
+    static std::vector<spec::domain_rule> domain(const spec::attribute_map& attrs) {
+        const auto a = parse(attrs);
+        std::vector<spec::domain_rule> out;
+        out.push_back({"every reduced value is finite (non-empty groups, no overflow; computed in double)",
+                       [a](std::span<const tensor> in) {
+                           const dtype d = in[0].element_dtype();
+                           if (!info(d).is_floating) return 0.0;  // integers wrap, always finite
+                           double loss = 0.0;
+                           const double m = detail::max_finite(d);
+                           for (const auto& g : groups_of(in, a)) {
+                               const double r = F::template reduce<double, double>(std::span<const double>(g));
+                               if (!std::isfinite(r)) {
+                                   loss += 1.0;
+                               } else if (std::fabs(r) > m) {
+                                   loss += std::fabs(r) / m - 1.0;
+                               }
+                           }
+                           return loss;
+                       }});
+        if constexpr (requires { F::rules(); }) {
+            for (auto& [text, f] : F::rules()) {
+                out.push_back({text, [a, f](std::span<const tensor> in) {
+                                   double loss = 0.0;
+                                   for (const auto& g : groups_of(in, a)) {
+                                       const double h = f(std::span<const double>(g), in[0].element_dtype());
+                                       loss += std::isnan(h) ? 1.0 : std::max(h, 0.0);
+                                   }
+                                   return loss;
+                               }});
+            }
+        }
+        return out;
+    }
+
+    /// The typed kernel. `axes_in` is ReduceSum's `axes` input, when given.
+    template <class T>
+    static array<T> compute(const array<T>& x, const attributes& a = {},
+                            const std::optional<std::vector<std::int64_t>>& axes_in = std::nullopt) {
+        static_assert(spec::dtype_accepted<reduce_op, T>::value);
+        if (axes_in && a.axes) throw error(op_type, "axes is given both as the attribute and as the input");
+        if (a.keepdims != 0 && a.keepdims != 1) {
+            throw error(op_type, "keepdims must be 0 or 1, got " + std::to_string(a.keepdims));
+        }
+        const std::vector<std::int64_t> axes = axes_in ? *axes_in : a.axes.value_or(std::vector<std::int64_t>{});
+        const shape_type s(x.shape().begin(), x.shape().end());
+        if (axes.empty() && noop(a)) return x;  // noop_with_empty_axes: the input, unchanged
+        const auto mask = axes.empty() ? std::vector<bool>(s.size(), true) : detail::axis_mask(axes, s.size(), op_type);
+        const auto plan = detail::make_reduce_plan(s, mask, a.keepdims != 0);
+        // Real-valued reductions (mean, L2, logs) of integers compute in double and
+        // truncate once, as ONNX's reference does with numpy's astype.
+        using A = std::conditional_t<std::is_integral_v<T> && requires { F::real_valued; }, double,
+                                     detail::reduce_acc_t<T>>;
+        const auto groups = detail::reduce_groups<A>(std::span<const T>(x.data(), x.size()), plan);
+        auto y = array<T>::from_shape(plan.out_shape);
+        for (std::size_t o = 0; o < plan.out_size; ++o) {
+            y.data()[o] = value_cast<T>(F::template reduce<T, A>(std::span<const A>(groups[o])));
+        }
+        return y;
+    }
+
+    static std::vector<tensor> run(const spec::context& c) {
+        const auto a = parse(c.attributes());
+        std::optional<std::vector<std::int64_t>> axes_in;
+        if (c.has_input(1)) {
+            const auto v = c.input(1).values<std::int64_t>();
+            axes_in.emplace(v.begin(), v.end());
+        }
+        return {detail::dispatch<F::types>(c.input_dtype(0), op_type, [&](auto t) {
+            using T = typename decltype(t)::type;
+            return tensor(compute<T>(c.input(0).as_array<T>(), a, axes_in));
+        })};
+    }
+
+    static spec::instance sample(rng& g) {
+        const dtype d = detail::pick_dtype(g, F::types);
+        std::size_t max_dim = 5;
+        if constexpr (requires { F::max_dim; }) max_dim = F::max_dim;
+        const auto s = detail::random_shape(g, 0, 4, max_dim);
+        const auto r = static_cast<std::int64_t>(s.size());
+        std::vector<std::int64_t> axes;  // a random subset, some negative, in random order
+        for (std::int64_t k = 0; k < r; ++k) {
+            if (g.bernoulli(0.4)) axes.push_back(g.bernoulli(0.5) ? k - r : k);
+        }
+        if (g.bernoulli(0.5)) std::reverse(axes.begin(), axes.end());
+        std::array<double, 2> range{-4.0, 4.0};
+        if constexpr (requires { F::range; }) range = F::range;
+        spec::instance in;
+        in.inputs.emplace_back(detail::random_tensor(g, d, s, range[0], range[1]));
+        in.attributes["keepdims"] = std::int64_t{g.bernoulli(0.5) ? 1 : 0};
+        if constexpr (axes_input) {
+            in.attributes["noop_with_empty_axes"] = std::int64_t{g.bernoulli(0.2) ? 1 : 0};
+            if (g.bernoulli(0.7)) {
+                in.inputs.emplace_back(detail::int64_tensor(axes));
+                return in;
+            }
+        }
+        if (!axes.empty() || g.bernoulli(0.5)) in.attributes["axes"] = axes;
+        return in;
+    }
+};
+
+using reduce_sum = reduce_op<reduce::sum_fn>;
+using reduce_mean = reduce_op<reduce::mean_fn>;
+using reduce_max = reduce_op<reduce::max_fn>;
+using reduce_min = reduce_op<reduce::min_fn>;
+using reduce_prod = reduce_op<reduce::prod_fn>;
+using reduce_l1 = reduce_op<reduce::l1_fn>;
+using reduce_l2 = reduce_op<reduce::l2_fn>;
+using reduce_sum_square = reduce_op<reduce::sum_square_fn>;
+using reduce_log_sum = reduce_op<reduce::log_sum_fn>;
+using reduce_log_sum_exp = reduce_op<reduce::log_sum_exp_fn>;
+
+// ------------------------------------------------------------ ArgMax / ArgMin
+
+namespace reduce {
+struct arg_attr {
+    std::int64_t axis = 0;
+    std::int64_t keepdims = 1;
+    std::int64_t select_last_index = 0;
+};
+}  // namespace reduce
+
+/// ArgMax / ArgMin (13): the int64 index of the max / min along `axis`; the
+/// first occurrence, or the last with select_last_index=1.
+template <bool Max>
+struct arg_reduce {
+    static constexpr std::string_view op_type = Max ? "ArgMax" : "ArgMin";
+    static constexpr int opset = 13;
+    using attributes = reduce::arg_attr;
+    static constexpr std::array<spec::value_spec, 1> inputs{{{"data", spec::types::numeric}}};
+    static constexpr std::array<spec::value_spec, 1> outputs{{{"reduced", spec::types::int64, {}, "tensor(int64)"}}};
+
+    static std::vector<spec::constraint> constraints(const spec::context& c) {
+        const std::size_t r = c.rank(0);
+        const auto axis = c.attr("axis");
+        std::vector<spec::constraint> out{detail::axis_in_range(axis, r, "axis"),
+                                          detail::is_flag(c.attr("keepdims"), "keepdims"),
+                                          detail::is_flag(c.attr("select_last_index"), "select_last_index")};
+        for (std::size_t k = 0; k < r; ++k) {
+            out.push_back({!detail::axis_is(axis, k, r) || c.dim(0, k) >= spec::expr(1),
+                           "the reduced axis is not empty (axis " + std::to_string(k) + ")"});
+        }
+        return out;
+    }
+    static spec::shape_exprs output_shapes(const spec::context& c) {
+        const bool keep = spec::parse_attributes<attributes>(c.attributes(), op_type).keepdims != 0;
+        return {detail::reduced_dims(c.shape(0), {c.attr("axis")}, keep, op_type)};
+    }
+    static std::vector<dtype> output_dtypes(const spec::context&) { return {dtype::i64}; }
+    static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
+        if (out != dtype::i64) return {};
+        std::vector<std::size_t> ranks;
+        if (rank >= 1) ranks.push_back(rank);  // keepdims=1
+        ranks.push_back(rank + 1);             // keepdims=0
+        return {{spec::types::numeric.members(), ranks}};
+    }
+    static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
+
+    template <class T>
+    static array<std::int64_t> compute(const array<T>& x, const attributes& a = {}) {
+        static_assert(spec::dtype_accepted<arg_reduce, T>::value);
+        const shape_type s(x.shape().begin(), x.shape().end());
+        const std::size_t axis = spec::normalize_axis(a.axis, s.size(), op_type);
+        if (a.keepdims != 0 && a.keepdims != 1) throw error(op_type, "keepdims must be 0 or 1");
+        if (a.select_last_index != 0 && a.select_last_index != 1) throw error(op_type, "select_last_index must be 0 or 1");
+        const auto sp = detail::split_at(s, axis);
+        if (sp.n == 0) throw shape_error(op_type, "axis " + std::to_string(a.axis) + " is empty: there is no index to return");
+        shape_type out_shape;
+        for (std::size_t k = 0; k < s.size(); ++k) {
+            if (k != axis) out_shape.push_back(s[k]);
+            else if (a.keepdims != 0) out_shape.push_back(1);
+        }
+        auto y = array<std::int64_t>::from_shape(out_shape);
+        for (std::size_t o = 0; o < sp.outer; ++o) {
+            for (std::size_t j = 0; j < sp.inner; ++j) {
+                std::size_t best = 0;
+                for (std::size_t i = 1; i < sp.n; ++i) {
+                    if (reduce::replaces<Max>(x.data()[sp.at(o, i, j)], x.data()[sp.at(o, best, j)], a.select_last_index != 0)) {
+                        best = i;
+                    }
+                }
+                y.data()[o * sp.inner + j] = static_cast<std::int64_t>(best);
+            }
+        }
+        return y;
+    }
+    static std::vector<tensor> run(const spec::context& c) {
+        const auto a = spec::parse_attributes<attributes>(c.attributes(), op_type);
+        return {detail::dispatch<inputs[0].types>(c.input_dtype(0), op_type, [&](auto t) {
+            using T = typename decltype(t)::type;
+            return tensor(compute<T>(c.input(0).as_array<T>(), a));
+        })};
+    }
+    static spec::instance sample(rng& g) {
+        const dtype d = detail::pick_dtype(g, spec::types::numeric);
+        const auto s = detail::random_shape(g, 1, 4);
+        const auto r = static_cast<std::int64_t>(s.size());
+        spec::instance in;
+        // Small integer ranges make ties likely, which exercises select_last_index.
+        in.inputs.emplace_back(detail::random_tensor(g, d, s, -3, 3));
+        in.attributes["axis"] = g.integer(-r, r - 1);
+        in.attributes["keepdims"] = std::int64_t{g.bernoulli(0.5) ? 1 : 0};
+        in.attributes["select_last_index"] = std::int64_t{g.bernoulli(0.5) ? 1 : 0};
+        return in;
+    }
+};
+
+using arg_max = arg_reduce<true>;
+using arg_min = arg_reduce<false>;
+
+// ------------------------------------------------ Softmax, LogSoftmax, Hardmax
+
+namespace reduce {
+struct softmax_attr {
+    std::int64_t axis = -1;
+};
+
+// Softmax and LogSoftmax subtract the row maximum m first: exp(x - m) / sum(exp(x - m))
+// equals exp(x) / sum(exp(x)) exactly in real arithmetic (the factor exp(-m) cancels),
+// and x - m - log(sum(exp(x - m))) equals log(exp(x) / sum(exp(x))). With the shift every
+// exp is <= 1 and the sum is >= 1, so nothing overflows or divides by zero.
+struct softmax_fn {
+    static constexpr std::string_view op_type = "Softmax";
+    template <class A>
+    static void apply(std::vector<A>& v) {
+        A m = -std::numeric_limits<A>::infinity();
+        for (const A x : v) m = std::max(m, x);
+        A s = 0;
+        for (A& x : v) s += (x = std::exp(x - m));
+        for (A& x : v) x /= s;
+    }
+};
+struct log_softmax_fn {
+    static constexpr std::string_view op_type = "LogSoftmax";
+    template <class A>
+    static void apply(std::vector<A>& v) {
+        A m = -std::numeric_limits<A>::infinity();
+        for (const A x : v) m = std::max(m, x);
+        A s = 0;
+        for (const A x : v) s += std::exp(x - m);
+        const A ls = std::log(s);
+        for (A& x : v) x = (x - m) - ls;
+    }
+};
+// 1 at the first maximum of the row (numpy argmax: the first NaN, if any), 0 elsewhere.
+struct hardmax_fn {
+    static constexpr std::string_view op_type = "Hardmax";
+    template <class A>
+    static void apply(std::vector<A>& v) {
+        std::size_t best = 0;
+        for (std::size_t i = 1; i < v.size(); ++i) {
+            if (replaces<true>(v[i], v[best], false)) best = i;
+        }
+        for (std::size_t i = 0; i < v.size(); ++i) v[i] = i == best ? A(1) : A(0);
+    }
+};
+}  // namespace reduce
+
+/// Softmax / LogSoftmax / Hardmax (13): F applied to each 1-D slice along `axis`.
+template <class F>
+struct axis_normalizer {
+    static constexpr std::string_view op_type = F::op_type;
+    static constexpr int opset = 13;
+    using attributes = reduce::softmax_attr;
+    static constexpr std::array<spec::value_spec, 1> inputs{{{"input", spec::types::floating}}};
+    static constexpr std::array<spec::value_spec, 1> outputs{{{"output", spec::types::floating}}};
+
+    static std::vector<spec::constraint> constraints(const spec::context& c) {
+        return {detail::axis_in_range(c.attr("axis"), c.rank(0), "axis")};
+    }
+    static spec::shape_exprs output_shapes(const spec::context& c) { return {c.shape(0)}; }
+    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
+    static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
+        if (!spec::types::floating.contains(out) || rank == 0) return {};
+        return {{{out}, {rank}}};
+    }
+    // Finite inputs give finite outputs (the kernels shift by the maximum).
+    static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
+
+    template <class T>
+    static array<T> compute(const array<T>& x, const attributes& a = {}) {
+        static_assert(spec::dtype_accepted<axis_normalizer, T>::value);
+        const shape_type s(x.shape().begin(), x.shape().end());
+        const auto sp = detail::split_at(s, spec::normalize_axis(a.axis, s.size(), op_type));
+        using A = detail::reduce_acc_t<T>;
+        auto y = array<T>::from_shape(x.shape());
+        std::vector<A> row(sp.n);
+        for (std::size_t o = 0; o < sp.outer; ++o) {
+            for (std::size_t j = 0; j < sp.inner; ++j) {
+                for (std::size_t i = 0; i < sp.n; ++i) row[i] = value_cast<A>(x.data()[sp.at(o, i, j)]);
+                F::apply(row);
+                for (std::size_t i = 0; i < sp.n; ++i) y.data()[sp.at(o, i, j)] = value_cast<T>(row[i]);
+            }
+        }
+        return y;
+    }
+    static std::vector<tensor> run(const spec::context& c) {
+        const auto a = spec::parse_attributes<attributes>(c.attributes(), op_type);
+        return {detail::dispatch<inputs[0].types>(c.input_dtype(0), op_type, [&](auto t) {
+            using T = typename decltype(t)::type;
+            return tensor(compute<T>(c.input(0).as_array<T>(), a));
+        })};
+    }
+    static spec::instance sample(rng& g) {
+        const auto s = detail::random_shape(g, 1, 4);
+        const auto r = static_cast<std::int64_t>(s.size());
+        spec::instance in;
+        in.inputs.emplace_back(detail::random_tensor(g, detail::pick_dtype(g, spec::types::floating), s, -6, 6));
+        if (g.bernoulli(0.7)) in.attributes["axis"] = g.integer(-r, r - 1);
+        return in;
+    }
+};
+
+using softmax = axis_normalizer<reduce::softmax_fn>;
+using log_softmax = axis_normalizer<reduce::log_softmax_fn>;
+using hardmax = axis_normalizer<reduce::hardmax_fn>;
+
+// ---------------------------------------------------------- LayerNormalization
+
+namespace reduce {
+struct layer_norm_attr {
+    std::int64_t axis = -1;
+    float epsilon = 1e-5f;
+    std::int64_t stash_type = 1;
+};
+
+/// Loss of "variance + epsilon > 0" for a list of groups.
+inline double variance_loss(const std::vector<std::vector<double>>& groups, double eps) {
+    double loss = 0.0;
+    for (const auto& g : groups) {
+        if (g.empty()) continue;  // no element is normalized
+        double m = 0.0, v = 0.0;
+        for (const double x : g) m += x;
+        m /= static_cast<double>(g.size());
+        for (const double x : g) v += (x - m) * (x - m);
+        v /= static_cast<double>(g.size());
+        const double h = 1e-10 - (v + eps);
+        loss += std::isnan(h) ? 1.0 : std::max(h, 0.0);
+    }
+    return loss;
+}
+
+/// The values of x (in double) grouped by their indices outside the axes
+/// [from_axis, to_axis_excl): one group per normalized row / channel / vector.
+inline std::vector<std::vector<double>> split_groups(const tensor& x, std::size_t from_axis, std::size_t to_axis_excl) {
+    const auto& s = x.shape();
+    std::vector<bool> mask(s.size(), false);
+    for (std::size_t k = from_axis; k < to_axis_excl && k < s.size(); ++k) mask[k] = true;
+    const auto plan = detail::make_reduce_plan(s, mask, true);
+    const auto v = x.to<double>();
+    return detail::reduce_groups<double>(std::span<const double>(v.data(), v.size()), plan);
+}
+}  // namespace reduce
+
+/// LayerNormalization (17): per row (the elements sharing X.shape[:axis]),
+/// Mean = mean(x), InvStdDev = 1 / sqrt(mean((x - Mean)^2) + epsilon),
+/// Y = (x - Mean) * InvStdDev * Scale + B. Outputs: Y, Mean, InvStdDev, the
+/// last two of shape X.shape[:axis] + [1] * (rank - axis).
+struct layer_normalization {
+    static constexpr std::string_view op_type = "LayerNormalization";
+    static constexpr int opset = 17;
+    using attributes = reduce::layer_norm_attr;
+    static constexpr std::array<spec::value_spec, 3> inputs{
+        {{"X", spec::types::floating}, {"Scale", spec::types::floating}, {"B", spec::types::floating, {}, "T", true}}};
+    static constexpr spec::dtype_set stash_types = spec::dtypes_of(dtype::f32, dtype::bf16);
+    static constexpr std::array<spec::value_spec, 3> outputs{{{"Y", spec::types::floating},
+                                                              {"Mean", stash_types, {}, "U", true},
+                                                              {"InvStdDev", stash_types, {}, "U", true}}};
+
+    static std::vector<spec::constraint> constraints(const spec::context& c) {
+        const std::size_t r = c.rank(0);
+        const auto axis = c.attr("axis");
+        const auto stash = c.attr("stash_type");
+        std::vector<spec::constraint> out{detail::axis_in_range(axis, r, "axis"),
+                                          {stash == spec::expr(1) || stash == spec::expr(16),
+                                           "stash_type is 1 (float) or 16 (bfloat16)"}};
+        const auto an = detail::normalized_axis(axis, r);
+        for (const std::size_t i : {std::size_t{1}, std::size_t{2}}) {
+            if (!c.has_input(i)) continue;
+            const std::string name = i == 1 ? "Scale" : "B";
+            const std::size_t ri = c.rank(i);
+            out.push_back({spec::expr(ri) <= spec::expr(r) - an, name + " has at most the rank of X.shape[axis:]"});
+            for (std::size_t k = 0; k < ri && ri <= r; ++k) {
+                const auto dk = c.dim(i, k), xk = c.dim(0, r - ri + k);
+                out.push_back({dk == xk || dk == spec::expr(1),
+                               name + " broadcasts to X.shape[axis:] (X axis " + std::to_string(r - ri + k) + ")"});
+            }
+        }
+        return out;
+    }
+    static spec::shape_exprs output_shapes(const spec::context& c) {
+        const std::size_t r = c.rank(0);
+        const auto an = detail::normalized_axis(c.attr("axis"), r);
+        std::vector<spec::expr> stat;
+        for (std::size_t k = 0; k < r; ++k) stat.push_back(select(an > spec::expr(k), c.dim(0, k), spec::expr(1)));
+        return {c.shape(0), stat, stat};
+    }
+    static dtype stash_dtype(const attributes& a) { return a.stash_type == 16 ? dtype::bf16 : dtype::f32; }
+    static std::vector<dtype> output_dtypes(const spec::context& c) {
+        const dtype u = stash_dtype(spec::parse_attributes<attributes>(c.attributes(), op_type));
+        return {c.input_dtype(0), u, u};
+    }
+    static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
+        if (!spec::types::floating.contains(out) || rank == 0) return {};
+        std::vector<std::size_t> ranks;
+        for (std::size_t r = 0; r <= rank; ++r) ranks.push_back(r);
+        return {{{out}, {rank}}, {{out}, ranks}, {{out}, ranks}};
+    }
+    static std::vector<spec::domain_rule> domain(const spec::attribute_map& attrs) {
+        const auto a = spec::parse_attributes<attributes>(attrs, op_type);
+        return {{"variance + epsilon > 0 over each normalized row", [a](std::span<const tensor> in) {
+                     const std::size_t r = in[0].rank();
+                     if (a.axis < -static_cast<std::int64_t>(r) || a.axis >= static_cast<std::int64_t>(r)) return 1.0;
+                     const std::size_t axis = spec::normalize_axis(a.axis, r, op_type);
+                     return reduce::variance_loss(reduce::split_groups(in[0], axis, r), static_cast<double>(a.epsilon));
+                 }}};
+    }
+
+    template <class A, class T>
+    struct result {
+        array<T> y;
+        array<A> mean;
+        array<A> inv_std_dev;
+    };
+
+    /// The typed kernel; Mean and InvStdDev come in the accumulator type A
+    /// (float, double for f64) and are rounded to the stash dtype by `run`.
+    template <class T, class A = detail::reduce_acc_t<T>>
+    static result<A, T> compute(const array<T>& x, const array<T>& scale, const std::optional<array<T>>& bias,
+                                const attributes& a = {}) {
+        static_assert(spec::dtype_accepted<layer_normalization, T>::value);
+        const shape_type s(x.shape().begin(), x.shape().end());
+        const std::size_t axis = spec::normalize_axis(a.axis, s.size(), op_type);
+        const shape_type norm_shape(s.begin() + static_cast<std::ptrdiff_t>(axis), s.end());
+        // Scale and B broadcast to X.shape[axis:]; offsets of their element for each i.
+        auto offsets_of = [&](const array<T>& p, std::string_view name) {
+            const shape_type ps(p.shape().begin(), p.shape().end());
+            if (ps.size() > norm_shape.size()) {
+                throw shape_error(op_type, std::string(name) + " " + to_string(ps) + " has a higher rank than X.shape[axis:] " +
+                                               to_string(norm_shape));
+            }
+            for (std::size_t k = 0; k < ps.size(); ++k) {
+                const std::size_t xk = norm_shape[norm_shape.size() - ps.size() + k];
+                if (ps[k] != xk && ps[k] != 1) {
+                    throw shape_error(op_type, std::string(name) + " " + to_string(ps) + " does not broadcast to X.shape[axis:] " +
+                                                   to_string(norm_shape));
+                }
+            }
+            return detail::broadcast_offsets({ps}, norm_shape)[0];
+        };
+        const auto so = offsets_of(scale, "Scale");
+        const auto bo = bias ? offsets_of(*bias, "B") : std::vector<std::size_t>{};
+        shape_type stat_shape(s);
+        for (std::size_t k = axis; k < s.size(); ++k) stat_shape[k] = 1;
+        result<A, T> out{array<T>::from_shape(s), array<A>::from_shape(stat_shape), array<A>::from_shape(stat_shape)};
+        const std::size_t n = element_count(norm_shape), rows = out.mean.size();
+        const A eps = static_cast<A>(a.epsilon);
+        for (std::size_t row = 0; row < rows; ++row) {
+            const T* xr = x.data() + row * n;
+            A mu = 0;
+            for (std::size_t i = 0; i < n; ++i) mu += value_cast<A>(xr[i]);
+            mu /= static_cast<A>(n);  // n == 0: NaN statistics, no element to normalize
+            A var = 0;
+            for (std::size_t i = 0; i < n; ++i) var += (value_cast<A>(xr[i]) - mu) * (value_cast<A>(xr[i]) - mu);
+            var /= static_cast<A>(n);
+            const A inv = A(1) / std::sqrt(var + eps);
+            out.mean.data()[row] = mu;
+            out.inv_std_dev.data()[row] = inv;
+            for (std::size_t i = 0; i < n; ++i) {
+                A v = (value_cast<A>(xr[i]) - mu) * inv * value_cast<A>(scale.data()[so[i]]);
+                if (bias) v += value_cast<A>(bias->data()[bo[i]]);
+                out.y.data()[row * n + i] = value_cast<T>(v);
+            }
+        }
+        return out;
+    }
+    static std::vector<tensor> run(const spec::context& c) {
+        const auto a = spec::parse_attributes<attributes>(c.attributes(), op_type);
+        if (a.stash_type != 1 && a.stash_type != 16) {
+            throw error(op_type, "stash_type must be 1 (float) or 16 (bfloat16), got " + std::to_string(a.stash_type));
+        }
+        return detail::dispatch<inputs[0].types, std::vector<tensor>>(c.input_dtype(0), op_type, [&](auto t) {
+            using T = typename decltype(t)::type;
+            std::optional<array<T>> bias;
+            if (c.has_input(2)) bias = c.input(2).as_array<T>();
+            auto res = compute<T>(c.input(0).as_array<T>(), c.input(1).as_array<T>(), bias, a);
+            const dtype u = stash_dtype(a);
+            return std::vector<tensor>{tensor(res.y), tensor(res.mean).cast(u), tensor(res.inv_std_dev).cast(u)};
+        });
+    }
+    static spec::instance sample(rng& g) {
+        const dtype d = detail::pick_dtype(g, spec::types::floating);
+        const auto s = detail::random_shape(g, 1, 4);
+        const auto r = static_cast<std::int64_t>(s.size());
+        const std::int64_t axis = g.integer(-r, r - 1);
+        const auto an = static_cast<std::size_t>(axis < 0 ? axis + r : axis);
+        // Scale/B: a suffix of X.shape[axis:], usually all of it, some dims squeezed to 1.
+        auto param_shape = [&] {
+            const std::size_t len = s.size() - an;
+            const auto keep = g.bernoulli(0.7) ? len : static_cast<std::size_t>(g.integer(0, static_cast<std::int64_t>(len)));
+            shape_type p(s.end() - static_cast<std::ptrdiff_t>(keep), s.end());
+            for (auto& dim : p) dim = g.bernoulli(0.15) ? 1 : dim;
+            return p;
+        };
+        spec::instance in;
+        in.inputs.emplace_back(detail::random_tensor(g, d, s, -4, 4));
+        in.inputs.emplace_back(detail::random_tensor(g, d, param_shape(), 0.5, 2));
+        if (g.bernoulli(0.7)) in.inputs.emplace_back(detail::random_tensor(g, d, param_shape(), -1, 1));
+        in.attributes["axis"] = axis;
+        if (g.bernoulli(0.3)) in.attributes["epsilon"] = g.uniform(1e-6, 1e-2);
+        if (g.bernoulli(0.2)) in.attributes["stash_type"] = std::int64_t{16};
+        return in;
+    }
+};
+
+// ---------------------------------------------------------- BatchNormalization
+
+namespace reduce {
+struct batch_norm_attr {
+    float epsilon = 1e-5f;
+    float momentum = 0.9f;
+    std::int64_t training_mode = 0;
+};
+}  // namespace reduce
+
+/// BatchNormalization (15), inference mode:
+/// Y = (X - input_mean[c]) / sqrt(input_var[c] + epsilon) * scale[c] + B[c], c = axis 1.
+struct batch_normalization {
+    static constexpr std::string_view op_type = "BatchNormalization";
+    static constexpr int opset = 15;
+    using attributes = reduce::batch_norm_attr;
+    static constexpr std::array<spec::value_spec, 5> inputs{{{"X", spec::types::floating, {2, 8}},
+                                                             {"scale", spec::types::floating, {1, 1}, "T1"},
+                                                             {"B", spec::types::floating, {1, 1}, "T1"},
+                                                             {"input_mean", spec::types::floating, {1, 1}, "T2"},
+                                                             {"input_var", spec::types::floating, {1, 1}, "T2"}}};
+    static constexpr std::array<spec::value_spec, 1> outputs{{{"Y", spec::types::floating}}};
+    static constexpr std::array<std::string_view, 4> param_names{"scale", "B", "input_mean", "input_var"};
+
+    static std::vector<spec::constraint> constraints(const spec::context& c) {
+        // training_mode=1 is valid ONNX, just not implemented: run() throws
+        // unsupported_error for it (conformance counts it as skipped).
+        std::vector<spec::constraint> out;
+        for (std::size_t i = 1; i < 5; ++i) {
+            out.push_back({c.dim(i, 0) == c.dim(0, 1), std::string(param_names[i - 1]) + " has one value per channel (X axis 1)"});
+        }
+        return out;
+    }
+    static spec::shape_exprs output_shapes(const spec::context& c) { return {c.shape(0)}; }
+    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
+    static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
+        if (!spec::types::floating.contains(out) || rank < 2) return {};
+        const auto f = spec::types::floating.members();
+        return {{{out}, {rank}}, {f, {1}}, {f, {1}}, {f, {1}}, {f, {1}}};
+    }
+    static std::vector<spec::domain_rule> domain(const spec::attribute_map& attrs) {
+        const auto eps = static_cast<double>(spec::parse_attributes<attributes>(attrs, op_type).epsilon);
+        return {{"input_var + epsilon > 0", [eps](std::span<const tensor> in) {
+                     return detail::hinge_loss(in[4], [eps](double v) { return 1e-10 - (v + eps); });
+                 }}};
+    }
+
+    /// The typed kernel; the per-channel parameters come widened to double
+    /// (exact for every floating dtype) and are used in the accumulator type.
+    template <class T>
+    static array<T> compute(const array<T>& x, const array<double>& scale, const array<double>& bias,
+                            const array<double>& input_mean, const array<double>& var, const attributes& a = {}) {
+        static_assert(spec::dtype_accepted<batch_normalization, T>::value);
+        if (a.training_mode != 0) {
+            throw unsupported_error(std::string(op_type), "training_mode=1 is not supported (inference mode only)");
+        }
+        if (x.dimension() < 2) throw shape_error(op_type, "X must have rank >= 2 (N, C, ...), got rank " + std::to_string(x.dimension()));
+        const std::size_t ch = x.shape()[1];
+        const std::array<const array<double>*, 4> params{&scale, &bias, &input_mean, &var};
+        for (std::size_t p = 0; p < 4; ++p) {
+            if (params[p]->dimension() != 1 || params[p]->shape()[0] != ch) {
+                throw shape_error(op_type, std::string(param_names[p]) + " must have shape [" + std::to_string(ch) + "]");
+            }
+        }
+        using A = detail::reduce_acc_t<T>;
+        const auto sp = detail::split_at(shape_type(x.shape().begin(), x.shape().end()), 1);
+        auto y = array<T>::from_shape(x.shape());
+        const A eps = static_cast<A>(a.epsilon);
+        for (std::size_t o = 0; o < sp.outer; ++o) {
+            for (std::size_t c = 0; c < sp.n; ++c) {
+                const A m = static_cast<A>(input_mean.data()[c]), s = static_cast<A>(scale.data()[c]), b = static_cast<A>(bias.data()[c]);
+                const A den = std::sqrt(static_cast<A>(var.data()[c]) + eps);
+                for (std::size_t j = 0; j < sp.inner; ++j) {
+                    const std::size_t f = sp.at(o, c, j);
+                    y.data()[f] = value_cast<T>((value_cast<A>(x.data()[f]) - m) / den * s + b);
+                }
+            }
+        }
+        return y;
+    }
+    static std::vector<tensor> run(const spec::context& c) {
+        const auto a = spec::parse_attributes<attributes>(c.attributes(), op_type);
+        return {detail::dispatch<inputs[0].types>(c.input_dtype(0), op_type, [&](auto t) {
+            using T = typename decltype(t)::type;
+            return tensor(compute<T>(c.input(0).as_array<T>(), c.input(1).to<double>(), c.input(2).to<double>(),
+                                     c.input(3).to<double>(), c.input(4).to<double>(), a));
+        })};
+    }
+    static spec::instance sample(rng& g) {
+        const dtype d = detail::pick_dtype(g, spec::types::floating);
+        const dtype d1 = g.bernoulli(0.7) ? d : detail::pick_dtype(g, spec::types::floating);
+        const dtype d2 = g.bernoulli(0.7) ? d : detail::pick_dtype(g, spec::types::floating);
+        const auto s = detail::random_shape(g, 2, 4);
+        const shape_type cs{s[1]};
+        spec::instance in;
+        in.inputs.emplace_back(detail::random_tensor(g, d, s, -4, 4));
+        in.inputs.emplace_back(detail::random_tensor(g, d1, cs, 0.5, 2));
+        in.inputs.emplace_back(detail::random_tensor(g, d1, cs, -1, 1));
+        in.inputs.emplace_back(detail::random_tensor(g, d2, cs, -1, 1));
+        in.inputs.emplace_back(detail::random_tensor(g, d2, cs, 0.1, 2));
+        if (g.bernoulli(0.3)) in.attributes["epsilon"] = g.uniform(1e-6, 1e-2);
+        if (g.bernoulli(0.3)) in.attributes["momentum"] = g.uniform(0.5, 1.0);
+        return in;
+    }
+};
+
+// ------------------------------------------------------- InstanceNormalization
+
+namespace reduce {
+struct instance_norm_attr {
+    float epsilon = 1e-5f;
+};
+}  // namespace reduce
+
+/// InstanceNormalization (6): per (n, c), over the spatial axes 2..:
+/// y = scale[c] * (x - mean) / sqrt(var + epsilon) + B[c] (population variance).
+struct instance_normalization {
+    static constexpr std::string_view op_type = "InstanceNormalization";
+    static constexpr int opset = 6;
+    using attributes = reduce::instance_norm_attr;
+    static constexpr std::array<spec::value_spec, 3> inputs{{{"input", spec::types::floating, {3, 8}},
+                                                             {"scale", spec::types::floating, {1, 1}},
+                                                             {"B", spec::types::floating, {1, 1}}}};
+    static constexpr std::array<spec::value_spec, 1> outputs{{{"output", spec::types::floating}}};
+
+    static std::vector<spec::constraint> constraints(const spec::context& c) {
+        return {{c.dim(1, 0) == c.dim(0, 1), "scale has one value per channel (input axis 1)"},
+                {c.dim(2, 0) == c.dim(0, 1), "B has one value per channel (input axis 1)"}};
+    }
+    static spec::shape_exprs output_shapes(const spec::context& c) { return {c.shape(0)}; }
+    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
+    static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
+        if (!spec::types::floating.contains(out) || rank < 3) return {};
+        return {{{out}, {rank}}, {{out}, {1}}, {{out}, {1}}};
+    }
+    static std::vector<spec::domain_rule> domain(const spec::attribute_map& attrs) {
+        const auto eps = static_cast<double>(spec::parse_attributes<attributes>(attrs, op_type).epsilon);
+        return {{"variance + epsilon > 0 over each (n, c)", [eps](std::span<const tensor> in) {
+                     return reduce::variance_loss(reduce::split_groups(in[0], 2, in[0].rank()), eps);
+                 }}};
+    }
+
+    template <class T>
+    static array<T> compute(const array<T>& x, const array<T>& scale, const array<T>& bias, const attributes& a = {}) {
+        static_assert(spec::dtype_accepted<instance_normalization, T>::value);
+        if (x.dimension() < 3) {
+            throw shape_error(op_type, "input must have rank >= 3 (N, C, D1, ...), got rank " + std::to_string(x.dimension()));
+        }
+        const std::size_t ch = x.shape()[1];
+        for (const auto* p : {&scale, &bias}) {
+            if (p->dimension() != 1 || p->shape()[0] != ch) {
+                throw shape_error(op_type, std::string(p == &scale ? "scale" : "B") + " must have shape [" + std::to_string(ch) + "]");
+            }
+        }
+        using A = detail::reduce_acc_t<T>;
+        const auto sp = detail::split_at(shape_type(x.shape().begin(), x.shape().end()), 1);
+        const std::size_t n = sp.inner;  // spatial elements per (n, c)
+        const A eps = static_cast<A>(a.epsilon);
+        auto y = array<T>::from_shape(x.shape());
+        for (std::size_t o = 0; o < sp.outer; ++o) {
+            for (std::size_t c = 0; c < ch; ++c) {
+                const std::size_t base = sp.at(o, c, 0);
+                A mu = 0, var = 0;
+                for (std::size_t j = 0; j < n; ++j) mu += value_cast<A>(x.data()[base + j]);
+                mu /= static_cast<A>(n);
+                for (std::size_t j = 0; j < n; ++j) {
+                    const A dlt = value_cast<A>(x.data()[base + j]) - mu;
+                    var += dlt * dlt;
+                }
+                var /= static_cast<A>(n);
+                const A den = std::sqrt(var + eps);
+                const A s = value_cast<A>(scale.data()[c]), b = value_cast<A>(bias.data()[c]);
+                for (std::size_t j = 0; j < n; ++j) {
+                    y.data()[base + j] = value_cast<T>(s * (value_cast<A>(x.data()[base + j]) - mu) / den + b);
+                }
+            }
+        }
+        return y;
+    }
+    static std::vector<tensor> run(const spec::context& c) {
+        const auto a = spec::parse_attributes<attributes>(c.attributes(), op_type);
+        return {detail::dispatch<inputs[0].types>(c.input_dtype(0), op_type, [&](auto t) {
+            using T = typename decltype(t)::type;
+            return tensor(compute<T>(c.input(0).as_array<T>(), c.input(1).as_array<T>(), c.input(2).as_array<T>(), a));
+        })};
+    }
+    static spec::instance sample(rng& g) {
+        const dtype d = detail::pick_dtype(g, spec::types::floating);
+        const auto s = detail::random_shape(g, 3, 4);
+        spec::instance in;
+        in.inputs.emplace_back(detail::random_tensor(g, d, s, -4, 4));
+        in.inputs.emplace_back(detail::random_tensor(g, d, {s[1]}, 0.5, 2));
+        in.inputs.emplace_back(detail::random_tensor(g, d, {s[1]}, -1, 1));
+        if (g.bernoulli(0.3)) in.attributes["epsilon"] = g.uniform(1e-6, 1e-2);
+        return in;
+    }
+};
+
+// ------------------------------------------------------------ LpNormalization
+
+namespace reduce {
+struct lp_norm_attr {
+    std::int64_t axis = -1;
+    std::int64_t p = 2;
+};
+}  // namespace reduce
+
+/// LpNormalization (1): y = x / ||x||_p along `axis`, p in {1, 2}. A zero
+/// vector gives 0 / 0 = NaN (as the ONNX reference); the domain excludes it.
+struct lp_normalization {
+    static constexpr std::string_view op_type = "LpNormalization";
+    static constexpr int opset = 1;
+    using attributes = reduce::lp_norm_attr;
+    static constexpr std::array<spec::value_spec, 1> inputs{{{"input", spec::types::floating}}};
+    static constexpr std::array<spec::value_spec, 1> outputs{{{"output", spec::types::floating}}};
+
+    static std::vector<spec::constraint> constraints(const spec::context& c) {
+        const auto p = c.attr("p");
+        return {detail::axis_in_range(c.attr("axis"), c.rank(0), "axis"),
+                {p == spec::expr(1) || p == spec::expr(2), "p is 1 or 2"}};
+    }
+    static spec::shape_exprs output_shapes(const spec::context& c) { return {c.shape(0)}; }
+    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
+    static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
+        if (!spec::types::floating.contains(out) || rank == 0) return {};
+        return {{{out}, {rank}}};
+    }
+    static std::vector<spec::domain_rule> domain(const spec::attribute_map& attrs) {
+        const auto a = spec::parse_attributes<attributes>(attrs, op_type);
+        return {{"||x||_p > 0 along axis (and finite)", [a](std::span<const tensor> in) {
+                     const std::size_t r = in[0].rank();
+                     if (a.axis < -static_cast<std::int64_t>(r) || a.axis >= static_cast<std::int64_t>(r)) return 1.0;
+                     const std::size_t axis = spec::normalize_axis(a.axis, r, op_type);
+                     const double m = detail::max_finite(in[0].element_dtype());
+                     double loss = 0.0;
+                     for (const auto& g : reduce::split_groups(in[0], axis, axis + 1)) {
+                         double s = 0.0;
+                         for (const double x : g) s += a.p == 1 ? std::fabs(x) : x * x;
+                         const double norm = a.p == 1 ? s : std::sqrt(s);
+                         loss += std::max(1e-10 - norm, 0.0) + (a.p == 2 && s > m ? s / m - 1.0 : 0.0);
+                     }
+                     return loss;
+                 }}};
+    }
+
+    template <class T>
+    static array<T> compute(const array<T>& x, const attributes& a = {}) {
+        static_assert(spec::dtype_accepted<lp_normalization, T>::value);
+        if (a.p != 1 && a.p != 2) throw error(op_type, "p must be 1 or 2, got " + std::to_string(a.p));
+        const shape_type s(x.shape().begin(), x.shape().end());
+        const auto sp = detail::split_at(s, spec::normalize_axis(a.axis, s.size(), op_type));
+        using A = detail::reduce_acc_t<T>;
+        auto y = array<T>::from_shape(x.shape());
+        for (std::size_t o = 0; o < sp.outer; ++o) {
+            for (std::size_t j = 0; j < sp.inner; ++j) {
+                A acc = 0;
+                for (std::size_t i = 0; i < sp.n; ++i) {
+                    const A v = value_cast<A>(x.data()[sp.at(o, i, j)]);
+                    acc += a.p == 1 ? std::fabs(v) : v * v;
+                }
+                const A norm = a.p == 1 ? acc : std::sqrt(acc);
+                for (std::size_t i = 0; i < sp.n; ++i) {
+                    y.data()[sp.at(o, i, j)] = value_cast<T>(value_cast<A>(x.data()[sp.at(o, i, j)]) / norm);
+                }
+            }
+        }
+        return y;
+    }
+    static std::vector<tensor> run(const spec::context& c) {
+        const auto a = spec::parse_attributes<attributes>(c.attributes(), op_type);
+        return {detail::dispatch<inputs[0].types>(c.input_dtype(0), op_type, [&](auto t) {
+            using T = typename decltype(t)::type;
+            return tensor(compute<T>(c.input(0).as_array<T>(), a));
+        })};
+    }
+    static spec::instance sample(rng& g) {
+        const auto s = detail::random_shape(g, 1, 4);
+        const auto r = static_cast<std::int64_t>(s.size());
+        spec::instance in;
+        in.inputs.emplace_back(detail::random_tensor(g, detail::pick_dtype(g, spec::types::floating), s, -4, 4));
+        if (g.bernoulli(0.7)) in.attributes["axis"] = g.integer(-r, r - 1);
+        in.attributes["p"] = std::int64_t{g.bernoulli(0.5) ? 1 : 2};
+        return in;
+    }
+};
+
+inline constexpr auto reduce_ops =
+    hana::tuple_t<reduce_sum, reduce_mean, reduce_max, reduce_min, reduce_prod, reduce_l1, reduce_l2, reduce_sum_square,
+                  reduce_log_sum, reduce_log_sum_exp, arg_max, arg_min, softmax, log_softmax, hardmax,
+                  layer_normalization, batch_normalization, instance_normalization, lp_normalization>;
+
+/// ONNX-named aliases, the names the rest of the kit uses for op specs.
+using ReduceSum = reduce_sum;
+using ReduceMean = reduce_mean;
+using ReduceMax = reduce_max;
+using ReduceMin = reduce_min;
+using ReduceProd = reduce_prod;
+using ReduceL1 = reduce_l1;
+using ReduceL2 = reduce_l2;
+using ReduceSumSquare = reduce_sum_square;
+using ReduceLogSum = reduce_log_sum;
+using ReduceLogSumExp = reduce_log_sum_exp;
+using ArgMax = arg_max;
+using ArgMin = arg_min;
+using Softmax = softmax;
+using LogSoftmax = log_softmax;
+using Hardmax = hardmax;
+using LayerNormalization = layer_normalization;
+using BatchNormalization = batch_normalization;
+using InstanceNormalization = instance_normalization;
+using LpNormalization = lp_normalization;
+
 
 }  // namespace tensoracle::ops
+
+BOOST_HANA_ADAPT_STRUCT(tensoracle::ops::reduce::reduce_attr, axes, keepdims);
+BOOST_HANA_ADAPT_STRUCT(tensoracle::ops::reduce::reduce_sum_attr, axes, keepdims, noop_with_empty_axes);
+BOOST_HANA_ADAPT_STRUCT(tensoracle::ops::reduce::arg_attr, axis, keepdims, select_last_index);
+BOOST_HANA_ADAPT_STRUCT(tensoracle::ops::reduce::softmax_attr, axis);
+BOOST_HANA_ADAPT_STRUCT(tensoracle::ops::reduce::layer_norm_attr, axis, epsilon, stash_type);
+BOOST_HANA_ADAPT_STRUCT(tensoracle::ops::reduce::batch_norm_attr, epsilon, momentum, training_mode);
+BOOST_HANA_ADAPT_STRUCT(tensoracle::ops::reduce::instance_norm_attr, epsilon);
+BOOST_HANA_ADAPT_STRUCT(tensoracle::ops::reduce::lp_norm_attr, axis, p);

@@ -12,6 +12,7 @@
 #include <boost/hana/length.hpp>
 
 #include "tensoracle/ops/binary.hpp"
+#include "tensoracle/ops/misc.hpp"
 #include "tensoracle/ops/nn.hpp"
 #include "tensoracle/ops/reduce.hpp"
 #include "tensoracle/ops/shape.hpp"
@@ -22,7 +23,8 @@ namespace tensoracle::ops {
 
 /// Every op spec, as a Hana tuple of types.
 inline constexpr auto all_ops =
-    hana::concat(hana::concat(hana::concat(unary_ops, binary_ops), hana::concat(shape_ops, reduce_ops)), nn_ops);
+    hana::concat(hana::concat(hana::concat(unary_ops, binary_ops), hana::concat(shape_ops, reduce_ops)),
+                 hana::concat(nn_ops, misc_ops));
 
 /// The type-erased entries, one per op, sorted by op_type.
 [[nodiscard]] inline const std::vector<spec::op_entry>& registry() {

@@ -227,9 +227,16 @@ TENSORACLE_UNARY(softsign, "Softsign", 1, types::floating)
     template <class V>
     static V apply(V x, const attributes&) { return x / (V(1) + std::fabs(x)); }
 };
-TENSORACLE_UNARY(erf, "Erf", 13, types::floating)
+/// Erf also takes integers (ONNX-13): erf in double, truncated to the type.
+TENSORACLE_UNARY(erf, "Erf", 13, types::numeric)
     template <class V>
-    static V apply(V x, const attributes&) { return std::erf(x); }
+    static V apply(V x, const attributes&) {
+        if constexpr (std::is_integral_v<V>) {
+            return value_cast<V>(std::erf(static_cast<double>(x)));
+        } else {
+            return std::erf(x);
+        }
+    }
 };
 TENSORACLE_UNARY(sin, "Sin", 7, types::floating)
     template <class V>
@@ -451,52 +458,52 @@ struct is_inf_fn {
 
 }  // namespace unary
 
-using relu = unary_elementwise<unary::relu_fn>;
-using abs = unary_elementwise<unary::abs_fn>;
-using neg = unary_elementwise<unary::neg_fn>;
-using sign = unary_elementwise<unary::sign_fn>;
-using ceil = unary_elementwise<unary::ceil_fn>;
-using floor = unary_elementwise<unary::floor_fn>;
-using round = unary_elementwise<unary::round_fn>;
-using exp = unary_elementwise<unary::exp_fn>;
-using log = unary_elementwise<unary::log_fn>;
-using sqrt = unary_elementwise<unary::sqrt_fn>;
-using reciprocal = unary_elementwise<unary::reciprocal_fn>;
-using sigmoid = unary_elementwise<unary::sigmoid_fn>;
-using tanh = unary_elementwise<unary::tanh_fn>;
-using softplus = unary_elementwise<unary::softplus_fn>;
-using softsign = unary_elementwise<unary::softsign_fn>;
-using erf = unary_elementwise<unary::erf_fn>;
-using sin = unary_elementwise<unary::sin_fn>;
-using cos = unary_elementwise<unary::cos_fn>;
-using tan = unary_elementwise<unary::tan_fn>;
-using asin = unary_elementwise<unary::asin_fn>;
-using acos = unary_elementwise<unary::acos_fn>;
-using atan = unary_elementwise<unary::atan_fn>;
-using sinh = unary_elementwise<unary::sinh_fn>;
-using cosh = unary_elementwise<unary::cosh_fn>;
-using asinh = unary_elementwise<unary::asinh_fn>;
-using acosh = unary_elementwise<unary::acosh_fn>;
-using atanh = unary_elementwise<unary::atanh_fn>;
-using logical_not = unary_elementwise<unary::not__fn>;
-using identity = unary_elementwise<unary::identity_fn>;
-using leaky_relu = unary_elementwise<unary::leaky_relu_fn>;
-using elu = unary_elementwise<unary::elu_fn>;
-using celu = unary_elementwise<unary::celu_fn>;
-using selu = unary_elementwise<unary::selu_fn>;
-using hard_sigmoid = unary_elementwise<unary::hard_sigmoid_fn>;
-using hard_swish = unary_elementwise<unary::hard_swish_fn>;
-using thresholded_relu = unary_elementwise<unary::thresholded_relu_fn>;
-using shrink = unary_elementwise<unary::shrink_fn>;
-using is_nan = unary_elementwise<unary::is_nan_fn>;
-using is_inf = unary_elementwise<unary::is_inf_fn>;
+using Relu = unary_elementwise<unary::relu_fn>;
+using Abs = unary_elementwise<unary::abs_fn>;
+using Neg = unary_elementwise<unary::neg_fn>;
+using Sign = unary_elementwise<unary::sign_fn>;
+using Ceil = unary_elementwise<unary::ceil_fn>;
+using Floor = unary_elementwise<unary::floor_fn>;
+using Round = unary_elementwise<unary::round_fn>;
+using Exp = unary_elementwise<unary::exp_fn>;
+using Log = unary_elementwise<unary::log_fn>;
+using Sqrt = unary_elementwise<unary::sqrt_fn>;
+using Reciprocal = unary_elementwise<unary::reciprocal_fn>;
+using Sigmoid = unary_elementwise<unary::sigmoid_fn>;
+using Tanh = unary_elementwise<unary::tanh_fn>;
+using Softplus = unary_elementwise<unary::softplus_fn>;
+using Softsign = unary_elementwise<unary::softsign_fn>;
+using Erf = unary_elementwise<unary::erf_fn>;
+using Sin = unary_elementwise<unary::sin_fn>;
+using Cos = unary_elementwise<unary::cos_fn>;
+using Tan = unary_elementwise<unary::tan_fn>;
+using Asin = unary_elementwise<unary::asin_fn>;
+using Acos = unary_elementwise<unary::acos_fn>;
+using Atan = unary_elementwise<unary::atan_fn>;
+using Sinh = unary_elementwise<unary::sinh_fn>;
+using Cosh = unary_elementwise<unary::cosh_fn>;
+using Asinh = unary_elementwise<unary::asinh_fn>;
+using Acosh = unary_elementwise<unary::acosh_fn>;
+using Atanh = unary_elementwise<unary::atanh_fn>;
+using Not = unary_elementwise<unary::not__fn>;
+using Identity = unary_elementwise<unary::identity_fn>;
+using LeakyRelu = unary_elementwise<unary::leaky_relu_fn>;
+using Elu = unary_elementwise<unary::elu_fn>;
+using Celu = unary_elementwise<unary::celu_fn>;
+using Selu = unary_elementwise<unary::selu_fn>;
+using HardSigmoid = unary_elementwise<unary::hard_sigmoid_fn>;
+using HardSwish = unary_elementwise<unary::hard_swish_fn>;
+using ThresholdedRelu = unary_elementwise<unary::thresholded_relu_fn>;
+using Shrink = unary_elementwise<unary::shrink_fn>;
+using IsNaN = unary_elementwise<unary::is_nan_fn>;
+using IsInf = unary_elementwise<unary::is_inf_fn>;
 
 /// Every op of this family, for the registry.
 inline constexpr auto unary_ops =
-    hana::tuple_t<relu, abs, neg, sign, ceil, floor, round, exp, log, sqrt, reciprocal, sigmoid, tanh, softplus,
-                  softsign, erf, sin, cos, tan, asin, acos, atan, sinh, cosh, asinh, acosh, atanh, logical_not,
-                  identity, leaky_relu, elu, celu, selu, hard_sigmoid, hard_swish, thresholded_relu, shrink, is_nan,
-                  is_inf>;
+    hana::tuple_t<Relu, Abs, Neg, Sign, Ceil, Floor, Round, Exp, Log, Sqrt, Reciprocal, Sigmoid, Tanh, Softplus,
+                  Softsign, Erf, Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh, Atanh, Not,
+                  Identity, LeakyRelu, Elu, Celu, Selu, HardSigmoid, HardSwish, ThresholdedRelu, Shrink, IsNaN,
+                  IsInf>;
 
 }  // namespace tensoracle::ops
 

@@ -106,6 +106,7 @@ public:
     friend expr operator>=(const expr& a, const expr& b) { return make(expr_kind::ge, a, b); }
     friend expr operator&&(const expr& a, const expr& b) { return make(expr_kind::logical_and, a, b); }
     friend expr operator||(const expr& a, const expr& b) { return make(expr_kind::logical_or, a, b); }
+    friend expr operator-(const expr& a) { return expr(0) - a; }
     friend expr operator!(const expr& a) { return make(expr_kind::logical_not, a, expr(0)); }
     friend expr min(const expr& a, const expr& b) { return make(expr_kind::min, a, b); }
     friend expr max(const expr& a, const expr& b) { return make(expr_kind::max, a, b); }
@@ -238,6 +239,12 @@ private:
 
     std::shared_ptr<const node> node_;
 };
+
+// Namespace-scope declarations, so spec::min / spec::max / spec::select also
+// work by qualified name (e.g. where an op spec named Max hides them).
+expr min(const expr& a, const expr& b);
+expr max(const expr& a, const expr& b);
+expr select(const expr& cond, const expr& a, const expr& b);
 
 /// A named validity constraint: the boolean expression and why it exists.
 struct constraint {

@@ -1,0 +1,459 @@
+// tensoracle: constants, casts and small index ops: Constant, CastLike,
+// Dropout (inference), CumSum, EyeLike, OneHot, TopK.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <numeric>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include <boost/hana/adapt_struct.hpp>
+
+#include "tensoracle/ops/detail/common.hpp"
+#include "tensoracle/spec/entry.hpp"
+
+namespace tensoracle::ops {
+
+namespace misc {
+inline std::vector<spec::expr> constant_shape(const shape_type& s) {
+    std::vector<spec::expr> out;
+    for (const auto d : s) out.emplace_back(d);
+    return out;
+}
+inline std::vector<std::size_t> all_ranks(std::size_t max_rank) {
+    std::vector<std::size_t> r(max_rank + 1);
+    std::iota(r.begin(), r.end(), std::size_t{0});
+    return r;
+}
+}  // namespace misc
+
+struct constant_attr {
+    std::optional<tensor> value;
+    std::optional<float> value_float;
+    std::optional<std::vector<float>> value_floats;
+    std::optional<std::int64_t> value_int;
+    std::optional<std::vector<std::int64_t>> value_ints;
+    std::optional<std::string> value_string;                // valid ONNX, unsupported here
+    std::optional<std::vector<std::string>> value_strings;  // valid ONNX, unsupported here
+};
+
+/// Constant: exactly one of value, value_float(s), value_int(s). String values
+/// are valid ONNX but outside the kit's dtypes (unsupported_error); sparse
+/// values are not parsed.
+struct Constant {
+    static constexpr std::string_view op_type = "Constant";
+    static constexpr int opset = 13;
+    using attributes = constant_attr;
+    static constexpr std::array<spec::value_spec, 0> inputs{};
+    static constexpr std::array<spec::value_spec, 1> outputs{{{"output", spec::types::all}}};
+
+    static tensor value_of(const attributes& a) {
+        if (a.value_string || a.value_strings) {
+            throw unsupported_error(std::string(op_type), "string constants are not supported");
+        }
+        const int given = (a.value ? 1 : 0) + (a.value_float ? 1 : 0) + (a.value_floats ? 1 : 0) + (a.value_int ? 1 : 0) +
+                          (a.value_ints ? 1 : 0);
+        if (given != 1) {
+            throw error(std::string(op_type), "exactly one of value, value_float, value_floats, value_int, value_ints "
+                                              "must be set, got " + std::to_string(given));
+        }
+        if (a.value) return *a.value;
+        if (a.value_float) return tensor(array<float>(*a.value_float));
+        if (a.value_int) return tensor(array<std::int64_t>(*a.value_int));
+        if (a.value_floats) {
+            auto t = array<float>::from_shape({a.value_floats->size()});
+            std::copy(a.value_floats->begin(), a.value_floats->end(), t.data());
+            return tensor(t);
+        }
+        return detail::int64_tensor(*a.value_ints);
+    }
+    static attributes attrs(const spec::context& c) { return spec::parse_attributes<attributes>(c.attributes(), op_type); }
+
+    static std::vector<spec::constraint> constraints(const spec::context& c) {
+        (void)value_of(attrs(c));
+        return {};
+    }
+    static spec::shape_exprs output_shapes(const spec::context& c) {
+        return {misc::constant_shape(value_of(attrs(c)).shape())};
+    }
+    static std::vector<dtype> output_dtypes(const spec::context& c) { return {value_of(attrs(c)).element_dtype()}; }
+    static std::vector<spec::input_candidate> input_candidates(dtype, std::size_t) { return {}; }
+    static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
+    static std::vector<tensor> run(const spec::context& c) { return {value_of(attrs(c))}; }
+    static spec::instance sample(rng& g) {
+        spec::instance in;
+        in.attributes["value"] = detail::random_tensor(g, detail::pick_dtype(g, spec::types::all),
+                                                       detail::random_shape(g, 0, 3), -5, 5);
+        return in;
+    }
+};
+
+/// CastLike(input, target_type): Cast to target_type's dtype.
+struct CastLike {
+    static constexpr std::string_view op_type = "CastLike";
+    static constexpr int opset = 15;
+    using attributes = spec::no_attributes;
+    static constexpr std::array<spec::value_spec, 2> inputs{
+        {{"input", spec::types::all, {}, "T1"}, {"target_type", spec::types::all, {}, "T2"}}};
+    static constexpr std::array<spec::value_spec, 1> outputs{{{"output", spec::types::all, {}, "T2"}}};
+    static std::vector<spec::constraint> constraints(const spec::context&) { return {}; }
+    static spec::shape_exprs output_shapes(const spec::context& c) { return {c.shape(0)}; }
+    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(1)}; }
+    static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
+        return {{spec::types::all.members(), {rank}}, {{out}, misc::all_ranks(4)}};
+    }
+    static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
+    static std::vector<tensor> run(const spec::context& c) { return {c.input(0).cast(c.input_dtype(1))}; }
+    static spec::instance sample(rng& g) {
+        spec::instance in;
+        in.inputs.emplace_back(detail::random_tensor(g, detail::pick_dtype(g, spec::types::all),
+                                                     detail::random_shape(g, 0, 3), -50, 50));
+        in.inputs.emplace_back(detail::random_tensor(g, detail::pick_dtype(g, spec::types::all), {1}, 0, 1));
+        return in;
+    }
+};
+
+struct dropout_attr {
+    std::optional<std::int64_t> seed;
+};
+
+/// Dropout in inference mode: output = data, mask = all true. Training mode
+/// with a nonzero ratio is random and not supported (an error says so).
+struct Dropout {
+    static constexpr std::string_view op_type = "Dropout";
+    static constexpr int opset = 13;
+    using attributes = dropout_attr;
+    static constexpr std::array<spec::value_spec, 3> inputs{{{"data", spec::types::floating},
+                                                             {"ratio", spec::types::floating, {0, 0}, "T1", true},
+                                                             {"training_mode", spec::types::boolean, {0, 0}, "T2", true}}};
+    static constexpr std::array<spec::value_spec, 2> outputs{
+        {{"output", spec::types::floating}, {"mask", spec::types::boolean, {}, "T2"}}};
+    static std::vector<spec::constraint> constraints(const spec::context&) { return {}; }
+    static spec::shape_exprs output_shapes(const spec::context& c) { return {c.shape(0), c.shape(0)}; }
+    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0), dtype::boolean}; }
+    static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
+        if (!spec::types::floating.contains(out)) return {};
+        return {{{out}, {rank}}};
+    }
+    static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
+    static std::vector<tensor> run(const spec::context& c) {
+        const bool training = c.has_input(2) && c.input(2).values<bool>()[0];
+        const double ratio = c.has_input(1) ? c.input(1).value_as_double(0) : 0.5;
+        if (training && ratio != 0.0) {
+            throw unsupported_error(std::string(op_type), "training mode with a nonzero ratio is random and not supported");
+        }
+        auto mask = array<bool>::from_shape(c.input(0).shape());
+        std::fill(mask.begin(), mask.end(), true);
+        return {c.input(0), tensor(mask)};
+    }
+    static spec::instance sample(rng& g) {
+        spec::instance in;
+        in.inputs.emplace_back(detail::random_tensor(g, detail::pick_dtype(g, spec::types::floating),
+                                                     detail::random_shape(g, 0, 3), -5, 5));
+        return in;
+    }
+};
+
+struct cumsum_attr {
+    std::int64_t exclusive = 0;
+    std::int64_t reverse = 0;
+};
+
+/// CumSum(x, axis): running sums along axis (exclusive: without the element
+/// itself; reverse: from the end). Integer sums wrap.
+struct CumSum {
+    static constexpr std::string_view op_type = "CumSum";
+    static constexpr int opset = 14;
+    using attributes = cumsum_attr;
+    static constexpr spec::dtype_set types =
+        spec::types::floating | spec::dtypes_of(dtype::i32, dtype::i64);
+    static constexpr std::array<spec::value_spec, 2> inputs{{{"x", types, {1, 8}}, {"axis", spec::types::indices, {0, 1}, "T2"}}};
+    static constexpr std::array<spec::value_spec, 1> outputs{{{"y", types}}};
+    static std::vector<spec::constraint> constraints(const spec::context& c) {
+        const auto r = static_cast<std::int64_t>(c.rank(0));
+        const auto axis = c.values(1);
+        std::vector<spec::constraint> out{{spec::expr(axis.size()) == 1, "axis is a single value"}};
+        if (axis.size() == 1) out.push_back({axis[0] >= -r && axis[0] < r, "axis in [-rank, rank)"});
+        return out;
+    }
+    static spec::shape_exprs output_shapes(const spec::context& c) { return {c.shape(0)}; }
+    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
+    static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
+        if (!types.contains(out) || rank == 0) return {};
+        return {{{out}, {rank}}, {{dtype::i64}, {0}}};
+    }
+    static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
+    template <class T>
+    static array<T> compute(const array<T>& x, std::size_t axis, const attributes& a) {
+        static_assert(spec::dtype_accepted<CumSum, T>::value);
+        using acc = std::conditional_t<floating_element<T>, std::conditional_t<std::is_same_v<T, double>, double, float>, T>;
+        const shape_type s(x.shape().begin(), x.shape().end());
+        const auto st = detail::strides_of(s);
+        auto y = array<T>::from_shape(s);
+        const std::size_t n = s[axis], stride = st[axis];
+        for (std::size_t base = 0; base < x.size(); ++base) {
+            if ((base / stride) % n != 0) continue;  // start of a line along axis
+            acc running = acc(0);
+            for (std::size_t j = 0; j < n; ++j) {
+                const std::size_t k = a.reverse != 0 ? n - 1 - j : j;
+                const std::size_t f = base + k * stride;
+                const acc v = static_cast<acc>(x.data()[f]);
+                if (a.exclusive == 0) running = add(running, v);
+                y.data()[f] = value_cast<T>(running);
+                if (a.exclusive != 0) running = add(running, v);
+            }
+        }
+        return y;
+    }
+    template <class V>
+    static V add(V a, V b) {
+        if constexpr (std::is_integral_v<V>) {
+            return static_cast<V>(static_cast<std::uint64_t>(a) + static_cast<std::uint64_t>(b));
+        } else {
+            return a + b;
+        }
+    }
+    static std::vector<tensor> run(const spec::context& c) {
+        const auto a = spec::parse_attributes<attributes>(c.attributes(), op_type);
+        const auto axis = spec::normalize_axis(c.input(1).to<std::int64_t>().data()[0], c.rank(0), op_type);
+        return {detail::dispatch<types>(c.input_dtype(0), op_type, [&](auto t) {
+            using T = typename decltype(t)::type;
+            return tensor(compute<T>(c.input(0).as_array<T>(), axis, a));
+        })};
+    }
+    static spec::instance sample(rng& g) {
+        spec::instance in;
+        const auto s = detail::random_shape(g, 1, 3);
+        in.inputs.emplace_back(detail::random_tensor(g, detail::pick_dtype(g, types), s, -5, 5));
+        const auto r = static_cast<std::int64_t>(s.size());
+        in.inputs.emplace_back(tensor(array<std::int64_t>(g.integer(-r, r - 1))));
+        in.attributes["exclusive"] = g.integer(0, 1);
+        in.attributes["reverse"] = g.integer(0, 1);
+        return in;
+    }
+};
+
+struct eye_like_attr {
+    std::optional<std::int64_t> dtype;
+    std::int64_t k = 0;
+};
+
+/// EyeLike(input): a 2-D tensor of input's shape with ones on diagonal k.
+struct EyeLike {
+    static constexpr std::string_view op_type = "EyeLike";
+    static constexpr int opset = 9;
+    using attributes = eye_like_attr;
+    static constexpr spec::dtype_set types = spec::types::numeric | spec::types::boolean;
+    static constexpr std::array<spec::value_spec, 1> inputs{{{"input", types, {2, 2}, "T1"}}};
+    static constexpr std::array<spec::value_spec, 1> outputs{{{"output", types, {2, 2}, "T2"}}};
+    static std::vector<spec::constraint> constraints(const spec::context&) { return {}; }
+    static spec::shape_exprs output_shapes(const spec::context& c) { return {c.shape(0)}; }
+    static std::vector<dtype> output_dtypes(const spec::context& c) {
+        const auto a = spec::parse_attributes<attributes>(c.attributes(), op_type);
+        return {a.dtype ? dtype_from_onnx(static_cast<int>(*a.dtype)) : c.input_dtype(0)};
+    }
+    static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
+        if (rank != 2) return {};
+        return {{{out}, {2}}};
+    }
+    static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
+    static std::vector<tensor> run(const spec::context& c) {
+        const auto k = spec::parse_attributes<attributes>(c.attributes(), op_type).k;
+        const auto s = c.input(0).shape();
+        auto out = tensor::zeros(output_dtypes(c)[0], s);
+        out.visit([&](auto v) {
+            using T = typename decltype(v)::value_type;
+            for (std::size_t i = 0; i < s[0]; ++i) {
+                const std::int64_t j = static_cast<std::int64_t>(i) + k;
+                if (j >= 0 && j < static_cast<std::int64_t>(s[1])) v[i * s[1] + static_cast<std::size_t>(j)] = value_cast<T>(1);
+            }
+        });
+        return {out};
+    }
+    static spec::instance sample(rng& g) {
+        spec::instance in;
+        in.inputs.emplace_back(detail::random_tensor(g, detail::pick_dtype(g, types), detail::random_shape(g, 2, 2), 0, 3));
+        in.attributes["k"] = g.integer(-2, 2);
+        return in;
+    }
+};
+
+struct one_hot_attr {
+    std::int64_t axis = -1;
+};
+
+/// OneHot(indices, depth, values): values[1] where the index (negative counts
+/// from depth) matches, values[0] elsewhere; out-of-range indices match nothing.
+struct OneHot {
+    static constexpr std::string_view op_type = "OneHot";
+    static constexpr int opset = 11;
+    using attributes = one_hot_attr;
+    static constexpr std::array<spec::value_spec, 3> inputs{{{"indices", spec::types::numeric, {1, 7}, "T1"},
+                                                             {"depth", spec::types::numeric, {0, 1}, "T2"},
+                                                             {"values", spec::types::all, {1, 1}, "T3"}}};
+    static constexpr std::array<spec::value_spec, 1> outputs{{{"output", spec::types::all, {}, "T3"}}};
+    static std::int64_t depth_of(const spec::context& c) {
+        if (c.input(1).size() != 1) throw shape_error(std::string(op_type), "depth must hold one value");
+        const double d = c.input(1).value_as_double(0);
+        if (!(d >= 1.0 && d <= 1e9)) throw error(std::string(op_type), "depth must be a positive count, got " + std::to_string(d));
+        return static_cast<std::int64_t>(d);
+    }
+    static std::vector<spec::constraint> constraints(const spec::context& c) {
+        const auto r = static_cast<std::int64_t>(c.rank(0)) + 1;
+        const auto axis = c.attr("axis");
+        return {{axis >= -r && axis < r, "axis in [-(rank+1), rank+1)"}, {c.dim(2, 0) == 2, "values holds [off, on]"}};
+    }
+    static spec::shape_exprs output_shapes(const spec::context& c) {
+        auto s = c.shape(0);
+        const auto axis = spec::normalize_axis(std::get<std::int64_t>(c.attributes().at("axis")), s.size() + 1, op_type);
+        s.insert(s.begin() + static_cast<std::ptrdiff_t>(axis), spec::expr(depth_of(c)));
+        return {s};
+    }
+    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(2)}; }
+    static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
+        if (rank == 0) return {};
+        return {{spec::types::indices.members(), {rank - 1}}, {{dtype::i64}, {0}}, {{out}, {1}}};
+    }
+    static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
+    static std::vector<tensor> run(const spec::context& c) {
+        const auto depth = depth_of(c);
+        const auto in_shape = c.input(0).shape();
+        const auto axis = spec::normalize_axis(std::get<std::int64_t>(c.attributes().at("axis")), in_shape.size() + 1, op_type);
+        shape_type out_shape = in_shape;
+        out_shape.insert(out_shape.begin() + static_cast<std::ptrdiff_t>(axis), static_cast<std::size_t>(depth));
+        const auto idx = c.input(0).to<double>();
+        auto out = tensor::zeros(c.input_dtype(2), out_shape);
+        const std::size_t outer = element_count(std::span(in_shape).first(axis));
+        const std::size_t inner = element_count(std::span(in_shape).subspan(axis));
+        out.visit([&](auto v) {
+            using T = typename decltype(v)::value_type;
+            const auto vals = c.input(2).values<T>();
+            for (std::size_t o = 0; o < outer; ++o) {
+                for (std::size_t d = 0; d < static_cast<std::size_t>(depth); ++d) {
+                    for (std::size_t i = 0; i < inner; ++i) {
+                        double want = std::trunc(idx.data()[o * inner + i]);
+                        if (want < 0) want += static_cast<double>(depth);
+                        v[(o * static_cast<std::size_t>(depth) + d) * inner + i] =
+                            want == static_cast<double>(d) ? vals[1] : vals[0];
+                    }
+                }
+            }
+        });
+        return {out};
+    }
+    static spec::instance sample(rng& g) {
+        spec::instance in;
+        const auto s = detail::random_shape(g, 1, 3);  // ONNX requires indices of rank >= 1
+        const std::int64_t depth = g.integer(1, 5);
+        in.inputs.emplace_back(detail::random_tensor(g, dtype::i64, s, static_cast<double>(-depth), static_cast<double>(depth)));
+        in.inputs.emplace_back(tensor(array<std::int64_t>(depth)));
+        in.inputs.emplace_back(detail::random_tensor(g, detail::pick_dtype(g, spec::types::all), {2}, 0, 5));
+        in.attributes["axis"] = g.integer(-static_cast<std::int64_t>(s.size()) - 1, static_cast<std::int64_t>(s.size()));
+        return in;
+    }
+};
+
+struct top_k_attr {
+    std::int64_t axis = -1;
+    std::int64_t largest = 1;
+    std::int64_t sorted = 1;
+};
+
+/// TopK(X, K): the K largest (or smallest) elements along axis and their
+/// indices; ties keep the lower index first (ONNX's stable rule). Results
+/// are always sorted, which also satisfies sorted=0.
+struct TopK {
+    static constexpr std::string_view op_type = "TopK";
+    static constexpr int opset = 11;
+    using attributes = top_k_attr;
+    static constexpr spec::dtype_set types = spec::types::numeric;
+    static constexpr std::array<spec::value_spec, 2> inputs{{{"X", types, {1, 8}}, {"K", spec::types::int64, {1, 1}, "I"}}};
+    static constexpr std::array<spec::value_spec, 2> outputs{{{"Values", types}, {"Indices", spec::types::int64, {}, "I"}}};
+    static std::vector<spec::constraint> constraints(const spec::context& c) {
+        const auto r = static_cast<std::int64_t>(c.rank(0));
+        const auto axis = c.attr("axis");
+        std::vector<spec::constraint> out{{axis >= -r && axis < r, "axis in [-rank, rank)"},
+                                          {c.dim(1, 0) == 1, "K holds one value"}};
+        if (c.input(1).size() == 1) {
+            const auto k = c.value(1, 0);
+            auto dim = c.dim(0, 0);
+            for (std::size_t a = 1; a < c.rank(0); ++a) dim = select(axis == static_cast<std::int64_t>(a) || axis == static_cast<std::int64_t>(a) - r, c.dim(0, a), dim);
+            out.push_back({k >= 0 && k <= dim, "0 <= K <= X.shape[axis]"});
+        }
+        return out;
+    }
+    static spec::shape_exprs output_shapes(const spec::context& c) {
+        auto s = c.shape(0);
+        const auto axis = spec::normalize_axis(std::get<std::int64_t>(c.attributes().at("axis")), s.size(), op_type);
+        s[axis] = c.value(1, 0);
+        return {s, s};
+    }
+    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0), dtype::i64}; }
+    static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
+        if (!types.contains(out) || rank == 0) return {};
+        return {{{out}, {rank}}, {{dtype::i64}, {1}}};
+    }
+    static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
+    static std::vector<tensor> run(const spec::context& c) {
+        const auto a = spec::parse_attributes<attributes>(c.attributes(), op_type);
+        const auto s = c.input(0).shape();
+        const auto axis = spec::normalize_axis(a.axis, s.size(), op_type);
+        const auto k = static_cast<std::size_t>(c.input(1).values<std::int64_t>()[0]);
+        shape_type out_shape = s;
+        out_shape[axis] = k;
+        const auto st = detail::strides_of(s);
+        const std::size_t n = s[axis], stride = st[axis];
+        auto indices = array<std::int64_t>::from_shape(out_shape);
+        const auto ost = detail::strides_of(out_shape);
+        auto values = detail::dispatch<types>(c.input_dtype(0), op_type, [&](auto t) {
+            using T = typename decltype(t)::type;
+            const auto x = c.input(0).values<T>();
+            auto out = array<T>::from_shape(out_shape);
+            std::vector<std::size_t> order(n);
+            for (std::size_t base = 0; base < x.size(); ++base) {
+                if ((base / stride) % n != 0) continue;
+                std::iota(order.begin(), order.end(), std::size_t{0});
+                std::stable_sort(order.begin(), order.end(), [&](std::size_t p, std::size_t q) {
+                    const T xp = x[base + p * stride], xq = x[base + q * stride];
+                    return a.largest != 0 ? xq < xp : xp < xq;
+                });
+                // Output line start: same outer/inner position with axis index 0.
+                const std::size_t outer = base / (stride * n), inner = base % stride;
+                const std::size_t obase = outer * ost[axis] * k + inner;
+                for (std::size_t j = 0; j < k; ++j) {
+                    out.data()[obase + j * ost[axis]] = x[base + order[j] * stride];
+                    indices.data()[obase + j * ost[axis]] = static_cast<std::int64_t>(order[j]);
+                }
+            }
+            return tensor(out);
+        });
+        return {values, tensor(indices)};
+    }
+    static spec::instance sample(rng& g) {
+        spec::instance in;
+        const auto s = detail::random_shape(g, 1, 3);
+        const auto r = static_cast<std::int64_t>(s.size());
+        const auto axis = g.integer(-r, r - 1);
+        const auto n = static_cast<std::int64_t>(s[spec::normalize_axis(axis, s.size(), "TopK")]);
+        in.inputs.emplace_back(detail::random_tensor(g, detail::pick_dtype(g, types), s, -50, 50));
+        in.inputs.emplace_back(detail::int64_tensor({g.integer(0, n)}));
+        in.attributes["axis"] = axis;
+        in.attributes["largest"] = g.integer(0, 1);
+        return in;
+    }
+};
+
+inline constexpr auto misc_ops = hana::tuple_t<Constant, CastLike, Dropout, CumSum, EyeLike, OneHot, TopK>;
+
+}  // namespace tensoracle::ops
+
+BOOST_HANA_ADAPT_STRUCT(tensoracle::ops::constant_attr, value, value_float, value_floats, value_int, value_ints,
+                        value_string, value_strings);
+BOOST_HANA_ADAPT_STRUCT(tensoracle::ops::dropout_attr, seed);
+BOOST_HANA_ADAPT_STRUCT(tensoracle::ops::cumsum_attr, exclusive, reverse);
+BOOST_HANA_ADAPT_STRUCT(tensoracle::ops::eye_like_attr, dtype, k);
+BOOST_HANA_ADAPT_STRUCT(tensoracle::ops::one_hot_attr, axis);
+BOOST_HANA_ADAPT_STRUCT(tensoracle::ops::top_k_attr, axis, largest, sorted);
