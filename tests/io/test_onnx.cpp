@@ -340,6 +340,18 @@ TEST_CASE("onnx: every op accepts at least the dtypes its ONNX opset allows (wit
     }
 }
 
+TEST_CASE("conformance: bfloat16 test data stored as UINT16 bits, and test data contradicting its model") {
+    const auto in = node_tests / "test_cast_BFLOAT16_to_FLOAT" / "test_data_set_0" / "input_0.pb";
+    CHECK_THROWS_AS((void)to::io::load_tensor(in), to::unsupported_error);  // UINT16 is not a kit dtype
+    const auto t = to::io::detail::load_test_tensor(in, to::dtype::bf16);
+    CHECK(t.element_dtype() == to::dtype::bf16);
+    const auto c = to::io::run_conformance_case(node_tests / "test_cast_BFLOAT16_to_FLOAT");
+    CHECK(c.status == to::io::case_status::passed);
+    const auto d = to::io::run_conformance_case(node_tests / "test_castlike_FLOAT_to_BFLOAT16");
+    CHECK(d.status == to::io::case_status::skipped);
+    CHECK(d.reason.find("but the model declares [3, 4]") != std::string::npos);
+}
+
 TEST_CASE("conformance: runner on a few folders, and its report formats") {
     to::io::conformance_options o;
     o.filter = "^test_(abs|relu|add_bcast|where_example|not_2d)$";

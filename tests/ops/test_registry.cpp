@@ -97,6 +97,14 @@ TEST_CASE("registry: backward inference admits every sampled instance") {
     }
 }
 
+TEST_CASE("registry: proxy derivatives where the true derivative vanishes (NNSmith: slope 0.1)") {
+    for (const char* op : {"Relu", "Floor", "Ceil", "Round", "Sign"}) {
+        CAPTURE(op);
+        CHECK(to::ops::get_op(op).proxy_slope == 0.1);
+    }
+    CHECK(to::ops::get_op("Exp").proxy_slope == 0.0);
+}
+
 TEST_CASE("registry: at least 80 ONNX operators are specified") {
     CHECK(to::ops::registry().size() >= 80);
 }

@@ -8,6 +8,7 @@
 #include <array>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <iomanip>
 #include <map>
 #include <optional>
@@ -134,6 +135,18 @@ inline std::vector<fs::path> numbered_files(const fs::path& dir, const std::stri
     return out;
 }
 
+/// Loads a test-data tensor the model declares as `expected`. ONNX's test
+/// data stores bfloat16 as UINT16 bit patterns (numpy has no bfloat16); those
+/// are read back as the bfloat16 values they encode.
+inline tensor load_test_tensor(const fs::path& path, std::optional<dtype> expected) {
+    if (expected != dtype::bf16) return load_tensor(path);
+    std::ifstream in(path, std::ios::binary);
+    onnx::TensorProto p;
+    if (!in || !p.ParseFromIstream(&in)) return load_tensor(path);  // reports the error
+    if (p.data_type() == onnx::TensorProto::UINT16) p.set_data_type(onnx::TensorProto::BFLOAT16);
+    return from_proto(p, path.parent_path());
+}
+
 /// Whether an error means "the kit does not support this variant" rather than
 /// "the kit computed something wrong".
 inline bool is_unsupported(const std::exception& e) {
@@ -206,11 +219,23 @@ inline bool is_unsupported(const std::exception& e) {
             const auto outputs = detail::numbered_files(set, "output_");
             if (inputs.size() > g.inputs.size()) throw error("conformance", "more input files than graph inputs");
             std::map<std::string, tensor, std::less<>> feeds;
-            for (std::size_t i = 0; i < inputs.size(); ++i) feeds.emplace(g.inputs[i].name, load_tensor(inputs[i]));
+            for (std::size_t i = 0; i < inputs.size(); ++i) {
+                auto t = detail::load_test_tensor(inputs[i], g.inputs[i].type);
+                // Some ONNX 1.12 test data contradicts its own model (test_castlike_*:
+                // 'like' declared [3, 4], stored as [1]); such a case tests nothing.
+                if (g.inputs[i].shape && *g.inputs[i].shape != t.shape()) {
+                    c.status = case_status::skipped;
+                    c.reason = set.filename().string() + ": test data gives input '" + g.inputs[i].name + "' shape " +
+                               tensoracle::to_string(t.shape()) + " but the model declares " +
+                               tensoracle::to_string(*g.inputs[i].shape);
+                    return c;
+                }
+                feeds.emplace(g.inputs[i].name, std::move(t));
+            }
             const auto result = graph::run(g, feeds);
             if (outputs.size() != g.outputs.size()) throw error("conformance", "output file count differs from graph outputs");
             for (std::size_t o = 0; o < outputs.size(); ++o) {
-                const auto expected = load_tensor(outputs[o]);
+                const auto expected = detail::load_test_tensor(outputs[o], g.outputs[o].type);
                 const auto& actual = result.outputs.at(g.outputs[o].name);
                 const auto report = compare(actual, expected);
                 if (const auto lv = report.min_passing_level()) {

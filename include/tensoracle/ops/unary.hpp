@@ -35,6 +35,14 @@ struct unary_elementwise {
     using attributes = typename F::attributes;
     static constexpr std::array<spec::value_spec, 1> inputs{{{"X", F::types}}};
     static constexpr std::array<spec::value_spec, 1> outputs{{{"Y", F::out_types}}};
+    /// NNSmith's proxy derivative for ops whose derivative is 0 almost everywhere.
+    static constexpr double proxy_slope = [] {
+        if constexpr (requires { F::proxy_slope; }) {
+            return F::proxy_slope;
+        } else {
+            return 0.0;
+        }
+    }();
 
     static std::vector<spec::constraint> constraints(const spec::context&) { return {}; }
     static spec::shape_exprs output_shapes(const spec::context& c) { return {c.shape(0)}; }

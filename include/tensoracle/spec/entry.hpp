@@ -26,6 +26,9 @@ struct op_entry {
     std::vector<domain_rule> (*domain)(const attribute_map&) = nullptr;
     std::vector<tensor> (*run)(const context&) = nullptr;
     instance (*sample)(rng&) = nullptr;
+    /// Slope the input search uses where the op's true derivative is zero or
+    /// undefined (NNSmith's proxy derivative); 0 when the op needs none.
+    double proxy_slope = 0.0;
 };
 
 /// The entry of spec Op (see op.hpp for the members a spec provides).
@@ -47,6 +50,7 @@ template <class Op>
     e.domain = &Op::domain;
     e.run = &Op::run;
     e.sample = &Op::sample;
+    if constexpr (requires { Op::proxy_slope; }) e.proxy_slope = Op::proxy_slope;
     return e;
 }
 
