@@ -69,8 +69,9 @@ public:
             }
         };
         for (const auto& in : inputs) define(in.name, -1, "graph input");
-        for (const auto& [k, t] : initializers) {
+        for (const auto& entry : initializers) {
             // ONNX allows an initializer to double as a graph input's default.
+            const std::string& k = entry.first;  // a named copy: lambdas may not capture bindings (Clang 14)
             if (std::any_of(inputs.begin(), inputs.end(), [&](const value_info& v) { return v.name == k; })) continue;
             define(k, -1, "initializer");
         }

@@ -54,7 +54,9 @@ inline void check_feed(const value_info& v, const tensor& t, const std::string& 
     const auto order = g.topological_order();
     std::map<std::string, tensor, std::less<>> values;
     for (const auto& [k, t] : g.initializers) values.emplace(k, t);
-    for (const auto& [k, t] : feeds) {
+    for (const auto& feed : feeds) {
+        const std::string& k = feed.first;  // named: lambdas may not capture bindings (Clang 14)
+        const tensor& t = feed.second;
         const auto it = std::find_if(g.inputs.begin(), g.inputs.end(), [&](const value_info& v) { return v.name == k; });
         if (it == g.inputs.end()) throw error(where, "feed '" + k + "' is not a graph input");
         detail::check_feed(*it, t, where);

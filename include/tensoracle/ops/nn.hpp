@@ -614,12 +614,15 @@ struct conv_transpose {
             if (d.b->size() != 1) return m;
             cs.push_back({(*d.b)[0] == M, "B has one value per output channel W.shape[1] * group"});
         }
-        const bool lengths = util::check_length(cs, d.kernel_shape, n, "kernel_shape", "one value per spatial axis") &
-                             util::check_length(cs, d.strides, n, "strides", "one value per spatial axis") &
-                             util::check_length(cs, d.dilations, n, "dilations", "one value per spatial axis") &
-                             util::check_length(cs, d.output_padding, n, "output_padding", "one value per spatial axis") &
-                             util::check_length(cs, d.output_shape, n, "output_shape", "one value per spatial axis") &
-                             util::check_length(cs, d.pads, 2 * n, "pads", "a begin and an end value per spatial axis");
+        // Every check runs (no short-circuit), so all length constraints are recorded.
+        const std::array<bool, 6> ok{
+            util::check_length(cs, d.kernel_shape, n, "kernel_shape", "one value per spatial axis"),
+            util::check_length(cs, d.strides, n, "strides", "one value per spatial axis"),
+            util::check_length(cs, d.dilations, n, "dilations", "one value per spatial axis"),
+            util::check_length(cs, d.output_padding, n, "output_padding", "one value per spatial axis"),
+            util::check_length(cs, d.output_shape, n, "output_shape", "one value per spatial axis"),
+            util::check_length(cs, d.pads, 2 * n, "pads", "a begin and an end value per spatial axis")};
+        const bool lengths = std::all_of(ok.begin(), ok.end(), [](bool b) { return b; });
         if (!lengths) return m;
         if (d.auto_pad != util::auto_pad_mode::notset && !d.pads.empty()) {
             cs.push_back({expr(0), "pads cannot be given together with auto_pad other than NOTSET"});

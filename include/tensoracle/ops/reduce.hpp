@@ -366,8 +366,9 @@ struct reduce_op {
                            return loss;
                        }});
         if constexpr (requires { F::rules(); }) {
-            for (auto& [text, f] : F::rules()) {
-                out.push_back({text, [a, f](std::span<const tensor> in) {
+            for (auto& rule : F::rules()) {
+                const auto f = rule.second;  // named: lambdas may not capture bindings (Clang 14)
+                out.push_back({rule.first, [a, f](std::span<const tensor> in) {
                                    double loss = 0.0;
                                    for (const auto& g : groups_of(in, a)) {
                                        const double h = f(std::span<const double>(g), in[0].element_dtype());

@@ -108,9 +108,11 @@ inline window_geometry forward_window(const window_spec& w) {
     window_geometry g;
     const std::size_t n = w.x.size();
     auto& cs = g.constraints;
-    g.lengths_ok = check_length(cs, w.strides, n, "strides", "one value per spatial axis") &
-                   check_length(cs, w.dilations, n, "dilations", "one value per spatial axis") &
-                   check_length(cs, w.pads, 2 * n, "pads", "a begin and an end value per spatial axis");
+    // Every check runs (no short-circuit), so all length constraints are recorded.
+    const bool strides_ok = check_length(cs, w.strides, n, "strides", "one value per spatial axis");
+    const bool dilations_ok = check_length(cs, w.dilations, n, "dilations", "one value per spatial axis");
+    const bool pads_ok = check_length(cs, w.pads, 2 * n, "pads", "a begin and an end value per spatial axis");
+    g.lengths_ok = strides_ok && dilations_ok && pads_ok;
     if (!g.lengths_ok) return g;
     if (w.auto_pad != auto_pad_mode::notset && !w.pads.empty()) {
         cs.push_back({expr(0), "pads cannot be given together with auto_pad other than NOTSET"});
