@@ -93,13 +93,7 @@ struct broadcast_elementwise {
             return {{{out}, ranks}, {{out}, ranks}};
         }
     }
-    static std::vector<spec::domain_rule> domain(const spec::attribute_map&) {
-        if constexpr (requires { F::domain(); }) {
-            return F::domain();
-        } else {
-            return {};
-        }
-    }
+    static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return detail::domain_of<F>(); }
 
     /// The typed kernel on two arrays (numpy-style broadcasting).
     template <class T>

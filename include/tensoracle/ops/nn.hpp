@@ -380,13 +380,7 @@ struct conv {
     static constexpr std::array<spec::value_spec, 1> outputs{{{"Y", types, {3, 5}}}};
 
     /// Dims and int attributes, symbolic (from a context) or constant (in the kernel).
-    struct dims {
-        std::vector<spec::expr> x, w;
-        std::optional<std::vector<spec::expr>> b;
-        spec::expr group = 1;
-        std::vector<spec::expr> kernel_shape, pads, strides, dilations;
-        detail::nn::auto_pad_mode auto_pad = detail::nn::auto_pad_mode::notset;
-    };
+    using dims = detail::nn::conv_dims;
     struct model {
         std::vector<spec::constraint> constraints;
         std::vector<spec::expr> y;
@@ -434,15 +428,7 @@ struct conv {
     static dims context_dims(const spec::context& c) {
         const auto a = spec::parse_attributes<attributes>(c.attributes(), op_type);
         dims d;
-        d.x = c.shape(0);
-        d.w = c.shape(1);
-        if (c.has_input(2)) d.b = c.shape(2);
-        d.group = c.attr("group");
-        d.kernel_shape = c.attr_ints("kernel_shape");
-        d.pads = c.attr_ints("pads");
-        d.strides = c.attr_ints("strides");
-        d.dilations = c.attr_ints("dilations");
-        d.auto_pad = detail::nn::parse_auto_pad(a.auto_pad, op_type);
+        detail::nn::fill_conv_dims(d, c, a.auto_pad, op_type);
         return d;
     }
     static std::vector<spec::constraint> constraints(const spec::context& c) {
@@ -463,15 +449,7 @@ struct conv {
         namespace util = detail::nn;
         using acc = nn::acc_t<T>;
         dims d;
-        d.x = util::constants(x.shape());
-        d.w = util::constants(w.shape());
-        if (b) d.b = util::constants(b->shape());
-        d.group = at.group;
-        d.kernel_shape = util::constants(at.kernel_shape);
-        d.pads = util::constants(at.pads);
-        d.strides = util::constants(at.strides);
-        d.dilations = util::constants(at.dilations);
-        d.auto_pad = util::parse_auto_pad(at.auto_pad, op_type);
+        util::fill_conv_dims(d, x, w, b, at, op_type);
         const auto m = shape_model(d);
         util::check_constant(op_type, m.constraints);
 
@@ -583,12 +561,8 @@ struct conv_transpose {
         {{"X", types, {3, 5}}, {"W", types, {3, 5}}, {"B", types, {1, 1}, "T", true}}};
     static constexpr std::array<spec::value_spec, 1> outputs{{{"Y", types, {3, 5}}}};
 
-    struct dims {
-        std::vector<spec::expr> x, w;
-        std::optional<std::vector<spec::expr>> b;
-        spec::expr group = 1;
-        std::vector<spec::expr> kernel_shape, output_padding, output_shape, pads, strides, dilations;
-        detail::nn::auto_pad_mode auto_pad = detail::nn::auto_pad_mode::notset;
+    struct dims : detail::nn::conv_dims {
+        std::vector<spec::expr> output_padding, output_shape;
     };
     struct model {
         std::vector<spec::constraint> constraints;
@@ -667,17 +641,9 @@ struct conv_transpose {
     static dims context_dims(const spec::context& c) {
         const auto a = spec::parse_attributes<attributes>(c.attributes(), op_type);
         dims d;
-        d.x = c.shape(0);
-        d.w = c.shape(1);
-        if (c.has_input(2)) d.b = c.shape(2);
-        d.group = c.attr("group");
-        d.kernel_shape = c.attr_ints("kernel_shape");
+        detail::nn::fill_conv_dims(d, c, a.auto_pad, op_type);
         d.output_padding = c.attr_ints("output_padding");
         d.output_shape = c.attr_ints("output_shape");
-        d.pads = c.attr_ints("pads");
-        d.strides = c.attr_ints("strides");
-        d.dilations = c.attr_ints("dilations");
-        d.auto_pad = detail::nn::parse_auto_pad(a.auto_pad, op_type);
         return d;
     }
     static std::vector<spec::constraint> constraints(const spec::context& c) {
@@ -698,17 +664,9 @@ struct conv_transpose {
         namespace util = detail::nn;
         using acc = nn::acc_t<T>;
         dims d;
-        d.x = util::constants(x.shape());
-        d.w = util::constants(w.shape());
-        if (b) d.b = util::constants(b->shape());
-        d.group = at.group;
-        d.kernel_shape = util::constants(at.kernel_shape);
+        util::fill_conv_dims(d, x, w, b, at, op_type);
         d.output_padding = util::constants(at.output_padding);
         d.output_shape = util::constants(at.output_shape);
-        d.pads = util::constants(at.pads);
-        d.strides = util::constants(at.strides);
-        d.dilations = util::constants(at.dilations);
-        d.auto_pad = util::parse_auto_pad(at.auto_pad, op_type);
         const auto m = shape_model(d);
         util::check_constant(op_type, m.constraints);
 

@@ -62,13 +62,7 @@ struct unary_elementwise {
             return {{{out}, {rank}}};
         }
     }
-    static std::vector<spec::domain_rule> domain(const spec::attribute_map&) {
-        if constexpr (requires { F::domain(); }) {
-            return F::domain();
-        } else {
-            return {};
-        }
-    }
+    static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return detail::domain_of<F>(); }
 
     /// The typed kernel: Y[i] = F(X[i]).
     template <class T>

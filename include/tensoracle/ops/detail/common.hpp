@@ -32,6 +32,16 @@ R dispatch(dtype d, std::string_view op_type, F&& f) {
     });
 }
 
+/// The domain rules of a formula struct F, or none when it declares none.
+template <class F>
+std::vector<domain_rule> domain_of() {
+    if constexpr (requires { F::domain(); }) {
+        return F::domain();
+    } else {
+        return {};
+    }
+}
+
 /// Sum over elements of max(f(x), 0): zero exactly when f(x) <= 0 everywhere.
 template <class F>
 double hinge_loss(const tensor& t, F f) {

@@ -220,4 +220,42 @@ inline shape_type to_shape(const std::vector<std::int64_t>& dims, std::string_vi
     return s;
 }
 
+/// Dims and int attributes shared by Conv and ConvTranspose: symbolic (from a
+/// spec context) or constant (in a typed kernel), so one shape model serves both.
+struct conv_dims {
+    std::vector<expr> x, w;
+    std::optional<std::vector<expr>> b;
+    expr group = 1;
+    std::vector<expr> kernel_shape, pads, strides, dilations;
+    auto_pad_mode auto_pad = auto_pad_mode::notset;
+};
+
+/// The symbolic form, from a context whose attributes have their defaults filled in.
+inline void fill_conv_dims(conv_dims& d, const spec::context& c, std::string_view auto_pad, std::string_view op_type) {
+    d.x = c.shape(0);
+    d.w = c.shape(1);
+    if (c.has_input(2)) d.b = c.shape(2);
+    d.group = c.attr("group");
+    d.kernel_shape = c.attr_ints("kernel_shape");
+    d.pads = c.attr_ints("pads");
+    d.strides = c.attr_ints("strides");
+    d.dilations = c.attr_ints("dilations");
+    d.auto_pad = parse_auto_pad(auto_pad, op_type);
+}
+
+/// The constant form, from typed arrays and a typed attribute struct.
+template <class T, class Attrs>
+void fill_conv_dims(conv_dims& d, const array<T>& x, const array<T>& w, const std::optional<array<T>>& b,
+                    const Attrs& at, std::string_view op_type) {
+    d.x = constants(x.shape());
+    d.w = constants(w.shape());
+    if (b) d.b = constants(b->shape());
+    d.group = at.group;
+    d.kernel_shape = constants(at.kernel_shape);
+    d.pads = constants(at.pads);
+    d.strides = constants(at.strides);
+    d.dilations = constants(at.dilations);
+    d.auto_pad = parse_auto_pad(at.auto_pad, op_type);
+}
+
 }  // namespace tensoracle::ops::detail::nn
