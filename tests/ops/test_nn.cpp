@@ -298,7 +298,7 @@ TEST_CASE("nn: ConvTranspose is the adjoint of Conv: <conv(x), y> == <x, convT(y
     }
 }
 
-TEST_CASE("nn: GlobalAveragePool equals AveragePool over the whole plane; Gemm equals MatMul plus C") {
+TEST_CASE("nn: GlobalAveragePool equals AveragePool over the whole plane, and Gemm equals MatMul plus C") {
     to::rng g(3);
     const auto x = random_array(g, {2, 3, 4, 5});
     ops::average_pool_attr at;

@@ -844,7 +844,7 @@ TEST_CASE("Reduce*: empty reductions follow the documented identities") {
     CHECK(eval("ReduceSum", {&e2}, {{"axes", std::vector<std::int64_t>{1}}})[0].shape() == to::shape_type{0, 1});
 }
 
-TEST_CASE("ReduceMax/Min propagate NaN; ReduceLogSumExp is stable for large inputs") {
+TEST_CASE("ReduceMax/Min propagate NaN, and ReduceLogSumExp is stable for large inputs") {
     const auto x = f32({3}, {1, NAN, 2});
     CHECK(std::isnan(values(eval("ReduceMax", {&x})[0])[0]));
     CHECK(std::isnan(values(eval("ReduceMin", {&x})[0])[0]));

@@ -23,8 +23,10 @@
 
 namespace tensoracle {
 
-/// The typed container of the kit: a dynamic-rank, row-major xtensor array.
-template <element_type T>
+/// The typed container of the kit: a dynamic-rank, row-major xtensor array
+/// of an element type, or of an AD scalar (what kernels run on for derivatives).
+template <class T>
+    requires(element_type<T> || ad_scalar<T>)
 using array = xt::xarray<T, xt::layout_type::row_major>;
 
 /// Dimensions of a tensor, outermost first. Rank 0 is a scalar.

@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "tensoracle/core/dtype.hpp"
+#include "tensoracle/core/scalar.hpp"
 
 namespace tensoracle {
 
@@ -60,6 +61,25 @@ template <element_type To, element_type From>
         } else {
             return static_cast<To>(v);
         }
+    }
+}
+
+/// Conversions involving an AD scalar: to an AD scalar, a plain value becomes
+/// a constant (no derivative). From an AD scalar, only the same type, an
+/// integer or bool is allowed: a floating target would silently drop the
+/// derivative, so kernels say `primal(x)` when they mean it.
+template <class To, class From>
+    requires(ad_scalar<To> || ad_scalar<From>)
+[[nodiscard]] constexpr To value_cast(const From& v) {
+    if constexpr (std::is_same_v<To, From>) {
+        return v;
+    } else if constexpr (ad_scalar<To> && !ad_scalar<From>) {
+        return To(value_cast<base_scalar_t<To>>(v));
+    } else {
+        static_assert(!ad_scalar<To> && element_type<To> && !floating_element<To>,
+                      "tensoracle::value_cast: converting an AD scalar to another floating or AD type would drop "
+                      "or mix derivatives; use primal(x) to drop them on purpose");
+        return value_cast<To>(primal(v));
     }
 }
 

@@ -5,6 +5,8 @@
 // throw (no UB, no silent value); integer overflow wraps (two's complement);
 // integer Div truncates toward zero (C, numpy's np.trunc(a / b) for ONNX);
 // Mod with fmod=0 takes the divisor's sign, with fmod=1 the dividend's.
+// Ops with floating outputs also run on AD scalars (run_real): the same
+// kernels, with the scalar type as accumulator.
 #pragma once
 
 #include <array>
@@ -132,10 +134,18 @@ struct broadcast_elementwise {
             using T = typename decltype(t)::type;
             std::vector<array<T>> arrays;
             for (std::size_t i = 0; i < c.input_count(); ++i) arrays.push_back(c.input(i).as_array<T>());
-            std::vector<const array<T>*> ptrs;
-            for (const auto& x : arrays) ptrs.push_back(&x);
-            return tensor(compute_n<T>(ptrs, a));
+            return tensor(compute_all<T>(arrays, a));
         })};
+    }
+
+    /// The kernel on AD scalar S (docs/ADDING_AN_OP.md, "Derivatives").
+    /// Comparisons and logic have none: their output is bool. Integer inputs
+    /// give the placeholder.
+    template <class S>
+        requires(!requires { F::output_dtype; } && !(F::types & spec::types::floating).empty())
+    static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
+        if (!info(c.input_dtype(0)).is_floating) return {array<S>{}};
+        return {compute_all<S>(x, spec::parse_attributes<attributes>(c.attributes(), op_type))};
     }
 
     static spec::instance sample(rng& g) {
@@ -164,6 +174,12 @@ struct broadcast_elementwise {
     }
 
 private:
+    template <class T>
+    static auto compute_all(const std::vector<array<T>>& arrays, const attributes& attrs) {
+        std::vector<const array<T>*> ptrs;
+        for (const auto& x : arrays) ptrs.push_back(&x);
+        return compute_n<T>(ptrs, attrs);
+    }
     static std::array<double, 2> rhs_range() {
         if constexpr (requires { F::rhs_range; }) {
             return F::rhs_range;
@@ -250,7 +266,7 @@ struct mod_fn {
             return r;
         } else {
             if (at.fmod == 0) throw error("Mod", "floating-point inputs require fmod=1");
-            return std::fmod(a, b);
+            return math::fmod(a, b);  // d/da = 1, d/db = -trunc(a/b)
         }
     }
     static constexpr std::array<double, 2> rhs_range{1.0, 5.0};
@@ -262,20 +278,20 @@ TENSORACLE_BINARY(max, "Max", 13, types::numeric)
     static constexpr bool variadic = true;
     template <class V>
     static V apply(V a, V b, const attributes&) {
-        if constexpr (std::is_floating_point_v<V>) {
-            if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<V>::quiet_NaN();
+        if constexpr (!std::is_integral_v<V>) {
+            if (math::isnan(a) || math::isnan(b)) return std::numeric_limits<V>::quiet_NaN();
         }
-        return a < b ? b : a;
+        return a < b ? b : a;  // AD scalars: the derivative of the operand taken
     }
 };
 TENSORACLE_BINARY(min, "Min", 13, types::numeric)
     static constexpr bool variadic = true;
     template <class V>
     static V apply(V a, V b, const attributes&) {
-        if constexpr (std::is_floating_point_v<V>) {
-            if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<V>::quiet_NaN();
+        if constexpr (!std::is_integral_v<V>) {
+            if (math::isnan(a) || math::isnan(b)) return std::numeric_limits<V>::quiet_NaN();
         }
-        return b < a ? b : a;
+        return b < a ? b : a;  // AD scalars: the derivative of the operand taken
     }
 };
 TENSORACLE_BINARY(sum, "Sum", 13, types::floating)
@@ -292,6 +308,7 @@ TENSORACLE_BINARY(mean, "Mean", 13, types::floating)
 };
 #undef TENSORACLE_BINARY
 
+// Not differentiable: comparisons and logic have boolean outputs.
 #define TENSORACLE_PREDICATE(NAME, OPTYPE, OPSET, TYPES, EXPR) \
     struct NAME##_fn {                                          \
         static constexpr std::string_view op_type = OPTYPE;     \
@@ -337,7 +354,8 @@ using Xor = broadcast_elementwise<binary::logical_xor_fn>;
 
 /// Pow(X, Y): X and Y broadcast; Y may have another numeric type (ONNX T1).
 /// Same-type operands compute in the accumulator type; mixed ones in double,
-/// rounded once to X's type (numpy's promotion, then ONNX's cast to T).
+/// rounded once to X's type (numpy's promotion, then ONNX's cast to T). On AD
+/// scalars both operands are the scalar type; an integer Y is a constant.
 struct Pow {
     static constexpr std::string_view op_type = "Pow";
     static constexpr int opset = 15;
@@ -390,6 +408,9 @@ struct Pow {
         } else if constexpr (std::is_same_v<T, E> && floating_element<T>) {
             using acc = std::conditional_t<std::is_same_v<T, double>, double, float>;
             return value_cast<T>(std::pow(static_cast<acc>(x), static_cast<acc>(y)));
+        } else if constexpr (ad_scalar<T>) {
+            // A constant exponent makes no log(x) term, so x <= 0 keeps a finite derivative.
+            return math::pow(x, value_cast<T>(y));
         } else {
             return value_cast<T>(std::pow(value_cast<double>(x), value_cast<double>(y)));
         }
@@ -414,6 +435,19 @@ struct Pow {
                 return tensor(compute<T, E>(c.input(0).as_array<T>(), c.input(1).as_array<E>()));
             });
         })};
+    }
+    /// Y counts only when floating, and only when X is (an integer X makes an integer Z).
+    static std::vector<std::size_t> differentiable_inputs(const spec::context& c) {
+        if (!info(c.input_dtype(0)).is_floating) return {};
+        if (!info(c.input_dtype(1)).is_floating) return {0};
+        return {0, 1};
+    }
+    template <class S>
+    static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
+        if (!info(c.input_dtype(0)).is_floating) return {array<S>{}};
+        if (info(c.input_dtype(1)).is_floating) return {compute<S, S>(x[0], x[1])};
+        // Integer exponents are exact in double, as in run()'s mixed-type path.
+        return {compute<S, double>(x[0], c.input(1).to<double>())};
     }
     static spec::instance sample(rng& g) {
         const dtype d = detail::pick_dtype(g, types);
@@ -468,6 +502,12 @@ struct Where {
             return tensor(compute<T>(cond, c.input(1).as_array<T>(), c.input(2).as_array<T>()));
         })};
     }
+    /// X and Y are differentiable when floating; the condition is bool.
+    template <class S>
+    static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
+        if (!info(c.input_dtype(1)).is_floating) return {array<S>{}};
+        return {compute<S>(c.input(0).as_array<bool>(), x[1], x[2])};
+    }
     static spec::instance sample(rng& g) {
         const dtype d = detail::pick_dtype(g, spec::types::all);
         const auto s = detail::random_shape(g, 0, 3);
@@ -515,7 +555,13 @@ struct PRelu {
         auto y = array<T>::from_shape(x.shape());
         for (std::size_t f = 0; f < y.size(); ++f) {
             const T v = x.data()[f];
-            y.data()[f] = v < T(0) ? value_cast<T>(value_cast<double>(slope.data()[off[1][f]]) * value_cast<double>(v)) : v;
+            if (!(v < T(0))) {
+                y.data()[f] = v;
+            } else if constexpr (ad_scalar<T>) {
+                y.data()[f] = slope.data()[off[1][f]] * v;  // in the scalar type: both factors carry derivatives
+            } else {
+                y.data()[f] = value_cast<T>(value_cast<double>(slope.data()[off[1][f]]) * value_cast<double>(v));
+            }
         }
         return y;
     }
@@ -524,6 +570,12 @@ struct PRelu {
             using T = typename decltype(t)::type;
             return tensor(compute<T>(c.input(0).as_array<T>(), c.input(1).as_array<T>()));
         })};
+    }
+    /// X and slope are both differentiable (floating T); integer T gives the placeholder.
+    template <class S>
+    static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
+        if (!info(c.input_dtype(0)).is_floating) return {array<S>{}};
+        return {compute<S>(x[0], x[1])};
     }
     static spec::instance sample(rng& g) {
         const dtype d = detail::pick_dtype(g, types);
@@ -582,6 +634,16 @@ struct Clip {
             return tensor(compute<T>(c.input(0).as_array<T>(), bound(1), bound(2)));
         })};
     }
+    /// Input, min and max (when present) are differentiable: a clipped element takes the bound's derivative.
+    template <class S>
+    static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
+        if (!info(c.input_dtype(0)).is_floating) return {array<S>{}};
+        auto bound = [&](std::size_t i) -> std::optional<S> {
+            if (!c.has_input(i)) return std::nullopt;
+            return x[i].data()[0];
+        };
+        return {compute<S>(x[0], bound(1), bound(2))};
+    }
     static spec::instance sample(rng& g) {
         const dtype d = detail::pick_dtype(g, types);
         spec::instance in;
@@ -616,6 +678,32 @@ struct Cast {
     }
     static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
     static std::vector<tensor> run(const spec::context& c) { return {c.input(0).cast(output_dtypes(c)[0])}; }
+    /// Only float -> float casts have a derivative (1: the cast is the identity up to rounding).
+    static std::vector<std::size_t> differentiable_inputs(const spec::context& c) {
+        if (info(c.input_dtype(0)).is_floating && info(output_dtypes(c)[0]).is_floating) return {0};
+        return {};
+    }
+    /// float -> float: the input plus the constant rounding error, so that values are run()'s and the
+    /// derivative is 1. Integer or bool -> float: constants. -> integer or bool: the placeholder.
+    template <class S>
+    static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
+        const dtype to = output_dtypes(c)[0];
+        if (!info(to).is_floating) return {array<S>{}};
+        const auto rounded = c.input(0).cast(to).to<double>();
+        auto y = array<S>::from_shape(rounded.shape());
+        for (std::size_t i = 0; i < y.size(); ++i) {
+            const double r = rounded.data()[i];
+            if (!info(c.input_dtype(0)).is_floating) {
+                y.data()[i] = value_cast<S>(r);
+                continue;
+            }
+            const S& v = x[0].data()[i];
+            const double p = static_cast<double>(primal(v));
+            // r - p is exact (Sterbenz: r is p rounded); equal values, infinities and NaN pass v unchanged.
+            y.data()[i] = (r == p || std::isnan(r)) ? v : v + value_cast<S>(r - p);
+        }
+        return {y};
+    }
     static spec::instance sample(rng& g) {
         spec::instance in;
         in.inputs.emplace_back(detail::random_tensor(g, detail::pick_dtype(g, spec::types::all),

@@ -8,6 +8,7 @@
 #include <numeric>
 #include <optional>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <boost/hana/adapt_struct.hpp>
@@ -43,6 +44,7 @@ struct constant_attr {
 /// Constant: exactly one of value, value_float(s), value_int(s). String values
 /// are valid ONNX but outside the kit's dtypes (unsupported_error); sparse
 /// values are not parsed.
+// Not differentiable: no inputs, the output is the attribute's value.
 struct Constant {
     static constexpr std::string_view op_type = "Constant";
     static constexpr int opset = 13;
@@ -107,6 +109,38 @@ struct CastLike {
     }
     static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
     static std::vector<tensor> run(const spec::context& c) { return {c.input(0).cast(c.input_dtype(1))}; }
+    /// input only: target_type gives its dtype, not its values.
+    static std::vector<std::size_t> differentiable_inputs(const spec::context& c) {
+        if (!info(c.input_dtype(0)).is_floating) return {};
+        return {0};
+    }
+    /// The kernel on AD scalar S. Floating to floating has the value of run()
+    /// (rounded to the target dtype) and passes the derivative through as the
+    /// identity, as frameworks differentiate a cast, rather than the zero
+    /// derivative of the rounding. A non-floating input gives constants; a
+    /// non-floating target has no floating output (placeholder).
+    template <class S>
+    static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
+        if (!info(c.input_dtype(1)).is_floating) return {array<S>{}};
+        if (info(c.input_dtype(0)).is_floating) {
+            using B = base_scalar_t<S>;
+            return {detail::dispatch<spec::types::floating, array<S>>(c.input_dtype(1), op_type, [&](auto t) {
+                using To = typename decltype(t)::type;
+                array<S> y = x[0];
+                for (auto& v : y) {
+                    const B p = primal(v);
+                    const B r = value_cast<B>(value_cast<To>(p));
+                    // r - p is exact in B, so v + (r - p) has the value r; a constant keeps v's derivatives.
+                    if (!(r == p)) v += value_cast<S>(r - p);
+                }
+                return y;
+            })};
+        }
+        const auto v = c.input(0).cast(c.input_dtype(1)).to<double>();
+        auto y = array<S>::from_shape(v.shape());
+        for (std::size_t i = 0; i < v.size(); ++i) y.data()[i] = value_cast<S>(v.data()[i]);
+        return {y};
+    }
     static spec::instance sample(rng& g) {
         spec::instance in;
         in.inputs.emplace_back(detail::random_tensor(g, detail::pick_dtype(g, spec::types::all),
@@ -139,12 +173,23 @@ struct Dropout {
         return {{{out}, {rank}}};
     }
     static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
-    static std::vector<tensor> run(const spec::context& c) {
+    static void check_inference(const spec::context& c) {
         const bool training = c.has_input(2) && c.input(2).values<bool>()[0];
         const double ratio = c.has_input(1) ? c.input(1).value_as_double(0) : 0.5;
         if (training && ratio != 0.0) {
             throw unsupported_error(std::string(op_type), "training mode with a nonzero ratio is random and not supported");
         }
+    }
+    /// data only: ratio and training_mode select the mode, they are not data.
+    static std::vector<std::size_t> differentiable_inputs(const spec::context&) { return {0}; }
+    /// The kernel on AD scalar S: the identity on data; mask (bool) is a placeholder.
+    template <class S>
+    static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
+        check_inference(c);
+        return {x[0], array<S>{}};
+    }
+    static std::vector<tensor> run(const spec::context& c) {
+        check_inference(c);
         auto mask = array<bool>::from_shape(c.input(0).shape());
         std::fill(mask.begin(), mask.end(), true);
         return {c.input(0), tensor(mask)};
@@ -189,6 +234,7 @@ struct CumSum {
     template <class T>
     static array<T> compute(const array<T>& x, std::size_t axis, const attributes& a) {
         static_assert(spec::dtype_accepted<CumSum, T>::value);
+        // f16/bf16/f32 in float, f64 in double; integers and AD scalars in themselves.
         using acc = std::conditional_t<floating_element<T>, std::conditional_t<std::is_same_v<T, double>, double, float>, T>;
         const shape_type s(x.shape().begin(), x.shape().end());
         const auto st = detail::strides_of(s);
@@ -216,13 +262,24 @@ struct CumSum {
             return a + b;
         }
     }
+    static std::size_t axis_of(const spec::context& c) {
+        return spec::normalize_axis(c.input(1).to<std::int64_t>().data()[0], c.rank(0), op_type);
+    }
     static std::vector<tensor> run(const spec::context& c) {
         const auto a = spec::parse_attributes<attributes>(c.attributes(), op_type);
-        const auto axis = spec::normalize_axis(c.input(1).to<std::int64_t>().data()[0], c.rank(0), op_type);
+        const auto axis = axis_of(c);
         return {detail::dispatch<types>(c.input_dtype(0), op_type, [&](auto t) {
             using T = typename decltype(t)::type;
             return tensor(compute<T>(c.input(0).as_array<T>(), axis, a));
         })};
+    }
+    /// The kernel on AD scalar S; integer sums have no floating output (placeholder).
+    template <class S>
+    static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
+        const auto a = spec::parse_attributes<attributes>(c.attributes(), op_type);
+        const auto axis = axis_of(c);
+        if (!info(c.input_dtype(0)).is_floating) return {array<S>{}};
+        return {compute<S>(x[0], axis, a)};
     }
     static spec::instance sample(rng& g) {
         spec::instance in;
@@ -242,6 +299,7 @@ struct eye_like_attr {
 };
 
 /// EyeLike(input): a 2-D tensor of input's shape with ones on diagonal k.
+// Not differentiable: the output is 0/1 by position; the input gives only its shape.
 struct EyeLike {
     static constexpr std::string_view op_type = "EyeLike";
     static constexpr int opset = 9;
@@ -318,31 +376,59 @@ struct OneHot {
         return {{spec::types::indices.members(), {rank - 1}}, {{dtype::i64}, {0}}, {{out}, {1}}};
     }
     static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
-    static std::vector<tensor> run(const spec::context& c) {
+    /// The output shape, and per output element (row-major) whether it holds
+    /// values[1] (on) rather than values[0] (off).
+    struct layout {
+        shape_type shape;
+        std::vector<bool> on;
+    };
+    static layout layout_of(const spec::context& c) {
         const auto depth = depth_of(c);
         const auto in_shape = c.input(0).shape();
         const auto axis = spec::normalize_axis(std::get<std::int64_t>(c.attributes().at("axis")), in_shape.size() + 1, op_type);
-        shape_type out_shape = in_shape;
-        out_shape.insert(out_shape.begin() + static_cast<std::ptrdiff_t>(axis), static_cast<std::size_t>(depth));
+        layout l;
+        l.shape = in_shape;
+        l.shape.insert(l.shape.begin() + static_cast<std::ptrdiff_t>(axis), static_cast<std::size_t>(depth));
         const auto idx = c.input(0).to<double>();
-        auto out = tensor::zeros(c.input_dtype(2), out_shape);
         const std::size_t outer = element_count(std::span(in_shape).first(axis));
         const std::size_t inner = element_count(std::span(in_shape).subspan(axis));
+        l.on.resize(element_count(l.shape));
+        for (std::size_t o = 0; o < outer; ++o) {
+            for (std::size_t d = 0; d < static_cast<std::size_t>(depth); ++d) {
+                for (std::size_t i = 0; i < inner; ++i) {
+                    double want = std::trunc(idx.data()[o * inner + i]);
+                    if (want < 0) want += static_cast<double>(depth);
+                    l.on[(o * static_cast<std::size_t>(depth) + d) * inner + i] = want == static_cast<double>(d);
+                }
+            }
+        }
+        return l;
+    }
+    static std::vector<tensor> run(const spec::context& c) {
+        const auto l = layout_of(c);
+        auto out = tensor::zeros(c.input_dtype(2), l.shape);
         out.visit([&](auto v) {
             using T = typename decltype(v)::value_type;
             const auto vals = c.input(2).values<T>();
-            for (std::size_t o = 0; o < outer; ++o) {
-                for (std::size_t d = 0; d < static_cast<std::size_t>(depth); ++d) {
-                    for (std::size_t i = 0; i < inner; ++i) {
-                        double want = std::trunc(idx.data()[o * inner + i]);
-                        if (want < 0) want += static_cast<double>(depth);
-                        v[(o * static_cast<std::size_t>(depth) + d) * inner + i] =
-                            want == static_cast<double>(d) ? vals[1] : vals[0];
-                    }
-                }
-            }
+            for (std::size_t f = 0; f < v.size(); ++f) v[f] = l.on[f] ? vals[1] : vals[0];
         });
         return {out};
+    }
+    /// values only (when floating): indices and depth pick positions, which
+    /// is piecewise constant in them.
+    static std::vector<std::size_t> differentiable_inputs(const spec::context& c) {
+        if (!info(c.input_dtype(2)).is_floating) return {};
+        return {2};
+    }
+    /// The kernel on AD scalar S: each output element is values[0] or
+    /// values[1]; non-floating values have no floating output (placeholder).
+    template <class S>
+    static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
+        if (!info(c.input_dtype(2)).is_floating) return {array<S>{}};
+        const auto l = layout_of(c);
+        auto y = array<S>::from_shape(l.shape);
+        for (std::size_t f = 0; f < y.size(); ++f) y.data()[f] = x[2].data()[l.on[f] ? 1 : 0];
+        return {y};
     }
     static spec::instance sample(rng& g) {
         spec::instance in;
@@ -397,40 +483,64 @@ struct TopK {
         return {{{out}, {rank}}, {{dtype::i64}, {1}}};
     }
     static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
-    static std::vector<tensor> run(const spec::context& c) {
-        const auto a = spec::parse_attributes<attributes>(c.attributes(), op_type);
-        const auto s = c.input(0).shape();
-        const auto axis = spec::normalize_axis(a.axis, s.size(), op_type);
-        const auto k = static_cast<std::size_t>(c.input(1).values<std::int64_t>()[0]);
+    /// Values and Indices of the k largest (or smallest) elements of x along axis.
+    template <class T>
+    static std::pair<array<T>, array<std::int64_t>> compute(const array<T>& x, std::size_t axis, std::size_t k,
+                                                            const attributes& a) {
+        static_assert(spec::dtype_accepted<TopK, T>::value);
+        const shape_type s(x.shape().begin(), x.shape().end());
+        if (axis >= s.size() || k > s[axis]) {
+            throw shape_error(std::string(op_type), "axis must be < rank and K <= X.shape[axis]");
+        }
         shape_type out_shape = s;
         out_shape[axis] = k;
         const auto st = detail::strides_of(s);
         const std::size_t n = s[axis], stride = st[axis];
         auto indices = array<std::int64_t>::from_shape(out_shape);
         const auto ost = detail::strides_of(out_shape);
-        auto values = detail::dispatch<types>(c.input_dtype(0), op_type, [&](auto t) {
-            using T = typename decltype(t)::type;
-            const auto x = c.input(0).values<T>();
-            auto out = array<T>::from_shape(out_shape);
-            std::vector<std::size_t> order(n);
-            for (std::size_t base = 0; base < x.size(); ++base) {
-                if ((base / stride) % n != 0) continue;
-                std::iota(order.begin(), order.end(), std::size_t{0});
-                std::stable_sort(order.begin(), order.end(), [&](std::size_t p, std::size_t q) {
-                    const T xp = x[base + p * stride], xq = x[base + q * stride];
-                    return a.largest != 0 ? xq < xp : xp < xq;
-                });
-                // Output line start: same outer/inner position with axis index 0.
-                const std::size_t outer = base / (stride * n), inner = base % stride;
-                const std::size_t obase = outer * ost[axis] * k + inner;
-                for (std::size_t j = 0; j < k; ++j) {
-                    out.data()[obase + j * ost[axis]] = x[base + order[j] * stride];
-                    indices.data()[obase + j * ost[axis]] = static_cast<std::int64_t>(order[j]);
-                }
+        auto out = array<T>::from_shape(out_shape);
+        std::vector<std::size_t> order(n);
+        for (std::size_t base = 0; base < x.size(); ++base) {
+            if ((base / stride) % n != 0) continue;
+            std::iota(order.begin(), order.end(), std::size_t{0});
+            std::stable_sort(order.begin(), order.end(), [&](std::size_t p, std::size_t q) {
+                const T& xp = x.data()[base + p * stride];
+                const T& xq = x.data()[base + q * stride];
+                return a.largest != 0 ? xq < xp : xp < xq;
+            });
+            // Output line start: same outer/inner position with axis index 0.
+            const std::size_t outer = base / (stride * n), inner = base % stride;
+            const std::size_t obase = outer * ost[axis] * k + inner;
+            for (std::size_t j = 0; j < k; ++j) {
+                out.data()[obase + j * ost[axis]] = x.data()[base + order[j] * stride];
+                indices.data()[obase + j * ost[axis]] = static_cast<std::int64_t>(order[j]);
             }
-            return tensor(out);
+        }
+        return {std::move(out), std::move(indices)};
+    }
+    static std::size_t k_of(const spec::context& c) {
+        return static_cast<std::size_t>(c.input(1).values<std::int64_t>()[0]);
+    }
+    static std::vector<tensor> run(const spec::context& c) {
+        const auto a = spec::parse_attributes<attributes>(c.attributes(), op_type);
+        const auto axis = spec::normalize_axis(a.axis, c.input(0).shape().size(), op_type);
+        const auto k = k_of(c);
+        return detail::dispatch<types, std::vector<tensor>>(c.input_dtype(0), op_type, [&](auto t) {
+            using T = typename decltype(t)::type;
+            auto [values, indices] = compute<T>(c.input(0).as_array<T>(), axis, k, a);
+            return std::vector<tensor>{tensor(values), tensor(indices)};
         });
-        return {values, tensor(indices)};
+    }
+    /// The kernel on AD scalar S: Values carry the derivatives of the selected
+    /// elements; Indices (int64) is a placeholder taken from run(). An integer
+    /// X has no floating output.
+    template <class S>
+    static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
+        const auto a = spec::parse_attributes<attributes>(c.attributes(), op_type);
+        const auto axis = spec::normalize_axis(a.axis, c.input(0).shape().size(), op_type);
+        const auto k = k_of(c);
+        if (!info(c.input_dtype(0)).is_floating) return {array<S>{}, array<S>{}};
+        return {compute<S>(x[0], axis, k, a).first, array<S>{}};
     }
     static spec::instance sample(rng& g) {
         spec::instance in;

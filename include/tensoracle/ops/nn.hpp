@@ -10,6 +10,10 @@
 // - Float kernels accumulate in float for f16/bf16/f32 and in double for f64,
 //   and round once. Integer MatMul/Gemm products wrap (two's complement);
 //   integer Gemm applies alpha/beta in double and converts with value_cast.
+// - run_real runs the same float kernels on AD scalars (ad/), which accumulate
+//   in themselves. Max pools and Resize's nearest mode pass the derivative of
+//   the selected element; Resize's weights depend on coordinates only, so
+//   roi and scales are not differentiable inputs.
 // - Pools: explicit pads must be smaller than the kernel (as onnxruntime
 //   enforces). With ceil_mode, a last window that would start in the end
 //   padding is dropped (PyTorch, ONNX reference >= 1.16; ONNX 1.12 keeps it,
@@ -69,9 +73,16 @@ inline std::vector<expr> tail(const std::vector<expr>& v, std::size_t from) {
     return {v.begin() + static_cast<std::ptrdiff_t>(std::min(from, v.size())), v.end()};
 }
 
+/// NaN test on elements and AD scalars (whose value decides); integers are never NaN.
 template <class T>
-double to_double(T v) {
-    return value_cast<double>(v);
+bool is_nan(const T& v) {
+    if constexpr (ad_scalar<T>) {
+        return std::isnan(primal(v));
+    } else if constexpr (floating_element<T>) {
+        return std::isnan(value_cast<double>(v));
+    } else {
+        return false;
+    }
 }
 
 /// Sampling helpers.
@@ -170,7 +181,7 @@ struct matmul {
             const T* pb = b.data() + off[1][bi] * static_cast<std::size_t>(K * N);
             for (std::int64_t i = 0; i < M; ++i) {
                 for (std::int64_t j = 0; j < N; ++j) {
-                    if constexpr (floating_element<T>) {
+                    if constexpr (real_scalar<T>) {
                         nn::acc_t<T> s = 0;
                         for (std::int64_t k = 0; k < K; ++k) {
                             s += static_cast<nn::acc_t<T>>(pa[i * K + k]) * static_cast<nn::acc_t<T>>(pb[k * N + j]);
@@ -194,6 +205,12 @@ struct matmul {
             using T = typename decltype(t)::type;
             return tensor(compute<T>(c.input(0).as_array<T>(), c.input(1).as_array<T>()));
         })};
+    }
+    /// The kernel on AD scalar S; an integer product has no floating output (placeholder).
+    template <class S>
+    static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
+        if (!info(c.input_dtype(0)).is_floating) return {array<S>{}};
+        return {compute<S>(x[0], x[1])};
     }
     static spec::instance sample(rng& g) {
         const dtype d = detail::pick_dtype(g, types);
@@ -302,7 +319,7 @@ struct gemm {
         for (std::int64_t i = 0; i < M; ++i) {
             for (std::int64_t j = 0; j < N; ++j) {
                 const auto f = static_cast<std::size_t>(i * N + j);
-                if constexpr (floating_element<T>) {
+                if constexpr (real_scalar<T>) {
                     using acc = nn::acc_t<T>;
                     acc s = 0;
                     for (std::int64_t k = 0; k < K; ++k) s += static_cast<acc>(A(i, k)) * static_cast<acc>(B(k, j));
@@ -327,10 +344,23 @@ struct gemm {
         const auto at = spec::parse_attributes<attributes>(c.attributes(), op_type);
         return {detail::dispatch<types>(c.input_dtype(0), op_type, [&](auto t) {
             using T = typename decltype(t)::type;
-            std::optional<array<T>> cm;
-            if (c.has_input(2)) cm = c.input(2).as_array<T>();
-            return tensor(compute<T>(c.input(0).as_array<T>(), c.input(1).as_array<T>(), cm, at));
+            return tensor(run_typed<T>(c, at, [&](std::size_t i) { return c.input(i).as_array<T>(); }));
         })};
+    }
+    /// The kernel on AD scalar S (A, B and C all differentiable); integer Gemm
+    /// has no floating output (placeholder).
+    template <class S>
+    static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
+        const auto at = spec::parse_attributes<attributes>(c.attributes(), op_type);
+        if (!info(c.input_dtype(0)).is_floating) return {array<S>{}};
+        return {run_typed<S>(c, at, [&](std::size_t i) -> const array<S>& { return x[i]; })};
+    }
+    /// compute<T> on the inputs get(i) gives as array<T>.
+    template <class T, class Get>
+    static array<T> run_typed(const spec::context& c, const attributes& at, const Get& get) {
+        std::optional<array<T>> cm;
+        if (c.has_input(2)) cm = get(2);
+        return compute<T>(get(0), get(1), cm, at);
     }
     static spec::instance sample(rng& g) {
         const dtype d = detail::pick_dtype(g, types);
@@ -488,10 +518,21 @@ struct conv {
         const auto at = spec::parse_attributes<attributes>(c.attributes(), op_type);
         return {detail::dispatch<types>(c.input_dtype(0), op_type, [&](auto t) {
             using T = typename decltype(t)::type;
-            std::optional<array<T>> b;
-            if (c.has_input(2)) b = c.input(2).as_array<T>();
-            return tensor(compute<T>(c.input(0).as_array<T>(), c.input(1).as_array<T>(), b, at));
+            return tensor(run_typed<T>(c, at, [&](std::size_t i) { return c.input(i).as_array<T>(); }));
         })};
+    }
+    /// The kernel on AD scalar S (X, W and B all differentiable).
+    template <class S>
+    static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
+        const auto at = spec::parse_attributes<attributes>(c.attributes(), op_type);
+        return {run_typed<S>(c, at, [&](std::size_t i) -> const array<S>& { return x[i]; })};
+    }
+    /// compute<T> on the inputs get(i) gives as array<T>.
+    template <class T, class Get>
+    static array<T> run_typed(const spec::context& c, const attributes& at, const Get& get) {
+        std::optional<array<T>> b;
+        if (c.has_input(2)) b = get(2);
+        return compute<T>(get(0), get(1), b, at);
     }
     static spec::instance sample(rng& g) {
         const dtype d = detail::pick_dtype(g, types);
@@ -713,10 +754,21 @@ struct conv_transpose {
         const auto at = spec::parse_attributes<attributes>(c.attributes(), op_type);
         return {detail::dispatch<types>(c.input_dtype(0), op_type, [&](auto t) {
             using T = typename decltype(t)::type;
-            std::optional<array<T>> b;
-            if (c.has_input(2)) b = c.input(2).as_array<T>();
-            return tensor(compute<T>(c.input(0).as_array<T>(), c.input(1).as_array<T>(), b, at));
+            return tensor(run_typed<T>(c, at, [&](std::size_t i) { return c.input(i).as_array<T>(); }));
         })};
+    }
+    /// The kernel on AD scalar S (X, W and B all differentiable).
+    template <class S>
+    static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
+        const auto at = spec::parse_attributes<attributes>(c.attributes(), op_type);
+        return {run_typed<S>(c, at, [&](std::size_t i) -> const array<S>& { return x[i]; })};
+    }
+    /// compute<T> on the inputs get(i) gives as array<T>.
+    template <class T, class Get>
+    static array<T> run_typed(const spec::context& c, const attributes& at, const Get& get) {
+        std::optional<array<T>> b;
+        if (c.has_input(2)) b = get(2);
+        return compute<T>(get(0), get(1), b, at);
     }
     static spec::instance sample(rng& g) {
         const dtype d = detail::pick_dtype(g, types);
@@ -921,9 +973,9 @@ struct max_pool {
                     }
                     const T v = x.data()[pl * plane + row];
                     bool take = !found || v > best;
-                    if constexpr (floating_element<T>) {
-                        if (found && std::isnan(nn::to_double(best))) take = false;       // NaN stays
-                        if (found && std::isnan(nn::to_double(v)) && !std::isnan(nn::to_double(best))) take = true;
+                    if constexpr (real_scalar<T>) {
+                        if (found && nn::is_nan(best)) take = false;  // NaN stays
+                        if (found && nn::is_nan(v) && !nn::is_nan(best)) take = true;
                     }
                     if (take) {
                         best = v;
@@ -946,6 +998,15 @@ struct max_pool {
             auto [y, i] = compute<T>(c.input(0).as_array<T>(), at);
             return std::vector<tensor>{tensor(y), tensor(i)};
         });
+    }
+    /// The kernel on AD scalar S: Y carries the derivative of the selected
+    /// element; Indices (int64) is a placeholder taken from run(). An integer
+    /// X has no floating output.
+    template <class S>
+    static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
+        const auto at = spec::parse_attributes<attributes>(c.attributes(), op_type);
+        if (!info(c.input_dtype(0)).is_floating) return {array<S>{}, array<S>{}};
+        return {compute<S>(x[0], at).first, array<S>{}};
     }
     static spec::instance sample(rng& g) {
         auto in = nn::sample_pool(g, types, true, false);
@@ -1039,6 +1100,11 @@ struct average_pool {
             return tensor(compute<T>(c.input(0).as_array<T>(), at));
         })};
     }
+    /// The kernel on AD scalar S.
+    template <class S>
+    static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
+        return {compute<S>(x[0], spec::parse_attributes<attributes>(c.attributes(), op_type))};
+    }
     static spec::instance sample(rng& g) { return nn::sample_pool(g, types, false, true); }
 };
 
@@ -1093,8 +1159,8 @@ struct global_pool {
             if constexpr (Max) {
                 T best = v[0];
                 for (std::size_t i = 1; i < plane; ++i) {
-                    if (std::isnan(to_double(best))) break;
-                    if (v[i] > best || std::isnan(to_double(v[i]))) best = v[i];
+                    if (is_nan(best)) break;
+                    if (v[i] > best || is_nan(v[i])) best = v[i];
                 }
                 y.data()[p] = best;
             } else {
@@ -1110,6 +1176,11 @@ struct global_pool {
             using U = typename decltype(t)::type;
             return tensor(compute<U>(c.input(0).as_array<U>()));
         })};
+    }
+    /// The kernel on AD scalar S (GlobalMaxPool: the derivative of the selected element).
+    template <class S>
+    static std::vector<array<S>> run_real(const spec::context&, const std::vector<array<S>>& x) {
+        return {compute<S>(x[0])};
     }
     static spec::instance sample(rng& g) {
         spec::instance in;
@@ -1208,7 +1279,8 @@ struct lrn {
                     }
                     const std::size_t f = (b * C + c) * plane + p;
                     const acc base = static_cast<acc>(a.bias) + static_cast<acc>(a.alpha) / static_cast<acc>(a.size) * s;
-                    y.data()[f] = value_cast<T>(static_cast<acc>(x.data()[f]) / std::pow(base, static_cast<acc>(a.beta)));
+                    const acc scale = math::pow(base, static_cast<acc>(a.beta));
+                    y.data()[f] = value_cast<T>(static_cast<acc>(x.data()[f]) / scale);
                 }
             }
         }
@@ -1220,6 +1292,11 @@ struct lrn {
             using T = typename decltype(t)::type;
             return tensor(compute<T>(c.input(0).as_array<T>(), at));
         })};
+    }
+    /// The kernel on AD scalar S; beta is a constant exponent of a positive base.
+    template <class S>
+    static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
+        return {compute<S>(x[0], spec::parse_attributes<attributes>(c.attributes(), op_type))};
     }
     static spec::instance sample(rng& g) {
         spec::instance in;
@@ -1519,27 +1596,50 @@ struct resize {
         return nn::resize_impl::interpolate(x, out, sc, s.ctm == nn::resize_impl::ctm_t::tf_crop_and_resize ? roi : std::vector<double>{},
                                             s, op_type);
     }
-    static std::vector<tensor> run(const spec::context& c) {
-        const auto at = spec::parse_attributes<attributes>(c.attributes(), op_type);
+    /// roi, scales and sizes as compute takes them (empty when absent).
+    struct params {
         std::vector<double> roi;
         std::vector<float> scales;
         std::vector<std::int64_t> sizes;
+    };
+    static params read_params(const spec::context& c) {
+        params p;
         if (c.has_input(1)) {
             const auto v = c.input(1).to<double>();
-            roi.assign(v.begin(), v.end());
+            p.roi.assign(v.begin(), v.end());
         }
         if (given(c, 2)) {
             const auto v = c.input(2).values<float>();
-            scales.assign(v.begin(), v.end());
+            p.scales.assign(v.begin(), v.end());
         }
         if (given(c, 3)) {
             const auto v = c.input(3).values<std::int64_t>();
-            sizes.assign(v.begin(), v.end());
+            p.sizes.assign(v.begin(), v.end());
         }
+        return p;
+    }
+    static std::vector<tensor> run(const spec::context& c) {
+        const auto at = spec::parse_attributes<attributes>(c.attributes(), op_type);
+        const auto p = read_params(c);
         return {detail::dispatch<types>(c.input_dtype(0), op_type, [&](auto t) {
             using T = typename decltype(t)::type;
-            return tensor(compute<T>(c.input(0).as_array<T>(), roi, scales, sizes, at));
+            return tensor(compute<T>(c.input(0).as_array<T>(), p.roi, p.scales, p.sizes, at));
         })};
+    }
+    /// X only: roi and scales are grid parameters (the coordinates are computed
+    /// in double, and scales also fix the output shape), not data.
+    static std::vector<std::size_t> differentiable_inputs(const spec::context& c) {
+        if (!info(c.input_dtype(0)).is_floating) return {};
+        return {0};
+    }
+    /// The kernel on AD scalar S. The interpolation weights depend on
+    /// coordinates only, so Y is linear in X; an integer X has no floating output.
+    template <class S>
+    static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
+        const auto at = spec::parse_attributes<attributes>(c.attributes(), op_type);
+        if (!info(c.input_dtype(0)).is_floating) return {array<S>{}};
+        const auto p = read_params(c);
+        return {compute<S>(x[0], p.roi, p.scales, p.sizes, at)};
     }
     static spec::instance sample(rng& g) {
         const dtype d = detail::pick_dtype(g, types);
@@ -1642,12 +1742,27 @@ struct upsample {
     }
     static std::vector<tensor> run(const spec::context& c) {
         const auto at = spec::parse_attributes<attributes>(c.attributes(), op_type);
-        const auto v = c.input(1).values<float>();
-        const std::vector<float> scales(v.begin(), v.end());
+        const auto scales = scales_of(c);
         return {detail::dispatch<types>(c.input_dtype(0), op_type, [&](auto t) {
             using T = typename decltype(t)::type;
             return tensor(compute<T>(c.input(0).as_array<T>(), scales, at));
         })};
+    }
+    static std::vector<float> scales_of(const spec::context& c) {
+        const auto v = c.input(1).values<float>();
+        return {v.begin(), v.end()};
+    }
+    /// X only: the (float) scales set the geometry, they are not data.
+    static std::vector<std::size_t> differentiable_inputs(const spec::context& c) {
+        if (!info(c.input_dtype(0)).is_floating) return {};
+        return {0};
+    }
+    /// The kernel on AD scalar S (linear in X); an integer X has no floating output.
+    template <class S>
+    static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
+        const auto at = spec::parse_attributes<attributes>(c.attributes(), op_type);
+        if (!info(c.input_dtype(0)).is_floating) return {array<S>{}};
+        return {compute<S>(x[0], scales_of(c), at)};
     }
     static spec::instance sample(rng& g) {
         const dtype d = detail::pick_dtype(g, types);

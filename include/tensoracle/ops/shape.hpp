@@ -10,6 +10,12 @@
 // way that changes the output rank (Squeeze without axes) or on float data
 // (Range on floats) are computed concretely.
 //
+// Derivatives (run_real): these kernels only move scalars, so they run
+// unchanged on AD scalars and each output element carries the derivative of
+// the input element it copies; fill values are constants, except Pad's
+// constant_value input, which is differentiable when given. Shape, Size,
+// ConstantOfShape and Range have no run_real (see their specs).
+//
 // Semantics chosen where ONNX leaves them open (each op's comment repeats its own):
 //  - negative axes are normalized; out-of-range axes, perms, indices of shape
 //    values are constraint violations (shape_error), never clamped;
@@ -79,6 +85,26 @@ inline tensor int64_scalar(std::int64_t v) {
     auto a = array<std::int64_t>::from_shape(shape_type{});
     a.data()[0] = v;
     return tensor(a);
+}
+
+/// run() of an op with one output of the data input's dtype: Op::run_typed<T>(c, x) reads the op's other
+/// inputs and attributes from c and runs the kernel on x, input 0 as stored.
+template <class Op>
+std::vector<tensor> run_data(const context& c) {
+    return {detail::dispatch<Op::inputs[0].types>(c.input_dtype(0), Op::op_type, [&](auto t) {
+        using T = typename decltype(t)::type;
+        return tensor(Op::template run_typed<T>(c, c.input(0).as_array<T>()));
+    })};
+}
+
+/// run_real() of the same ops: the same kernel on input 0 lifted to S. Data
+/// movement copies scalars, so each output element carries the derivative of
+/// the input element it came from. Integer and bool data make an integer /
+/// bool output, which run_real leaves to run() (a placeholder).
+template <class Op, class S>
+std::vector<array<S>> run_real_data(const context& c, const std::vector<array<S>>& x) {
+    if (!info(c.input_dtype(0)).is_floating) return {array<S>{}};
+    return {Op::template run_typed<S>(c, x[0])};
 }
 }  // namespace shape_detail
 
@@ -186,13 +212,15 @@ struct reshape {
         std::copy(x.data(), x.data() + x.size(), y.data());
         return y;
     }
-    static std::vector<tensor> run(const spec::context& c) {
+    template <class T>
+    static array<T> run_typed(const spec::context& c, const array<T>& x) {
         const auto a = spec::parse_attributes<attributes>(c.attributes(), op_type);
-        const auto shape = shape_util::int_values(c.input(1), op_type);
-        return {detail::dispatch<spec::types::all>(c.input_dtype(0), op_type, [&](auto t) {
-            using T = typename decltype(t)::type;
-            return tensor(compute<T>(c.input(0).as_array<T>(), shape, a));
-        })};
+        return compute<T>(x, shape_util::int_values(c.input(1), op_type), a);
+    }
+    static std::vector<tensor> run(const spec::context& c) { return shape_detail::run_data<reshape>(c); }
+    template <class S>
+    static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
+        return shape_detail::run_real_data<reshape>(c, x);
     }
     static spec::instance sample(rng& g) {
         const dtype d = detail::pick_dtype(g, spec::types::all);
@@ -298,12 +326,14 @@ struct transpose {
             return f;
         });
     }
-    static std::vector<tensor> run(const spec::context& c) {
-        const auto a = spec::parse_attributes<attributes>(c.attributes(), op_type);
-        return {detail::dispatch<spec::types::all>(c.input_dtype(0), op_type, [&](auto t) {
-            using T = typename decltype(t)::type;
-            return tensor(compute<T>(c.input(0).as_array<T>(), a));
-        })};
+    template <class T>
+    static array<T> run_typed(const spec::context& c, const array<T>& x) {
+        return compute<T>(x, spec::parse_attributes<attributes>(c.attributes(), op_type));
+    }
+    static std::vector<tensor> run(const spec::context& c) { return shape_detail::run_data<transpose>(c); }
+    template <class S>
+    static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
+        return shape_detail::run_real_data<transpose>(c, x);
     }
     static spec::instance sample(rng& g) {
         const auto s = detail::random_shape(g, 0, 4);
@@ -404,13 +434,16 @@ struct squeeze {
         std::copy(x.data(), x.data() + x.size(), y.data());
         return y;
     }
-    static std::vector<tensor> run(const spec::context& c) {
+    template <class T>
+    static array<T> run_typed(const spec::context& c, const array<T>& x) {
         std::optional<std::vector<std::int64_t>> axes;
         if (c.has_input(1)) axes = shape_util::int_values(c.input(1), op_type);
-        return {detail::dispatch<spec::types::all>(c.input_dtype(0), op_type, [&](auto t) {
-            using T = typename decltype(t)::type;
-            return tensor(compute<T>(c.input(0).as_array<T>(), axes));
-        })};
+        return compute<T>(x, axes);
+    }
+    static std::vector<tensor> run(const spec::context& c) { return shape_detail::run_data<squeeze>(c); }
+    template <class S>
+    static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
+        return shape_detail::run_real_data<squeeze>(c, x);
     }
     static spec::instance sample(rng& g) {
         auto s = detail::random_shape(g, 0, 4);
@@ -494,12 +527,14 @@ struct unsqueeze {
         std::copy(x.data(), x.data() + x.size(), y.data());
         return y;
     }
-    static std::vector<tensor> run(const spec::context& c) {
-        const auto axes = shape_util::int_values(c.input(1), op_type);
-        return {detail::dispatch<spec::types::all>(c.input_dtype(0), op_type, [&](auto t) {
-            using T = typename decltype(t)::type;
-            return tensor(compute<T>(c.input(0).as_array<T>(), axes));
-        })};
+    template <class T>
+    static array<T> run_typed(const spec::context& c, const array<T>& x) {
+        return compute<T>(x, shape_util::int_values(c.input(1), op_type));
+    }
+    static std::vector<tensor> run(const spec::context& c) { return shape_detail::run_data<unsqueeze>(c); }
+    template <class S>
+    static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
+        return shape_detail::run_real_data<unsqueeze>(c, x);
     }
     static spec::instance sample(rng& g) {
         const auto s = detail::random_shape(g, 0, 3);
@@ -566,12 +601,14 @@ struct flatten {
         std::copy(x.data(), x.data() + x.size(), y.data());
         return y;
     }
-    static std::vector<tensor> run(const spec::context& c) {
-        const auto a = spec::parse_attributes<attributes>(c.attributes(), op_type);
-        return {detail::dispatch<spec::types::all>(c.input_dtype(0), op_type, [&](auto t) {
-            using T = typename decltype(t)::type;
-            return tensor(compute<T>(c.input(0).as_array<T>(), a));
-        })};
+    template <class T>
+    static array<T> run_typed(const spec::context& c, const array<T>& x) {
+        return compute<T>(x, spec::parse_attributes<attributes>(c.attributes(), op_type));
+    }
+    static std::vector<tensor> run(const spec::context& c) { return shape_detail::run_data<flatten>(c); }
+    template <class S>
+    static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
+        return shape_detail::run_real_data<flatten>(c, x);
     }
     static spec::instance sample(rng& g) {
         const auto s = detail::random_shape(g, 0, 4);
@@ -728,15 +765,18 @@ struct slice {
             return f;
         });
     }
-    static std::vector<tensor> run(const spec::context& c) {
+    template <class T>
+    static array<T> run_typed(const spec::context& c, const array<T>& x) {
         const auto starts = shape_util::int_values(c.input(1), op_type), ends = shape_util::int_values(c.input(2), op_type);
         std::optional<std::vector<std::int64_t>> axes, steps;
         if (c.has_input(3)) axes = shape_util::int_values(c.input(3), op_type);
         if (c.has_input(4)) steps = shape_util::int_values(c.input(4), op_type);
-        return {detail::dispatch<spec::types::all>(c.input_dtype(0), op_type, [&](auto t) {
-            using T = typename decltype(t)::type;
-            return tensor(compute<T>(c.input(0).as_array<T>(), starts, ends, axes, steps));
-        })};
+        return compute<T>(x, starts, ends, axes, steps);
+    }
+    static std::vector<tensor> run(const spec::context& c) { return shape_detail::run_data<slice>(c); }
+    template <class S>
+    static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
+        return shape_detail::run_real_data<slice>(c, x);
     }
     static spec::instance sample(rng& g) {
         const auto s = detail::random_shape(g, 1, 4);
@@ -856,16 +896,25 @@ struct concat {
         }
         return y;
     }
+    template <class T>
+    static array<T> run_typed(const spec::context& c, const std::vector<array<T>>& xs) {
+        std::vector<const array<T>*> ptrs;
+        for (const auto& x : xs) ptrs.push_back(&x);
+        return compute<T>(ptrs, spec::parse_attributes<attributes>(c.attributes(), op_type));
+    }
     static std::vector<tensor> run(const spec::context& c) {
-        const auto a = spec::parse_attributes<attributes>(c.attributes(), op_type);
         return {detail::dispatch<spec::types::all>(c.input_dtype(0), op_type, [&](auto t) {
             using T = typename decltype(t)::type;
             std::vector<array<T>> arrays;
             for (std::size_t i = 0; i < c.input_count(); ++i) arrays.push_back(c.input(i).as_array<T>());
-            std::vector<const array<T>*> ptrs;
-            for (const auto& x : arrays) ptrs.push_back(&x);
-            return tensor(compute<T>(ptrs, a));
+            return tensor(run_typed<T>(c, arrays));
         })};
+    }
+    /// All inputs share one dtype: with floating data every input is lifted (the default differentiable inputs).
+    template <class S>
+    static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
+        if (!info(c.input_dtype(0)).is_floating) return {array<S>{}};
+        return {run_typed<S>(c, x)};
     }
     static spec::instance sample(rng& g) {
         const dtype d = detail::pick_dtype(g, spec::types::all);
@@ -997,16 +1046,25 @@ struct split {
         }
         return out;
     }
-    static std::vector<tensor> run(const spec::context& c) {
-        const auto a = spec::parse_attributes<attributes>(c.attributes(), op_type);
+    template <class T>
+    static std::vector<array<T>> run_typed(const spec::context& c, const array<T>& x) {
         std::optional<std::vector<std::int64_t>> lengths;
         if (c.has_input(1)) lengths = shape_util::int_values(c.input(1), op_type);
+        return compute<T>(x, lengths, spec::parse_attributes<attributes>(c.attributes(), op_type));
+    }
+    static std::vector<tensor> run(const spec::context& c) {
         return detail::dispatch<spec::types::all, std::vector<tensor>>(c.input_dtype(0), op_type, [&](auto t) {
             using T = typename decltype(t)::type;
             std::vector<tensor> out;
-            for (const auto& y : compute<T>(c.input(0).as_array<T>(), lengths, a)) out.emplace_back(y);
+            for (const auto& y : run_typed<T>(c, c.input(0).as_array<T>())) out.emplace_back(y);
             return out;
         });
+    }
+    /// Every output copies part of the input (integer / bool data: one placeholder per output).
+    template <class S>
+    static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
+        if (!info(c.input_dtype(0)).is_floating) return std::vector<array<S>>(output_count(c));
+        return run_typed<S>(c, x[0]);
     }
     static spec::instance sample(rng& g) {
         auto s = detail::random_shape(g, 1, 4);
@@ -1091,12 +1149,14 @@ struct expand {
         for (std::size_t f = 0; f < y.size(); ++f) y.data()[f] = x.data()[off[0][f]];
         return y;
     }
-    static std::vector<tensor> run(const spec::context& c) {
-        const auto shape = shape_util::int_values(c.input(1), op_type);
-        return {detail::dispatch<spec::types::all>(c.input_dtype(0), op_type, [&](auto t) {
-            using T = typename decltype(t)::type;
-            return tensor(compute<T>(c.input(0).as_array<T>(), shape));
-        })};
+    template <class T>
+    static array<T> run_typed(const spec::context& c, const array<T>& x) {
+        return compute<T>(x, shape_util::int_values(c.input(1), op_type));
+    }
+    static std::vector<tensor> run(const spec::context& c) { return shape_detail::run_data<expand>(c); }
+    template <class S>
+    static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
+        return shape_detail::run_real_data<expand>(c, x);
     }
     static spec::instance sample(rng& g) {
         const auto out = detail::random_shape(g, 0, 4);
@@ -1167,12 +1227,14 @@ struct tile {
             return f;
         });
     }
-    static std::vector<tensor> run(const spec::context& c) {
-        const auto repeats = shape_util::int_values(c.input(1), op_type);
-        return {detail::dispatch<spec::types::all>(c.input_dtype(0), op_type, [&](auto t) {
-            using T = typename decltype(t)::type;
-            return tensor(compute<T>(c.input(0).as_array<T>(), repeats));
-        })};
+    template <class T>
+    static array<T> run_typed(const spec::context& c, const array<T>& x) {
+        return compute<T>(x, shape_util::int_values(c.input(1), op_type));
+    }
+    static std::vector<tensor> run(const spec::context& c) { return shape_detail::run_data<tile>(c); }
+    template <class S>
+    static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
+        return shape_detail::run_real_data<tile>(c, x);
     }
     static spec::instance sample(rng& g) {
         const auto s = detail::random_shape(g, 0, 4, 3);
@@ -1292,19 +1354,33 @@ struct pad {
         }
         return y;
     }
-    static std::vector<tensor> run(const spec::context& c) {
+    /// constant_value is nullptr when absent.
+    template <class T>
+    static array<T> run_typed(const spec::context& c, const array<T>& x, const array<T>* constant_value) {
         const auto a = spec::parse_attributes<attributes>(c.attributes(), op_type);
         const auto pads = shape_util::int_values(c.input(1), op_type);
+        T value{};
+        if (constant_value) {
+            const std::size_t n = constant_value->size();
+            if (n != 1) throw shape_error(op_type, "constant_value must hold one value, got " + std::to_string(n));
+            value = constant_value->data()[0];
+        }
+        return compute<T>(x, pads, value, a);
+    }
+    static std::vector<tensor> run(const spec::context& c) {
         return {detail::dispatch<spec::types::all>(c.input_dtype(0), op_type, [&](auto t) {
             using T = typename decltype(t)::type;
-            T value{};
-            if (c.has_input(2)) {
-                const auto v = c.input(2).values<T>();
-                if (v.size() != 1) throw shape_error(op_type, "constant_value must hold one value, got " + std::to_string(v.size()));
-                value = v[0];
-            }
-            return tensor(compute<T>(c.input(0).as_array<T>(), pads, value, a));
+            std::optional<array<T>> value;
+            if (c.has_input(2)) value = c.input(2).as_array<T>();
+            return tensor(run_typed<T>(c, c.input(0).as_array<T>(), value ? &*value : nullptr));
         })};
+    }
+    /// Differentiable in data and, when present, constant_value (its tangent
+    /// reaches the constant-mode padding; reflect / edge only copy data).
+    template <class S>
+    static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
+        if (!info(c.input_dtype(0)).is_floating) return {array<S>{}};
+        return {run_typed<S>(c, x[0], c.has_input(2) ? &x[2] : nullptr)};
     }
     static spec::instance sample(rng& g) {
         const dtype d = detail::pick_dtype(g, spec::types::all);
@@ -1402,13 +1478,15 @@ struct gather {
             return f;
         });
     }
-    static std::vector<tensor> run(const spec::context& c) {
+    template <class T>
+    static array<T> run_typed(const spec::context& c, const array<T>& x) {
         const auto a = spec::parse_attributes<attributes>(c.attributes(), op_type);
-        const auto indices = c.input(1).to<std::int64_t>();
-        return {detail::dispatch<spec::types::all>(c.input_dtype(0), op_type, [&](auto t) {
-            using T = typename decltype(t)::type;
-            return tensor(compute<T>(c.input(0).as_array<T>(), indices, a));
-        })};
+        return compute<T>(x, c.input(1).to<std::int64_t>(), a);
+    }
+    static std::vector<tensor> run(const spec::context& c) { return shape_detail::run_data<gather>(c); }
+    template <class S>
+    static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
+        return shape_detail::run_real_data<gather>(c, x);
     }
     static spec::instance sample(rng& g) {
         const auto s = detail::random_shape(g, 1, 3);
@@ -1486,13 +1564,15 @@ struct gather_elements {
             return shape_util::ravel(o, st);
         });
     }
-    static std::vector<tensor> run(const spec::context& c) {
+    template <class T>
+    static array<T> run_typed(const spec::context& c, const array<T>& x) {
         const auto a = spec::parse_attributes<attributes>(c.attributes(), op_type);
-        const auto indices = c.input(1).to<std::int64_t>();
-        return {detail::dispatch<spec::types::all>(c.input_dtype(0), op_type, [&](auto t) {
-            using T = typename decltype(t)::type;
-            return tensor(compute<T>(c.input(0).as_array<T>(), indices, a));
-        })};
+        return compute<T>(x, c.input(1).to<std::int64_t>(), a);
+    }
+    static std::vector<tensor> run(const spec::context& c) { return shape_detail::run_data<gather_elements>(c); }
+    template <class S>
+    static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
+        return shape_detail::run_real_data<gather_elements>(c, x);
     }
     static spec::instance sample(rng& g) {
         const auto s = detail::random_shape(g, 1, 3);
@@ -1556,7 +1636,8 @@ struct trilu {
         }
         return y;
     }
-    static std::vector<tensor> run(const spec::context& c) {
+    template <class T>
+    static array<T> run_typed(const spec::context& c, const array<T>& x) {
         const auto a = spec::parse_attributes<attributes>(c.attributes(), op_type);
         std::int64_t k = 0;
         if (c.has_input(1)) {
@@ -1564,10 +1645,12 @@ struct trilu {
             if (v.size() != 1) throw shape_error(op_type, "k must hold one value, got " + std::to_string(v.size()));
             k = v[0];
         }
-        return {detail::dispatch<spec::types::all>(c.input_dtype(0), op_type, [&](auto t) {
-            using T = typename decltype(t)::type;
-            return tensor(compute<T>(c.input(0).as_array<T>(), k, a));
-        })};
+        return compute<T>(x, k, a);
+    }
+    static std::vector<tensor> run(const spec::context& c) { return shape_detail::run_data<trilu>(c); }
+    template <class S>
+    static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
+        return shape_detail::run_real_data<trilu>(c, x);
     }
     static spec::instance sample(rng& g) {
         spec::instance in;
@@ -1623,6 +1706,7 @@ struct shape {
         std::copy(dims.begin(), dims.end(), y.data());
         return y;
     }
+    // Not differentiable: the output is int64 dims, which no element value of the input changes.
     static std::vector<tensor> run(const spec::context& c) {
         const auto a = spec::parse_attributes<attributes>(c.attributes(), op_type);
         return {detail::dispatch<spec::types::all>(c.input_dtype(0), op_type, [&](auto t) {
@@ -1667,6 +1751,7 @@ struct size {
         y.data()[0] = static_cast<std::int64_t>(x.size());
         return y;
     }
+    // Not differentiable: the output is the int64 element count, which no element value of the input changes.
     static std::vector<tensor> run(const spec::context& c) {
         return {detail::dispatch<spec::types::all>(c.input_dtype(0), op_type, [&](auto t) {
             using T = typename decltype(t)::type;
@@ -1732,6 +1817,7 @@ struct constant_of_shape {
         std::fill(y.data(), y.data() + n, value);
         return y;
     }
+    // Not differentiable: the only input is an int64 shape; the fill value is an attribute, not an input.
     static std::vector<tensor> run(const spec::context& c) {
         const auto a = spec::parse_attributes<attributes>(c.attributes(), op_type);
         if (a.value.size() != 1) throw error(op_type, "value must hold exactly one element, got " + std::to_string(a.value.size()));
@@ -1837,6 +1923,7 @@ struct range {
         }
         return y;
     }
+    // Not differentiable: a generator of positions / index sequences whose length steps with its inputs; kept constant.
     static std::vector<tensor> run(const spec::context& c) {
         return {detail::dispatch<types>(c.input_dtype(0), op_type, [&](auto t) {
             using T = typename decltype(t)::type;
@@ -1911,12 +1998,14 @@ struct depth_to_space {
             return o[0] * st[0] + ch * st[1] + (o[2] / b) * st[2] + (o[3] / b) * st[3];
         });
     }
-    static std::vector<tensor> run(const spec::context& c) {
-        const auto a = spec::parse_attributes<attributes>(c.attributes(), op_type);
-        return {detail::dispatch<spec::types::all>(c.input_dtype(0), op_type, [&](auto t) {
-            using T = typename decltype(t)::type;
-            return tensor(compute<T>(c.input(0).as_array<T>(), a));
-        })};
+    template <class T>
+    static array<T> run_typed(const spec::context& c, const array<T>& x) {
+        return compute<T>(x, spec::parse_attributes<attributes>(c.attributes(), op_type));
+    }
+    static std::vector<tensor> run(const spec::context& c) { return shape_detail::run_data<depth_to_space>(c); }
+    template <class S>
+    static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
+        return shape_detail::run_real_data<depth_to_space>(c, x);
     }
     static spec::instance sample(rng& g) {
         const auto b = g.integer(1, 3);
@@ -1980,12 +2069,14 @@ struct space_to_depth {
             return o[0] * st[0] + c * st[1] + (o[2] * b + i) * st[2] + (o[3] * b + j) * st[3];
         });
     }
-    static std::vector<tensor> run(const spec::context& c) {
-        const auto a = spec::parse_attributes<attributes>(c.attributes(), op_type);
-        return {detail::dispatch<spec::types::all>(c.input_dtype(0), op_type, [&](auto t) {
-            using T = typename decltype(t)::type;
-            return tensor(compute<T>(c.input(0).as_array<T>(), a));
-        })};
+    template <class T>
+    static array<T> run_typed(const spec::context& c, const array<T>& x) {
+        return compute<T>(x, spec::parse_attributes<attributes>(c.attributes(), op_type));
+    }
+    static std::vector<tensor> run(const spec::context& c) { return shape_detail::run_data<space_to_depth>(c); }
+    template <class S>
+    static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
+        return shape_detail::run_real_data<space_to_depth>(c, x);
     }
     static spec::instance sample(rng& g) {
         const auto b = g.integer(1, 3);

@@ -3,7 +3,8 @@
 // Each op is a small formula struct F; unary_elementwise<F> turns it into a
 // full spec (signature, shape inference both ways, domain, kernel, sampler).
 // Floating kernels compute in float for f16/bf16/f32 and in double for f64
-// (ONNX reference behaviour), then round once to the element type.
+// (ONNX reference behaviour), then round once to the element type. AD scalars
+// (ad::dual, ad::rvar) run the same formulas in themselves: run_real.
 #pragma once
 
 #include <array>
@@ -68,18 +69,7 @@ struct unary_elementwise {
     template <class T>
     static auto compute(const array<T>& x, const attributes& a = {}) {
         static_assert(spec::dtype_accepted<unary_elementwise, T>::value);
-        using out_t = std::conditional_t<requires { F::output_dtype; }, bool, T>;
-        auto y = array<out_t>::from_shape(x.shape());
-        for (std::size_t i = 0; i < x.size(); ++i) {
-            if constexpr (floating_element<T>) {
-                using acc = std::conditional_t<std::is_same_v<T, double>, double, float>;
-                const acc v = static_cast<acc>(x.data()[i]);
-                y.data()[i] = value_cast<out_t>(F::apply(v, a));
-            } else {
-                y.data()[i] = static_cast<out_t>(F::apply(x.data()[i], a));
-            }
-        }
-        return y;
+        return compute_unchecked<T>(x, a);
     }
 
     static std::vector<tensor> run(const spec::context& c) {
@@ -88,6 +78,17 @@ struct unary_elementwise {
             using T = typename decltype(t)::type;
             return tensor(compute<T>(c.input(0).as_array<T>(), a));
         })};
+    }
+
+    /// The kernel on AD scalar S (docs/ADDING_AN_OP.md, "Derivatives"). Only ops
+    /// with a floating output computed from a floating input have it; integer
+    /// inputs of mixed-type ops give the placeholder (run() holds the output).
+    template <class S>
+        requires(!requires { F::output_dtype; } && !(F::types & spec::types::floating).empty())
+    static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
+        if (!info(c.input_dtype(0)).is_floating) return {array<S>{}};
+        // Unchecked: S is over double also for f32-only ops (Celu), since the AD path lifts f32 to double.
+        return {compute_unchecked<S>(x[0], spec::parse_attributes<attributes>(c.attributes(), op_type))};
     }
 
     static spec::instance sample(rng& g) {
@@ -102,6 +103,24 @@ struct unary_elementwise {
         spec::instance in;
         in.inputs.emplace_back(detail::random_tensor(g, d, detail::random_shape(g, 0, 4), r.lo, r.hi));
         return in;
+    }
+
+private:
+    template <class T>
+    static auto compute_unchecked(const array<T>& x, const attributes& a) {
+        using out_t = std::conditional_t<requires { F::output_dtype; }, bool, T>;
+        auto y = array<out_t>::from_shape(x.shape());
+        for (std::size_t i = 0; i < x.size(); ++i) {
+            if constexpr (real_scalar<T>) {
+                using acc = std::conditional_t<ad_scalar<T>, T,
+                                               std::conditional_t<std::is_same_v<T, double>, double, float>>;
+                const acc v = static_cast<acc>(x.data()[i]);
+                y.data()[i] = value_cast<out_t>(F::apply(v, a));
+            } else {
+                y.data()[i] = static_cast<out_t>(F::apply(x.data()[i], a));
+            }
+        }
+        return y;
     }
 };
 
@@ -132,22 +151,22 @@ TENSORACLE_UNARY(relu, "Relu", 14, types::signed_numeric)
 TENSORACLE_UNARY(abs, "Abs", 13, types::numeric)
     template <class V>
     static V apply(V x, const attributes&) {
-        if constexpr (std::is_floating_point_v<V>) {
-            return std::fabs(x);
-        } else if constexpr (std::is_unsigned_v<V>) {
+        if constexpr (std::is_unsigned_v<V>) {
             return x;
-        } else {
+        } else if constexpr (std::is_integral_v<V>) {
             return x < 0 ? static_cast<V>(-static_cast<std::int64_t>(x)) : x;  // INT_MIN wraps
+        } else {
+            return math::fabs(x);
         }
     }
 };
 TENSORACLE_UNARY(neg, "Neg", 13, types::signed_numeric)
     template <class V>
     static V apply(V x, const attributes&) {
-        if constexpr (std::is_floating_point_v<V>) {
-            return -x;
-        } else {
+        if constexpr (std::is_integral_v<V>) {
             return static_cast<V>(0 - static_cast<std::uint64_t>(static_cast<std::int64_t>(x)));  // wraps
+        } else {
+            return -x;
         }
     }
 };
@@ -164,23 +183,23 @@ TENSORACLE_UNARY(sign, "Sign", 13, types::numeric)
 };
 TENSORACLE_UNARY(ceil, "Ceil", 13, types::floating)
     template <class V>
-    static V apply(V x, const attributes&) { return std::ceil(x); }
+    static V apply(V x, const attributes&) { return math::ceil(x); }
     static constexpr double proxy_slope = 0.1;
 };
 TENSORACLE_UNARY(floor, "Floor", 13, types::floating)
     template <class V>
-    static V apply(V x, const attributes&) { return std::floor(x); }
+    static V apply(V x, const attributes&) { return math::floor(x); }
     static constexpr double proxy_slope = 0.1;
 };
 /// Round: halves go to the even neighbour (ONNX and IEEE default).
 TENSORACLE_UNARY(round, "Round", 11, types::floating)
     template <class V>
-    static V apply(V x, const attributes&) { return std::nearbyint(x); }
+    static V apply(V x, const attributes&) { return math::nearbyint(x); }
     static constexpr double proxy_slope = 0.1;
 };
 TENSORACLE_UNARY(exp, "Exp", 13, types::floating)
     template <class V>
-    static V apply(V x, const attributes&) { return std::exp(x); }
+    static V apply(V x, const attributes&) { return math::exp(x); }
     static std::vector<spec::domain_rule> domain() {
         return {{"X <= log(max finite)", [](std::span<const tensor> in) {
                      const double lim = std::log(detail::max_finite(in[0].element_dtype()));
@@ -190,13 +209,13 @@ TENSORACLE_UNARY(exp, "Exp", 13, types::floating)
 };
 TENSORACLE_UNARY(log, "Log", 13, types::floating)
     template <class V>
-    static V apply(V x, const attributes&) { return std::log(x); }
+    static V apply(V x, const attributes&) { return math::log(x); }
     static std::vector<spec::domain_rule> domain() { return {rule("X > 0", [](double x) { return -x + eps; })}; }
     static constexpr value_range range{0.1, 10.0};
 };
 TENSORACLE_UNARY(sqrt, "Sqrt", 13, types::floating)
     template <class V>
-    static V apply(V x, const attributes&) { return std::sqrt(x); }
+    static V apply(V x, const attributes&) { return math::sqrt(x); }
     static std::vector<spec::domain_rule> domain() { return {rule("X >= 0", [](double x) { return -x; })}; }
     static constexpr value_range range{0.0, 10.0};
 };
@@ -212,22 +231,25 @@ TENSORACLE_UNARY(sigmoid, "Sigmoid", 13, types::floating)
     template <class V>
     static V apply(V x, const attributes&) {
         // Two branches so that exp never overflows: same value as 1/(1+exp(-x)).
-        return x >= V(0) ? V(1) / (V(1) + std::exp(-x)) : std::exp(x) / (V(1) + std::exp(x));
+        return x >= V(0) ? V(1) / (V(1) + math::exp(-x)) : math::exp(x) / (V(1) + math::exp(x));
     }
 };
 TENSORACLE_UNARY(tanh, "Tanh", 13, types::floating)
     template <class V>
-    static V apply(V x, const attributes&) { return std::tanh(x); }
+    static V apply(V x, const attributes&) { return math::tanh(x); }
 };
 /// Softplus = log(exp(x) + 1), evaluated as max(x, 0) + log1p(exp(-|x|)) so
 /// that it does not overflow for large x (same value where both are finite).
+/// Written per sign so that no kink of max or |.| shows in the derivative at 0.
 TENSORACLE_UNARY(softplus, "Softplus", 1, types::floating)
     template <class V>
-    static V apply(V x, const attributes&) { return std::max(x, V(0)) + std::log1p(std::exp(-std::fabs(x))); }
+    static V apply(V x, const attributes&) {
+        return x >= V(0) ? x + math::log1p(math::exp(-x)) : math::log1p(math::exp(x));
+    }
 };
 TENSORACLE_UNARY(softsign, "Softsign", 1, types::floating)
     template <class V>
-    static V apply(V x, const attributes&) { return x / (V(1) + std::fabs(x)); }
+    static V apply(V x, const attributes&) { return x / (V(1) + math::fabs(x)); }
 };
 /// Erf also takes integers (ONNX-13): erf in double, truncated to the type.
 TENSORACLE_UNARY(erf, "Erf", 13, types::numeric)
@@ -236,42 +258,42 @@ TENSORACLE_UNARY(erf, "Erf", 13, types::numeric)
         if constexpr (std::is_integral_v<V>) {
             return value_cast<V>(std::erf(static_cast<double>(x)));
         } else {
-            return std::erf(x);
+            return math::erf(x);
         }
     }
 };
 TENSORACLE_UNARY(sin, "Sin", 7, types::floating)
     template <class V>
-    static V apply(V x, const attributes&) { return std::sin(x); }
+    static V apply(V x, const attributes&) { return math::sin(x); }
 };
 TENSORACLE_UNARY(cos, "Cos", 7, types::floating)
     template <class V>
-    static V apply(V x, const attributes&) { return std::cos(x); }
+    static V apply(V x, const attributes&) { return math::cos(x); }
 };
 TENSORACLE_UNARY(tan, "Tan", 7, types::floating)
     template <class V>
-    static V apply(V x, const attributes&) { return std::tan(x); }
+    static V apply(V x, const attributes&) { return math::tan(x); }
     static constexpr value_range range{-1.5, 1.5};
 };
 TENSORACLE_UNARY(asin, "Asin", 7, types::floating)
     template <class V>
-    static V apply(V x, const attributes&) { return std::asin(x); }
+    static V apply(V x, const attributes&) { return math::asin(x); }
     static std::vector<spec::domain_rule> domain() { return {rule("|X| <= 1", [](double x) { return std::fabs(x) - 1.0; })}; }
     static constexpr value_range range{-1.0, 1.0};
 };
 TENSORACLE_UNARY(acos, "Acos", 7, types::floating)
     template <class V>
-    static V apply(V x, const attributes&) { return std::acos(x); }
+    static V apply(V x, const attributes&) { return math::acos(x); }
     static std::vector<spec::domain_rule> domain() { return {rule("|X| <= 1", [](double x) { return std::fabs(x) - 1.0; })}; }
     static constexpr value_range range{-1.0, 1.0};
 };
 TENSORACLE_UNARY(atan, "Atan", 7, types::floating)
     template <class V>
-    static V apply(V x, const attributes&) { return std::atan(x); }
+    static V apply(V x, const attributes&) { return math::atan(x); }
 };
 TENSORACLE_UNARY(sinh, "Sinh", 9, types::floating)
     template <class V>
-    static V apply(V x, const attributes&) { return std::sinh(x); }
+    static V apply(V x, const attributes&) { return math::sinh(x); }
     static std::vector<spec::domain_rule> domain() {
         return {{"|X| <= log(2 max finite)", [](std::span<const tensor> in) {
                      const double lim = std::log(2.0 * detail::max_finite(in[0].element_dtype()) / 2.0);
@@ -281,7 +303,7 @@ TENSORACLE_UNARY(sinh, "Sinh", 9, types::floating)
 };
 TENSORACLE_UNARY(cosh, "Cosh", 9, types::floating)
     template <class V>
-    static V apply(V x, const attributes&) { return std::cosh(x); }
+    static V apply(V x, const attributes&) { return math::cosh(x); }
     static std::vector<spec::domain_rule> domain() {
         return {{"|X| <= log(max finite)", [](std::span<const tensor> in) {
                      const double lim = std::log(detail::max_finite(in[0].element_dtype()));
@@ -291,22 +313,23 @@ TENSORACLE_UNARY(cosh, "Cosh", 9, types::floating)
 };
 TENSORACLE_UNARY(asinh, "Asinh", 9, types::floating)
     template <class V>
-    static V apply(V x, const attributes&) { return std::asinh(x); }
+    static V apply(V x, const attributes&) { return math::asinh(x); }
 };
 TENSORACLE_UNARY(acosh, "Acosh", 9, types::floating)
     template <class V>
-    static V apply(V x, const attributes&) { return std::acosh(x); }
+    static V apply(V x, const attributes&) { return math::acosh(x); }
     static std::vector<spec::domain_rule> domain() { return {rule("X >= 1", [](double x) { return 1.0 - x; })}; }
     static constexpr value_range range{1.0, 6.0};
 };
 TENSORACLE_UNARY(atanh, "Atanh", 9, types::floating)
     template <class V>
-    static V apply(V x, const attributes&) { return std::atanh(x); }
+    static V apply(V x, const attributes&) { return math::atanh(x); }
     static std::vector<spec::domain_rule> domain() {
         return {rule("|X| < 1", [](double x) { return std::fabs(x) - 1.0 + eps; })};
     }
     static constexpr value_range range{-0.95, 0.95};
 };
+// Not differentiable: boolean in and out.
 TENSORACLE_UNARY(not_, "Not", 1, types::boolean)
     template <class V>
     static V apply(V x, const attributes&) { return !x; }
@@ -340,7 +363,7 @@ struct elu_fn {
     static constexpr dtype_set out_types = types::floating;
     using attributes = elu_attr;
     template <class V>
-    static V apply(V x, const attributes& a) { return x >= V(0) ? x : V(a.alpha) * std::expm1(x); }
+    static V apply(V x, const attributes& a) { return x >= V(0) ? x : V(a.alpha) * math::expm1(x); }
 };
 struct celu_fn {
     static constexpr std::string_view op_type = "Celu";
@@ -348,10 +371,14 @@ struct celu_fn {
     static constexpr dtype_set types = spec::dtypes_of(dtype::f32);
     static constexpr dtype_set out_types = types;
     using attributes = elu_attr;
+    /// max(0, x) + min(0, alpha * expm1(x / alpha)), written per sign with the same values (also -0 -> +0 and
+    /// NaN -> 0, as max/min give), so that the derivative at 0 is 1 and not max's and min's 0.
     template <class V>
     static V apply(V x, const attributes& a) {
         const V al(a.alpha);
-        return std::max(V(0), x) + std::min(V(0), al * std::expm1(x / al));
+        if (x >= V(0)) return x + V(0);
+        if (!(x < V(0))) return V(0);
+        return V(0) + std::min(V(0), al * math::expm1(x / al));
     }
 };
 struct selu_attr {
@@ -366,7 +393,7 @@ struct selu_fn {
     using attributes = selu_attr;
     template <class V>
     static V apply(V x, const attributes& a) {
-        return V(a.gamma) * (x > V(0) ? x : V(a.alpha) * std::expm1(x));
+        return V(a.gamma) * (x > V(0) ? x : V(a.alpha) * math::expm1(x));
     }
 };
 struct hard_sigmoid_attr {
@@ -424,13 +451,23 @@ struct shrink_fn {
     using attributes = shrink_attr;
     template <class V>
     static V apply(V x, const attributes& a) {
-        const double d = static_cast<double>(x);
-        if (d < -a.lambd) return cast_to<V>(d + a.bias);
-        if (d > a.lambd) return cast_to<V>(d - a.bias);
-        return V(0);
+        if constexpr (std::is_integral_v<V>) {
+            // Integers compare and shift in double, then truncate and saturate to the type.
+            const double d = static_cast<double>(x);
+            if (d < -a.lambd) return cast_to<V>(d + a.bias);
+            if (d > a.lambd) return cast_to<V>(d - a.bias);
+            return V(0);
+        } else {
+            // In V itself, so that AD scalars keep the derivative 1 outside [-lambd, lambd]. Same values
+            // as in double for f16/bf16/f32 (V = float): a float sum rounded from double is the float sum.
+            if (x < V(-a.lambd)) return x + V(a.bias);
+            if (x > V(a.lambd)) return x - V(a.bias);
+            return V(0);
+        }
     }
     static constexpr value_range range{-4.0, 4.0};
 };
+// Not differentiable: boolean output.
 struct is_nan_fn {
     static constexpr std::string_view op_type = "IsNaN";
     static constexpr int opset = 13;
@@ -445,6 +482,7 @@ struct is_inf_attr {
     std::int64_t detect_negative = 1;
     std::int64_t detect_positive = 1;
 };
+// Not differentiable: boolean output.
 struct is_inf_fn {
     static constexpr std::string_view op_type = "IsInf";
     static constexpr int opset = 10;

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "tensoracle/core/dtype.hpp"
+#include "tensoracle/core/scalar.hpp"
 #include "tensoracle/core/error.hpp"
 #include "tensoracle/core/rng.hpp"
 #include "tensoracle/core/tensor.hpp"
@@ -282,14 +283,21 @@ inline void check_constraints(const context& c, const std::vector<constraint>& c
 /// the element type through this template's arguments.
 template <class Op, class T>
 struct dtype_accepted {
-    static constexpr bool value = element_type<T> && Op::inputs[0].types.contains(dtype_of<T>);
+    static constexpr bool value = [] {
+        if constexpr (ad_scalar<T>) {
+            return Op::inputs[0].types.contains(dtype_of<base_scalar_t<T>>);  // AD over an accepted float type
+        } else {
+            return element_type<T> && Op::inputs[0].types.contains(dtype_of<T>);
+        }
+    }();
     static_assert(value,
                   "tensoracle::ops: this op does not accept this element type; see the op's inputs[0].types "
                   "(dtype_accepted<Op, T> names both)");
 };
 
-/// Float accumulation for f16 and bf16, as ONNX reference kernels do.
+/// Float accumulation for f16 and bf16, as ONNX reference kernels do; AD
+/// scalars accumulate in themselves.
 template <class T>
-using accumulator_t = std::conditional_t<sizeof(T) == 2 && floating_element<T>, float, T>;
+using accumulator_t = std::conditional_t<floating_element<T> && sizeof(T) == 2, float, T>;
 
 }  // namespace tensoracle::spec

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "tensoracle/core/error.hpp"
+#include "tensoracle/core/scalar.hpp"
 #include "tensoracle/core/tensor.hpp"
 #include "tensoracle/spec/expr.hpp"
 #include "tensoracle/spec/op.hpp"
@@ -23,8 +24,10 @@ using spec::constraint;
 using spec::expr;
 
 /// Float accumulation for f16/bf16/f32, double for f64 (ONNX reference kernels).
+/// AD scalars accumulate in themselves: a float accumulator would drop their derivatives.
 template <class T>
-using float_acc_t = std::conditional_t<std::is_same_v<T, double>, double, float>;
+using float_acc_t =
+    std::conditional_t<ad_scalar<T>, T, std::conditional_t<std::is_same_v<T, double>, double, float>>;
 
 /// Constant expressions of concrete dims.
 template <class Range>

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "tensoracle/core/error.hpp"
+#include "tensoracle/core/scalar.hpp"
 #include "tensoracle/core/tensor.hpp"
 #include "tensoracle/spec/expr.hpp"
 
@@ -175,10 +176,13 @@ struct axis_split {
 }
 
 /// Accumulator of the family: float for f16/bf16/f32, double for f64,
-/// int64 (wrapping) for integers.
+/// int64 (wrapping) for integers; AD scalars accumulate in themselves so that
+/// derivatives flow through the accumulation.
 template <class T>
 using reduce_acc_t =
-    std::conditional_t<std::is_same_v<T, double>, double, std::conditional_t<floating_element<T>, float, std::int64_t>>;
+    std::conditional_t<ad_scalar<T>, T,
+                       std::conditional_t<std::is_same_v<T, double>, double,
+                                          std::conditional_t<floating_element<T>, float, std::int64_t>>>;
 
 /// a + b and a * b; integers wrap modulo 2^64 (no UB), then once more to T's width.
 template <class A>
@@ -202,7 +206,7 @@ template <class A>
     if constexpr (std::is_integral_v<A>) {
         return a < 0 ? static_cast<A>(std::uint64_t{0} - static_cast<std::uint64_t>(a)) : a;  // INT64_MIN wraps
     } else {
-        return std::fabs(a);
+        return math::fabs(a);
     }
 }
 
