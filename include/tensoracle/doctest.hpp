@@ -17,3 +17,9 @@
     DOCTEST_REQUIRE(::tensoracle::allclose((actual), (expected), (tol)))
 #define TENSORACLE_WARN_ALLCLOSE(actual, expected, tol) \
     DOCTEST_WARN(::tensoracle::allclose((actual), (expected), (tol)))
+
+// Gradient-oracle reports (tensoracle/ad/oracle.hpp, or anything with failed()
+// and to_string()): passes unless a failure is left that no filter explains;
+// on failure doctest prints the whole report.
+#define TENSORACLE_CHECK_GRADIENTS(report) DOCTEST_CHECK_MESSAGE(!(report).failed(), (report).to_string())
+#define TENSORACLE_REQUIRE_GRADIENTS(report) DOCTEST_REQUIRE_MESSAGE(!(report).failed(), (report).to_string())

@@ -31,3 +31,8 @@ template <class A, class E, class Tol>
     EXPECT_PRED_FORMAT3(::tensoracle::gtest::allclose_predicate, actual, expected, tol)
 #define TENSORACLE_ASSERT_ALLCLOSE(actual, expected, tol) \
     ASSERT_PRED_FORMAT3(::tensoracle::gtest::allclose_predicate, actual, expected, tol)
+
+// Gradient-oracle reports (tensoracle/ad/oracle.hpp, or anything with failed()
+// and to_string()): passes unless a failure is left that no filter explains.
+#define TENSORACLE_EXPECT_GRADIENTS(report) EXPECT_FALSE((report).failed()) << (report).to_string()
+#define TENSORACLE_ASSERT_GRADIENTS(report) ASSERT_FALSE((report).failed()) << (report).to_string()
