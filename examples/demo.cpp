@@ -1,7 +1,8 @@
 // tensoracle demo: the kit's main job on an embedded default. For now it shows
 // what exists: the dtype table, GraphNet tolerance levels, a small differential
 // campaign (low-precision kernels against a float64 reference, with injected
-// bugs), outcome classes and the S_t / ES_t scores of the campaign.
+// bugs), outcome classes and the S_t / ES_t scores of the campaign, op specs,
+// ONNX conformance, and the gradient oracle on the kit's ops and on a broken engine.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -14,6 +15,7 @@
 #include <CLI/CLI.hpp>
 #include <xtensor/xmath.hpp>
 
+#include <tensoracle/ad.hpp>
 #include <tensoracle/graph/interpreter.hpp>
 #include <tensoracle/ops/registry.hpp>
 #include <tensoracle/tensoracle.hpp>
@@ -236,6 +238,47 @@ int main(int argc, char** argv) {
     std::printf("   %s; %.1f%% of the tests whose ops the kit supports pass (full table: docs/CONFORMANCE.md)\n",
                 conf.summary().c_str(), 100.0 * conf.pass_rate());
 #endif
+
+    std::printf("\n7. Gradient oracle (forward vs reverse vs finite differences, orders 1 and 2)\n");
+    to::rng grad_rng(seed);
+    int grad_ok = 0, grad_caught = 0;
+    for (const char* op : {"Softmax", "Conv", "LayerNormalization", "Gemm", "LRN"}) {
+        const auto& e = to::ops::get_op(op);
+        const auto inst = e.sample(grad_rng);
+        to::ad::tensors inputs;
+        for (const auto& t : inst.inputs) {
+            inputs.push_back(!t ? to::tensor() : (to::info(t->element_dtype()).is_floating ? t->cast(to::dtype::f64) : *t));
+        }
+        to::ad::oracle_options o;
+        o.order = 2;
+        const auto r = to::ad::check_gradients(to::ad::op_engine<double>(op, inst.attributes), inputs, o);
+        const auto& second = r.higher.empty() ? r : r.higher[0];
+        std::printf("   %-20s order 1: %s, order 2: %s\n", op, std::string(to::ad::name(r.outcome)).c_str(),
+                    std::string(to::ad::name(second.outcome)).c_str());
+        grad_ok += r.failed() ? 0 : 1;
+    }
+    {
+        // A broken engine: Tanh whose VJP uses 1 - y instead of 1 - y².
+        auto broken = to::ad::op_engine<double>("Tanh");
+        const auto good_value = broken.value;
+        broken.vjp = [good_value](const to::ad::tensors& in, const to::ad::tensors& w) {
+            auto y = good_value(in);
+            auto g = w[0].cast(to::dtype::f64).as_array<double>();
+            const auto yv = y[0].as_array<double>();
+            for (std::size_t i = 0; i < g.size(); ++i) g.data()[i] *= 1.0 - yv.data()[i];
+            return to::ad::derivative_result{y, {to::tensor(g)}};
+        };
+        const auto r = to::ad::check_gradients(broken, {grad_rng.uniform_tensor(to::dtype::f64, {3, 4}, -2.0, 2.0)});
+        std::printf("   %-20s %s: %s\n", "Tanh, broken VJP", std::string(to::ad::name(r.outcome)).c_str(),
+                    r.message.c_str());
+        grad_caught += r.failed() ? 1 : 0;
+        // A correct engine at a kink is labelled, not failed.
+        const auto k = to::ad::check_gradients(to::ad::op_engine<double>("Relu"),
+                                               {to::tensor(to::array<double>{1.5, 0.0, -0.5})});
+        std::printf("   %-20s %s, labelled: %s\n", "Relu at 0", std::string(to::ad::name(k.outcome)).c_str(),
+                    k.has(to::ad::filter_label::non_differentiable_point) ? "non-differentiable point" : "no");
+    }
+    std::printf("   gradient oracle: %d of 5 ops pass, %d of 1 broken engines caught\n", grad_ok, grad_caught);
 
     std::printf("\ndemo summary: %zu kernels within level %g, %zu outside (2 bugs injected on purpose)\n", passed,
                 level_t, rows_out.size() - passed);
