@@ -255,6 +255,19 @@ inline ad::tensors kit_outputs(const std::vector<tt>& y) {
 }
 inline tt zeros_or(const tt& g, const tt& like) { return g.defined() ? g : torch::zeros_like(like); }
 
+// The outputs autograd can differentiate, with their cotangents from w.
+inline std::pair<std::vector<tt>, std::vector<tt>> differentiable_outputs(const std::vector<tt>& y,
+                                                                          const ad::tensors& w) {
+    std::vector<tt> ys, ws;
+    for (std::size_t o = 0; o < y.size(); ++o) {
+        if (o < w.size() && y[o].is_floating_point() && y[o].requires_grad()) {
+            ys.push_back(y[o]);
+            ws.push_back(to_torch(w[o]).to(y[o].scalar_type()));
+        }
+    }
+    return {ys, ws};
+}
+
 inline ad::engine torch_engine(const torch_fn& f, const attribute_map& attrs) {
     ad::engine e;
     e.value = [f, attrs](const ad::tensors& x) {
@@ -273,13 +286,7 @@ inline ad::engine torch_engine(const torch_fn& f, const attribute_map& attrs) {
             }
         }
         const auto y = f(in, attrs);
-        std::vector<tt> ys, ws;
-        for (std::size_t o = 0; o < y.size(); ++o) {
-            if (o < w.size() && y[o].is_floating_point() && y[o].requires_grad()) {
-                ys.push_back(y[o]);
-                ws.push_back(to_torch(w[o]).to(y[o].scalar_type()));
-            }
-        }
+        const auto [ys, ws] = differentiable_outputs(y, w);
         std::vector<tt> grads(leaves.size());
         if (!ys.empty()) grads = torch::autograd::grad(ys, leaves, ws, true, create_graph, true);
         if (inputs != nullptr) *inputs = leaves;
@@ -361,13 +368,7 @@ inline ad::engine torch_engine(const torch_fn& f, const attribute_map& attrs) {
                 }
             }
             const auto y = f(duals, attrs);
-            std::vector<tt> ys, ws;
-            for (std::size_t o = 0; o < y.size(); ++o) {
-                if (o < w.size() && y[o].is_floating_point() && y[o].requires_grad()) {
-                    ys.push_back(y[o]);
-                    ws.push_back(to_torch(w[o]).to(y[o].scalar_type()));
-                }
-            }
+            const auto [ys, ws] = differentiable_outputs(y, w);
             std::vector<tt> grads(leaves.size());
             if (!ys.empty()) grads = torch::autograd::grad(ys, leaves, ws, true, true, true);
             ad::derivative_result r;

@@ -739,6 +739,19 @@ template <class To, class From>
     }
 }
 
+/// NaN test on any scalar a kernel holds: an AD scalar by its value; integers
+/// and bool are never NaN.
+template <class T>
+[[nodiscard]] constexpr bool is_nan(const T& v) {
+    if constexpr (ad_scalar<T>) {
+        return std::isnan(primal(v));
+    } else if constexpr (floating_element<T>) {
+        return std::isnan(value_cast<double>(v));
+    } else {
+        return false;
+    }
+}
+
 }  // namespace tensoracle
 // ---- end tensoracle/core/value_cast.hpp ----
 

@@ -73,17 +73,7 @@ inline std::vector<expr> tail(const std::vector<expr>& v, std::size_t from) {
     return {v.begin() + static_cast<std::ptrdiff_t>(std::min(from, v.size())), v.end()};
 }
 
-/// NaN test on elements and AD scalars (whose value decides); integers are never NaN.
-template <class T>
-bool is_nan(const T& v) {
-    if constexpr (ad_scalar<T>) {
-        return std::isnan(primal(v));
-    } else if constexpr (floating_element<T>) {
-        return std::isnan(value_cast<double>(v));
-    } else {
-        return false;
-    }
-}
+using tensoracle::is_nan;
 
 /// Sampling helpers.
 inline std::int64_t pick(rng& g, std::int64_t lo, std::int64_t hi) { return g.integer(lo, hi); }
@@ -236,6 +226,37 @@ struct matmul {
 // Gemm
 // ---------------------------------------------------------------------------
 
+namespace nn {
+/// run() and run_real<S>() of ops computed as Op::compute<T>(a, b, optional c,
+/// attributes): Gemm (C), Conv and ConvTranspose (B). One body for plain
+/// types and AD scalars; every floating input is differentiable, and integer
+/// instances (Gemm) have no floating output (placeholder).
+template <class Op>
+struct two_inputs_and_optional_third {
+    static std::vector<tensor> run(const spec::context& c) {
+        const auto at = spec::parse_attributes<typename Op::attributes>(c.attributes(), Op::op_type);
+        return {ops::detail::dispatch<Op::types>(c.input_dtype(0), Op::op_type, [&](auto t) {
+            using T = typename decltype(t)::type;
+            return tensor(run_typed<T>(c, at, [&](std::size_t i) { return c.input(i).template as_array<T>(); }));
+        })};
+    }
+    template <class S>
+    static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
+        if (!info(c.input_dtype(0)).is_floating) return {array<S>{}};
+        const auto at = spec::parse_attributes<typename Op::attributes>(c.attributes(), Op::op_type);
+        return {run_typed<S>(c, at, [&](std::size_t i) -> const array<S>& { return x[i]; })};
+    }
+    // Attrs is a parameter, not Op::attributes: Op is incomplete where this base is instantiated.
+    template <class T, class Attrs, class Get>
+    static array<T> run_typed(const spec::context& c, const Attrs& at, const Get& get) {
+        std::optional<array<T>> third;
+        if (c.has_input(2)) third = get(2);
+        return Op::template compute<T>(get(0), get(1), third, at);
+    }
+};
+
+}  // namespace nn
+
 struct gemm_attr {
     float alpha = 1.0f;
     float beta = 1.0f;
@@ -245,7 +266,7 @@ struct gemm_attr {
 
 /// Gemm(A, B, C?) = alpha * A' B' + beta * C, A' = transA ? A^T : A (M x K),
 /// B' = transB ? B^T : B (K x N); C broadcasts unidirectionally to (M, N).
-struct gemm {
+struct gemm : nn::two_inputs_and_optional_third<gemm> {
     static constexpr std::string_view op_type = "Gemm";
     static constexpr int opset = 13;
     using attributes = gemm_attr;
@@ -340,28 +361,6 @@ struct gemm {
         }
         return y;
     }
-    static std::vector<tensor> run(const spec::context& c) {
-        const auto at = spec::parse_attributes<attributes>(c.attributes(), op_type);
-        return {detail::dispatch<types>(c.input_dtype(0), op_type, [&](auto t) {
-            using T = typename decltype(t)::type;
-            return tensor(run_typed<T>(c, at, [&](std::size_t i) { return c.input(i).as_array<T>(); }));
-        })};
-    }
-    /// The kernel on AD scalar S (A, B and C all differentiable); integer Gemm
-    /// has no floating output (placeholder).
-    template <class S>
-    static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
-        const auto at = spec::parse_attributes<attributes>(c.attributes(), op_type);
-        if (!info(c.input_dtype(0)).is_floating) return {array<S>{}};
-        return {run_typed<S>(c, at, [&](std::size_t i) -> const array<S>& { return x[i]; })};
-    }
-    /// compute<T> on the inputs get(i) gives as array<T>.
-    template <class T, class Get>
-    static array<T> run_typed(const spec::context& c, const attributes& at, const Get& get) {
-        std::optional<array<T>> cm;
-        if (c.has_input(2)) cm = get(2);
-        return compute<T>(get(0), get(1), cm, at);
-    }
     static spec::instance sample(rng& g) {
         const dtype d = detail::pick_dtype(g, types);
         const auto M = static_cast<std::size_t>(nn::pick(g, 1, 4)), K = static_cast<std::size_t>(nn::pick(g, 1, 4)),
@@ -400,7 +399,7 @@ struct conv_attr {
 /// Conv(X, W, B?): X (N, C, D1..Dn), W (M, C/group, k1..kn), B (M).
 /// Y[b, m, o] = B[m] + sum_{c < C/group} sum_{k} X[b, g*C/group + c, s*o + d*k - pad_begin] * W[m, c, k]
 /// with g = m / (M/group) and zero padding (positions outside X contribute 0).
-struct conv {
+struct conv : nn::two_inputs_and_optional_third<conv> {
     static constexpr std::string_view op_type = "Conv";
     static constexpr int opset = 11;
     using attributes = conv_attr;
@@ -514,26 +513,6 @@ struct conv {
         }
         return y;
     }
-    static std::vector<tensor> run(const spec::context& c) {
-        const auto at = spec::parse_attributes<attributes>(c.attributes(), op_type);
-        return {detail::dispatch<types>(c.input_dtype(0), op_type, [&](auto t) {
-            using T = typename decltype(t)::type;
-            return tensor(run_typed<T>(c, at, [&](std::size_t i) { return c.input(i).as_array<T>(); }));
-        })};
-    }
-    /// The kernel on AD scalar S (X, W and B all differentiable).
-    template <class S>
-    static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
-        const auto at = spec::parse_attributes<attributes>(c.attributes(), op_type);
-        return {run_typed<S>(c, at, [&](std::size_t i) -> const array<S>& { return x[i]; })};
-    }
-    /// compute<T> on the inputs get(i) gives as array<T>.
-    template <class T, class Get>
-    static array<T> run_typed(const spec::context& c, const attributes& at, const Get& get) {
-        std::optional<array<T>> b;
-        if (c.has_input(2)) b = get(2);
-        return compute<T>(get(0), get(1), b, at);
-    }
     static spec::instance sample(rng& g) {
         const dtype d = detail::pick_dtype(g, types);
         const auto n = static_cast<std::size_t>(nn::pick(g, 1, 3));
@@ -593,7 +572,7 @@ struct conv_transpose_attr {
 /// ConvTranspose(X, W, B?): X (N, C, D1..Dn), W (C, M/group, k1..kn), B (M).
 /// Y[b, g*M/group + m, s*j + d*k - pad_begin] += X[b, g*C/group + c, j] * W[g*C/group + c, m, k],
 /// Y starts at B; the full size per axis is s*(x-1) + output_padding + d*(k-1) + 1 - pads.
-struct conv_transpose {
+struct conv_transpose : nn::two_inputs_and_optional_third<conv_transpose> {
     static constexpr std::string_view op_type = "ConvTranspose";
     static constexpr int opset = 11;
     using attributes = conv_transpose_attr;
@@ -749,26 +728,6 @@ struct conv_transpose {
         auto y = array<T>::from_shape(util::to_shape(yd, op_type));
         for (std::size_t f = 0; f < sum.size(); ++f) y.data()[f] = value_cast<T>(sum[f]);
         return y;
-    }
-    static std::vector<tensor> run(const spec::context& c) {
-        const auto at = spec::parse_attributes<attributes>(c.attributes(), op_type);
-        return {detail::dispatch<types>(c.input_dtype(0), op_type, [&](auto t) {
-            using T = typename decltype(t)::type;
-            return tensor(run_typed<T>(c, at, [&](std::size_t i) { return c.input(i).as_array<T>(); }));
-        })};
-    }
-    /// The kernel on AD scalar S (X, W and B all differentiable).
-    template <class S>
-    static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
-        const auto at = spec::parse_attributes<attributes>(c.attributes(), op_type);
-        return {run_typed<S>(c, at, [&](std::size_t i) -> const array<S>& { return x[i]; })};
-    }
-    /// compute<T> on the inputs get(i) gives as array<T>.
-    template <class T, class Get>
-    static array<T> run_typed(const spec::context& c, const attributes& at, const Get& get) {
-        std::optional<array<T>> b;
-        if (c.has_input(2)) b = get(2);
-        return compute<T>(get(0), get(1), b, at);
     }
     static spec::instance sample(rng& g) {
         const dtype d = detail::pick_dtype(g, types);

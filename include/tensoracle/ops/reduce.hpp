@@ -74,17 +74,7 @@ struct reduce_sum_attr {
     std::int64_t noop_with_empty_axes = 0;
 };
 
-/// True when v is a NaN (never for integers).
-template <class T>
-bool is_nan(const T& v) {
-    if constexpr (ad_scalar<T>) {
-        return std::isnan(primal(v));
-    } else if constexpr (floating_element<T>) {
-        return std::isnan(value_cast<double>(v));
-    } else {
-        return false;
-    }
-}
+using tensoracle::is_nan;
 
 /// For ArgMax/ArgMin/Hardmax: does candidate v beat (or, with `ties`, tie)
 /// the current best b? NaN is the extreme value either way.
