@@ -17,6 +17,7 @@
 
 #include <tensoracle/ad.hpp>
 #include <tensoracle/graph/interpreter.hpp>
+#include <tensoracle/gen/instance.hpp>
 #include <tensoracle/ops/registry.hpp>
 #include <tensoracle/tensoracle.hpp>
 #ifdef TENSORACLE_DEMO_WITH_ONNX
@@ -205,7 +206,7 @@ int main(int argc, char** argv) {
     for (const char* op : {"Conv", "Gather", "Pow", "ReduceSum"}) {
         const auto* e = to::ops::find_op(op);
         if (e == nullptr) continue;
-        const auto inst = e->sample(spec_rng);
+        const auto inst = to::gen::sample_op(*e, spec_rng);
         std::vector<const to::tensor*> args;
         std::string shapes;
         for (const auto& t : inst.inputs) {
@@ -244,7 +245,7 @@ int main(int argc, char** argv) {
     int grad_ok = 0, grad_caught = 0;
     for (const char* op : {"Softmax", "Conv", "LayerNormalization", "Gemm", "LRN"}) {
         const auto& e = to::ops::get_op(op);
-        const auto inst = e.sample(grad_rng);
+        const auto inst = to::gen::sample_op(e, grad_rng);
         to::ad::tensors inputs;
         for (const auto& t : inst.inputs) {
             inputs.push_back(!t ? to::tensor() : (to::info(t->element_dtype()).is_floating ? t->cast(to::dtype::f64) : *t));

@@ -18,6 +18,7 @@
 #include <string>
 
 #include "tensoracle/ad/engine.hpp"
+#include "tensoracle/gen/instance.hpp"
 #include "torch_engine.hpp"
 
 using namespace tensoracle_torch;
@@ -59,7 +60,7 @@ int main(int argc, char** argv) {
         to::rng g(seed ^ std::hash<std::string>{}(op_type));
         for (const auto as : {to::dtype::f64, to::dtype::f32}) {
             for (int s = 0; s < samples; ++s) {
-                const auto inst = op.sample(g);
+                const auto inst = to::gen::sample_op(op, g);
                 // Numeric inputs (integer samples too) at the dtype under test;
                 // an instance the cast invalidates is not one of the op's.
                 ad::tensors x;

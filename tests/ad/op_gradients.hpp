@@ -15,6 +15,7 @@
 #include <string>
 
 #include "tensoracle/ad/engine.hpp"
+#include "tensoracle/gen/instance.hpp"
 #include "tensoracle/doctest.hpp"
 
 namespace tensoracle::testing {
@@ -36,7 +37,7 @@ std::map<std::string, op_gradient_tally> check_registry_gradients(int samples, i
         // draw integer dtypes, or a Mod with integer semantics).
         int checked = 0;
         for (int s = 0; checked < samples && s < samples * 10; ++s) {
-            const auto inst = op.sample(g);
+            const auto inst = gen::sample_op(op, g);
             ad::tensors x;
             for (const auto& in : inst.inputs) {
                 if (!in) {

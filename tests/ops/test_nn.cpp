@@ -428,13 +428,13 @@ TEST_CASE("nn: error paths of the other ops") {
     bad("AveragePool", {x}, {{"kernel_shape", ints{0, 2}}}, "kernel size >= 1");
     bad("GlobalAveragePool", {tensor(to::array<float>(xt::ones<float>({1, 2, 0})))}, {}, "spatial dims are non-empty");
     bad("GlobalMaxPool", {m23}, {}, "has rank 2");
-    // A window over padding only (dilation larger than the input): the kernel refuses it.
+    // A window over padding only (dilation larger than the input): a constraint violation.
     ops::max_pool_attr mp;
     mp.kernel_shape = {2};
     mp.dilations = {3};
     mp.pads = {1, 1};
     CHECK_THROWS_WITH_AS((void)ops::max_pool::compute<float>(xt::ones<float>({1, 1, 2}), mp),
-                         doctest::Contains("covers only padding"), to::error);
+                         doctest::Contains("dilations are at most the input size"), to::error);
     // LRN
     bad("LRN", {x}, {}, "required attribute 'size' is missing");
     bad("LRN", {x}, {{"size", std::int64_t{0}}}, "size >= 1");

@@ -6,6 +6,7 @@
 #include <set>
 #include <string>
 
+#include <tensoracle/gen/instance.hpp>
 #include <tensoracle/ops/registry.hpp>
 #include <tensoracle/tensoracle.hpp>
 
@@ -49,7 +50,7 @@ TEST_CASE("registry: sampled instances are valid, run, and match shape inference
         to::rng g(std::hash<std::string_view>{}(e.op_type) ^ 2026);
         int ran = 0;
         for (int i = 0; i < 25; ++i) {
-            const auto in = e.sample(g);
+            const auto in = to::gen::sample_op(e, g);
             const auto ptrs = pointers(in);
             // evaluate() checks constraints, runs the kernel and compares its
             // output with the spec's dtype and shape inference.
@@ -78,7 +79,7 @@ TEST_CASE("registry: backward inference admits every sampled instance") {
         CAPTURE(e.op_type);
         to::rng g(std::hash<std::string_view>{}(e.op_type) ^ 77);
         for (int i = 0; i < 10; ++i) {
-            const auto in = e.sample(g);
+            const auto in = to::gen::sample_op(e, g);
             const auto ptrs = pointers(in);
             const auto out = to::spec::infer(e, ptrs, in.attributes);
             const auto candidates = e.input_candidates(out.dtypes[0], out.shapes[0].size());

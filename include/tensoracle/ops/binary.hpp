@@ -74,6 +74,10 @@ struct broadcast_elementwise {
         if (variadic) out.push_back({spec::expr(c.input_count()) >= 1, "at least one input"});
         auto b = detail::broadcast_constraints(c, all_inputs(c));
         out.insert(out.end(), b.begin(), b.end());
+        if constexpr (requires { F::constraints(c); }) {
+            auto extra = F::constraints(c);
+            out.insert(out.end(), extra.begin(), extra.end());
+        }
         return out;
     }
     static spec::shape_exprs output_shapes(const spec::context& c) { return {detail::broadcast_shape(c, all_inputs(c))}; }
@@ -147,30 +151,14 @@ struct broadcast_elementwise {
         if (!info(c.input_dtype(0)).is_floating) return {array<S>{}};
         return {compute_all<S>(x, spec::parse_attributes<attributes>(c.attributes(), op_type))};
     }
-
-    static spec::instance sample(rng& g) {
-        const dtype d = detail::pick_dtype(g, F::types);
-        const auto out = detail::random_shape(g, 0, 4);
-        const std::size_t n = variadic ? static_cast<std::size_t>(g.integer(1, 3)) : 2;
-        const auto r = [] {
-            if constexpr (requires { F::range; }) {
-                return F::range;
-            } else {
-                return std::array<double, 2>{-4.0, 4.0};
-            }
-        }();
-        spec::instance in;
-        if constexpr (requires { F::sample_attributes(d); }) in.attributes = F::sample_attributes(d);
-        for (std::size_t j = 0; j < n; ++j) {
-            // A suffix of the output shape with some dims squeezed to 1.
-            const auto rank = static_cast<std::size_t>(g.integer(0, static_cast<std::int64_t>(out.size())));
-            shape_type s(out.end() - static_cast<std::ptrdiff_t>(rank), out.end());
-            for (auto& dim : s) dim = g.bernoulli(0.3) ? 1 : dim;
-            // The second operand of Div/Mod/Pow gets its own range (no zeros, small exponents).
-            const auto& rr = (j == 1 && requires { F::rhs_range; }) ? rhs_range() : r;
-            in.inputs.emplace_back(detail::random_tensor(g, d, s, rr[0], rr[1]));
+    static spec::hints hints() {
+        spec::hints h;
+        if constexpr (requires { F::range; }) {
+            for (std::size_t i = 0; i < 4; ++i) h.range(i, F::range[0], F::range[1]);
         }
-        return in;
+        if constexpr (requires { F::rhs_range; }) h.range(1, F::rhs_range[0], F::rhs_range[1]);
+        if constexpr (requires { F::hints(h); }) F::hints(h);
+        return h;
     }
 
 private:
@@ -241,9 +229,7 @@ TENSORACLE_BINARY(div, "Div", 14, types::numeric)
         }
     }
     static std::vector<spec::domain_rule> domain() {
-        return {{"|B| > 0", [](std::span<const tensor> in) {
-                     return detail::hinge_loss(in[1], [](double y) { return -std::fabs(y) + 1e-10; });
-                 }}};
+        return {detail::hinge_rule("|B| > 0", 1, [](double y) { return -std::fabs(y) + 1e-10; })};
     }
     static constexpr std::array<double, 2> rhs_range{1.0, 4.0};
 };
@@ -270,8 +256,13 @@ struct mod_fn {
         }
     }
     static constexpr std::array<double, 2> rhs_range{1.0, 5.0};
-    static spec::attribute_map sample_attributes(dtype d) {
-        return {{"fmod", std::int64_t{info(d).is_floating ? 1 : 0}}};
+    static void hints(spec::hints& h) { h.flag("fmod"); }
+    static std::vector<spec::constraint> constraints(const spec::context& c) {
+        if (!info(c.input_dtype(0)).is_floating) return {};
+        return {{c.attr("fmod") == 1, "floating-point inputs require fmod=1"}};
+    }
+    static std::vector<spec::domain_rule> domain() {
+        return {detail::hinge_rule("|B| > 0", 1, [](double y) { return -std::fabs(y) + 1e-10; })};
     }
 };
 TENSORACLE_BINARY(max, "Max", 13, types::numeric)
@@ -376,22 +367,36 @@ struct Pow {
     }
     static std::vector<spec::domain_rule> domain(const spec::attribute_map&) {
         // NNSmith, Table 1: X > 0 and Y * log(X) <= 40 keep Pow finite and real.
-        return {{"X > 0", [](std::span<const tensor> in) {
-                     return detail::hinge_loss(in[0], [](double x) { return -x + 1e-10; });
-                 }},
-                {"Y * log(X) <= 40", [](std::span<const tensor> in) {
-                     const auto a = in[0].to<double>(), b = in[1].to<double>();
-                     std::vector<shape_type> shapes{in[0].shape(), in[1].shape()};
-                     const auto out = detail::broadcast_shapes(shapes, "Pow domain");
-                     const auto off = detail::broadcast_offsets(shapes, out);
+        return {detail::hinge_rule("X > 0", 0, [](double x) { return -x + 1e-10; }),
+                {"Y * log(X) <= 40",
+                 [](std::span<const tensor> in) {
                      double loss = 0.0;
-                     for (std::size_t f = 0; f < off[0].size(); ++f) {
-                         const double x = a.data()[off[0][f]], y = b.data()[off[1][f]];
+                     for_each_pair(in, [&](std::size_t, std::size_t, double x, double y) {
                          const double h = x > 0 ? y * std::log(x) - 40.0 : 0.0;
                          loss += h > 0 ? h : 0.0;
-                     }
+                     });
                      return loss;
+                 },
+                 [](std::span<const tensor> in) {  // d/dx = y / x, d/dy = log x where violated
+                     auto gx = array<double>::from_shape(in[0].shape()), gy = array<double>::from_shape(in[1].shape());
+                     gx.fill(0.0);
+                     gy.fill(0.0);
+                     for_each_pair(in, [&](std::size_t i, std::size_t j, double x, double y) {
+                         if (!(x > 0) || !(y * std::log(x) - 40.0 > 0)) return;
+                         gx.data()[i] += y / x;
+                         gy.data()[j] += std::log(x);
+                     });
+                     return std::vector<tensor>{tensor(gx), tensor(gy)};
                  }}};
+    }
+    /// f(offset of X, offset of Y, x, y) over the broadcast pairs of X and Y.
+    template <class F>
+    static void for_each_pair(std::span<const tensor> in, F f) {
+        const auto a = in[0].to<double>(), b = in[1].to<double>();
+        std::vector<shape_type> shapes{in[0].shape(), in[1].shape()};
+        const auto out = detail::broadcast_shapes(shapes, "Pow domain");
+        const auto off = detail::broadcast_offsets(shapes, out);
+        for (std::size_t k = 0; k < off[0].size(); ++k) f(off[0][k], off[1][k], a.data()[off[0][k]], b.data()[off[1][k]]);
     }
 
     template <class T, class E>
@@ -449,16 +454,7 @@ struct Pow {
         // Integer exponents are exact in double, as in run()'s mixed-type path.
         return {compute<S, double>(x[0], c.input(1).to<double>())};
     }
-    static spec::instance sample(rng& g) {
-        const dtype d = detail::pick_dtype(g, types);
-        const dtype e = g.bernoulli(0.5) ? d : detail::pick_dtype(g, exponent_types);
-        const auto s = detail::random_shape(g, 0, 3);
-        spec::instance in;
-        in.inputs.emplace_back(detail::random_tensor(g, d, s, 0.5, 3.0));
-        in.inputs.emplace_back(detail::random_tensor(g, e, shape_type(s.begin() + (s.empty() ? 0 : 1), s.end()),
-                                                     info(e).is_signed ? -2.0 : 0.0, 3.0));
-        return in;
-    }
+    static spec::hints hints() { return spec::hints{}.range(0, 0.5, 3.0).range(1, -2.0, 3.0); }
 };
 
 /// Where(condition, X, Y): X where condition holds, else Y; all three broadcast.
@@ -507,15 +503,6 @@ struct Where {
     static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
         if (!info(c.input_dtype(1)).is_floating) return {array<S>{}};
         return {compute<S>(c.input(0).as_array<bool>(), x[1], x[2])};
-    }
-    static spec::instance sample(rng& g) {
-        const dtype d = detail::pick_dtype(g, spec::types::all);
-        const auto s = detail::random_shape(g, 0, 3);
-        spec::instance in;
-        in.inputs.emplace_back(detail::random_tensor(g, dtype::boolean, s, 0, 2));
-        in.inputs.emplace_back(detail::random_tensor(g, d, s, -4, 4));
-        in.inputs.emplace_back(detail::random_tensor(g, d, shape_type(s.begin() + (s.empty() ? 0 : 1), s.end()), -4, 4));
-        return in;
     }
 };
 
@@ -577,14 +564,7 @@ struct PRelu {
         if (!info(c.input_dtype(0)).is_floating) return {array<S>{}};
         return {compute<S>(x[0], x[1])};
     }
-    static spec::instance sample(rng& g) {
-        const dtype d = detail::pick_dtype(g, types);
-        const auto s = detail::random_shape(g, 1, 4);
-        spec::instance in;
-        in.inputs.emplace_back(detail::random_tensor(g, d, s, -4, 4));
-        in.inputs.emplace_back(detail::random_tensor(g, d, shape_type(s.begin() + 1, s.end()), 0, 1));
-        return in;
-    }
+    static spec::hints hints() { return spec::hints{}.range(1, 0.0, 1.0); }
 };
 
 /// Clip(input, min?, max?): min and max are optional scalars.
@@ -609,7 +589,7 @@ struct Clip {
     static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!types.contains(out)) return {};
-        return {{{out}, {rank}}, {{out}, {0}}, {{out}, {0}}};
+        return {{{out}, {rank}}, {{out}, {0, 1}}, {{out}, {0, 1}}};  // min, max: a scalar or one value
     }
     static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
     template <class T>
@@ -644,14 +624,7 @@ struct Clip {
         };
         return {compute<S>(x[0], bound(1), bound(2))};
     }
-    static spec::instance sample(rng& g) {
-        const dtype d = detail::pick_dtype(g, types);
-        spec::instance in;
-        in.inputs.emplace_back(detail::random_tensor(g, d, detail::random_shape(g, 0, 4), -5, 5));
-        in.inputs.emplace_back(detail::random_tensor(g, d, {}, -3, -1));
-        in.inputs.emplace_back(detail::random_tensor(g, d, {}, 1, 3));
-        return in;
-    }
+    static spec::hints hints() { return spec::hints{}.range(0, -5, 5).range(1, -3, -1).range(2, 1, 3); }
 };
 
 struct cast_attr {
@@ -704,13 +677,7 @@ struct Cast {
         }
         return {y};
     }
-    static spec::instance sample(rng& g) {
-        spec::instance in;
-        in.inputs.emplace_back(detail::random_tensor(g, detail::pick_dtype(g, spec::types::all),
-                                                     detail::random_shape(g, 0, 4), -100, 100));
-        in.attributes["to"] = std::int64_t{onnx_type(detail::pick_dtype(g, spec::types::all))};
-        return in;
-    }
+    static spec::hints hints() { return spec::hints{}.dtype_attribute("to").range(0, -100, 100); }
 };
 
 inline constexpr auto binary_ops =

@@ -85,11 +85,14 @@ struct Constant {
     static std::vector<spec::input_candidate> input_candidates(dtype, std::size_t) { return {}; }
     static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
     static std::vector<tensor> run(const spec::context& c) { return {value_of(attrs(c))}; }
-    static spec::instance sample(rng& g) {
-        spec::instance in;
-        in.attributes["value"] = detail::random_tensor(g, detail::pick_dtype(g, spec::types::all),
-                                                       detail::random_shape(g, 0, 3), -5, 5);
-        return in;
+    static spec::hints hints() {
+        spec::hints h;
+        for (const char* k : {"value_float", "value_floats", "value_int", "value_ints", "value_string", "value_strings"}) h.omit(k);
+        // value: of the placeholder's dtype and shape when inserted backward, else a small random tensor.
+        return h.tensor_attribute("value", [](rng& g, std::optional<dtype> d, const std::optional<shape_type>& s) {
+            const dtype dt = d ? *d : detail::pick_dtype(g, spec::types::all);
+            return detail::random_tensor(g, dt, s ? *s : detail::random_shape(g, 0, 3), -5, 5);
+        });
     }
 };
 
@@ -105,7 +108,7 @@ struct CastLike {
     static spec::shape_exprs output_shapes(const spec::context& c) { return {c.shape(0)}; }
     static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(1)}; }
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
-        return {{spec::types::all.members(), {rank}}, {{out}, misc::all_ranks(4)}};
+        return {{spec::types::all.members(), {rank}}, {{out}, misc::all_ranks(8)}};  // target_type: any rank
     }
     static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
     static std::vector<tensor> run(const spec::context& c) { return {c.input(0).cast(c.input_dtype(1))}; }
@@ -141,13 +144,7 @@ struct CastLike {
         for (std::size_t i = 0; i < v.size(); ++i) y.data()[i] = value_cast<S>(v.data()[i]);
         return {y};
     }
-    static spec::instance sample(rng& g) {
-        spec::instance in;
-        in.inputs.emplace_back(detail::random_tensor(g, detail::pick_dtype(g, spec::types::all),
-                                                     detail::random_shape(g, 0, 3), -50, 50));
-        in.inputs.emplace_back(detail::random_tensor(g, detail::pick_dtype(g, spec::types::all), {1}, 0, 1));
-        return in;
-    }
+    static spec::hints hints() { return spec::hints{}.range(0, -50, 50); }
 };
 
 struct dropout_attr {
@@ -161,7 +158,7 @@ struct Dropout {
     static constexpr int opset = 13;
     using attributes = dropout_attr;
     static constexpr std::array<spec::value_spec, 3> inputs{{{"data", spec::types::floating},
-                                                             {"ratio", spec::types::floating, {0, 0}, "T1", true},
+                                                             {"ratio", spec::types::ieee_floating, {0, 0}, "T1", true},
                                                              {"training_mode", spec::types::boolean, {0, 0}, "T2", true}}};
     static constexpr std::array<spec::value_spec, 2> outputs{
         {{"output", spec::types::floating}, {"mask", spec::types::boolean, {}, "T2"}}};
@@ -194,11 +191,14 @@ struct Dropout {
         std::fill(mask.begin(), mask.end(), true);
         return {c.input(0), tensor(mask)};
     }
-    static spec::instance sample(rng& g) {
-        spec::instance in;
-        in.inputs.emplace_back(detail::random_tensor(g, detail::pick_dtype(g, spec::types::floating),
-                                                     detail::random_shape(g, 0, 3), -5, 5));
-        return in;
+    static spec::hints hints() {
+        // Inference mode: ratio in [0, 0.9), training_mode false (training is random, not supported).
+        return spec::hints{}
+            .omit("seed")
+            .after_solving(1, [](rng& g, const spec::context&, dtype d, const shape_type& s) {
+                return detail::random_tensor(g, d, s, 0.0, 0.9);
+            })
+            .after_solving(2, [](rng&, const spec::context&, dtype d, const shape_type& s) { return tensor::zeros(d, s); });
     }
 };
 
@@ -228,7 +228,7 @@ struct CumSum {
     static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!types.contains(out) || rank == 0) return {};
-        return {{{out}, {rank}}, {{dtype::i64}, {0}}};
+        return {{{out}, {rank}}, {spec::types::indices.members(), {0, 1}}};  // axis: i32/i64, a scalar or one value
     }
     static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
     template <class T>
@@ -281,16 +281,7 @@ struct CumSum {
         if (!info(c.input_dtype(0)).is_floating) return {array<S>{}};
         return {compute<S>(x[0], axis, a)};
     }
-    static spec::instance sample(rng& g) {
-        spec::instance in;
-        const auto s = detail::random_shape(g, 1, 3);
-        in.inputs.emplace_back(detail::random_tensor(g, detail::pick_dtype(g, types), s, -5, 5));
-        const auto r = static_cast<std::int64_t>(s.size());
-        in.inputs.emplace_back(tensor(array<std::int64_t>(g.integer(-r, r - 1))));
-        in.attributes["exclusive"] = g.integer(0, 1);
-        in.attributes["reverse"] = g.integer(0, 1);
-        return in;
-    }
+    static spec::hints hints() { return spec::hints{}.flag("exclusive").flag("reverse"); }
 };
 
 struct eye_like_attr {
@@ -304,7 +295,7 @@ struct EyeLike {
     static constexpr std::string_view op_type = "EyeLike";
     static constexpr int opset = 9;
     using attributes = eye_like_attr;
-    static constexpr spec::dtype_set types = spec::types::numeric | spec::types::boolean;
+    static constexpr spec::dtype_set types = spec::types::ieee_floating | spec::types::integers | spec::types::boolean;
     static constexpr std::array<spec::value_spec, 1> inputs{{{"input", types, {2, 2}, "T1"}}};
     static constexpr std::array<spec::value_spec, 1> outputs{{{"output", types, {2, 2}, "T2"}}};
     static std::vector<spec::constraint> constraints(const spec::context&) { return {}; }
@@ -314,8 +305,8 @@ struct EyeLike {
         return {a.dtype ? dtype_from_onnx(static_cast<int>(*a.dtype)) : c.input_dtype(0)};
     }
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
-        if (rank != 2) return {};
-        return {{{out}, {2}}};
+        if (rank != 2 || !types.contains(out)) return {};
+        return {{types.members(), {2}}};  // the output dtype comes from `dtype`, not the input
     }
     static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
     static std::vector<tensor> run(const spec::context& c) {
@@ -331,12 +322,7 @@ struct EyeLike {
         });
         return {out};
     }
-    static spec::instance sample(rng& g) {
-        spec::instance in;
-        in.inputs.emplace_back(detail::random_tensor(g, detail::pick_dtype(g, types), detail::random_shape(g, 2, 2), 0, 3));
-        in.attributes["k"] = g.integer(-2, 2);
-        return in;
-    }
+    static spec::hints hints() { return spec::hints{}.dtype_attribute("dtype", 0.5).range(0, 0, 3); }
 };
 
 struct one_hot_attr {
@@ -347,12 +333,15 @@ struct one_hot_attr {
 /// from depth) matches, values[0] elsewhere; out-of-range indices match nothing.
 struct OneHot {
     static constexpr std::string_view op_type = "OneHot";
+    // OneHot-11's schema lists no bfloat16.
+    static constexpr spec::dtype_set onnx11_numeric = spec::types::ieee_floating | spec::types::integers;
+    static constexpr spec::dtype_set onnx11_all = onnx11_numeric | spec::types::boolean;
     static constexpr int opset = 11;
     using attributes = one_hot_attr;
-    static constexpr std::array<spec::value_spec, 3> inputs{{{"indices", spec::types::numeric, {1, 7}, "T1"},
-                                                             {"depth", spec::types::numeric, {0, 1}, "T2"},
-                                                             {"values", spec::types::all, {1, 1}, "T3"}}};
-    static constexpr std::array<spec::value_spec, 1> outputs{{{"output", spec::types::all, {}, "T3"}}};
+    static constexpr std::array<spec::value_spec, 3> inputs{{{"indices", onnx11_numeric, {1, 7}, "T1"},
+                                                             {"depth", onnx11_numeric, {0, 1}, "T2"},
+                                                             {"values", onnx11_all, {1, 1}, "T3"}}};
+    static constexpr std::array<spec::value_spec, 1> outputs{{{"output", onnx11_all, {}, "T3"}}};
     static std::int64_t depth_of(const spec::context& c) {
         if (c.input(1).size() != 1) throw shape_error(std::string(op_type), "depth must hold one value");
         const double d = c.input(1).value_as_double(0);
@@ -365,15 +354,27 @@ struct OneHot {
         return {{axis >= -r && axis < r, "axis in [-(rank+1), rank+1)"}, {c.dim(2, 0) == 2, "values holds [off, on]"}};
     }
     static spec::shape_exprs output_shapes(const spec::context& c) {
-        auto s = c.shape(0);
-        const auto axis = spec::normalize_axis(std::get<std::int64_t>(c.attributes().at("axis")), s.size() + 1, op_type);
-        s.insert(s.begin() + static_cast<std::ptrdiff_t>(axis), spec::expr(depth_of(c)));
-        return {s};
+        // Output axis j is depth where j is the (normalized) axis, else the input
+        // dim j (before the axis) or j - 1 (after it).
+        const auto s = c.shape(0);
+        const auto R = static_cast<std::int64_t>(s.size()) + 1;
+        const auto a = c.attr("axis");
+        const auto axis = select(a < 0, a + R, a);
+        const spec::expr depth(depth_of(c));
+        std::vector<spec::expr> out;
+        for (std::int64_t j = 0; j < R; ++j) {
+            const auto ju = static_cast<std::size_t>(j);
+            const spec::expr before = ju < s.size() ? s[ju] : spec::expr(0), after = j >= 1 ? s[ju - 1] : spec::expr(0);
+            out.push_back(select(axis == j, depth, select(spec::expr(j) < axis, before, after)));
+        }
+        return {out};
     }
     static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(2)}; }
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (rank == 0) return {};
-        return {{spec::types::indices.members(), {rank - 1}}, {{dtype::i64}, {0}}, {{out}, {1}}};
+        // indices and depth: any numeric type (ONNX's T1, T2); depth a scalar or one value.
+        if (!onnx11_all.contains(out)) return {};
+        return {{onnx11_numeric.members(), {rank - 1}}, {onnx11_numeric.members(), {0, 1}}, {{out}, {1}}};
     }
     static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
     /// The output shape, and per output element (row-major) whether it holds
@@ -430,15 +431,17 @@ struct OneHot {
         for (std::size_t f = 0; f < y.size(); ++f) y.data()[f] = x[2].data()[l.on[f] ? 1 : 0];
         return {y};
     }
-    static spec::instance sample(rng& g) {
-        spec::instance in;
-        const auto s = detail::random_shape(g, 1, 3);  // ONNX requires indices of rank >= 1
-        const std::int64_t depth = g.integer(1, 5);
-        in.inputs.emplace_back(detail::random_tensor(g, dtype::i64, s, static_cast<double>(-depth), static_cast<double>(depth)));
-        in.inputs.emplace_back(tensor(array<std::int64_t>(depth)));
-        in.inputs.emplace_back(detail::random_tensor(g, detail::pick_dtype(g, spec::types::all), {2}, 0, 5));
-        in.attributes["axis"] = g.integer(-static_cast<std::int64_t>(s.size()) - 1, static_cast<std::int64_t>(s.size()));
-        return in;
+    static spec::hints hints() {
+        return spec::hints{}
+            .before_solving(1, [](rng& g, const spec::context& c) {  // depth: a small count
+                auto t = tensor::zeros(dtype::i64, g.bernoulli(0.5) ? shape_type{} : shape_type{1});
+                t.values<std::int64_t>()[0] = g.integer(1, 8);
+                return t.cast(c.input_dtype(1));
+            })
+            .after_solving(0, [](rng& g, const spec::context& c, dtype d, const shape_type& s) {
+                const double depth = static_cast<double>(depth_of(c));  // indices in [-depth, depth]: some miss
+                return detail::random_tensor(g, d, s, -depth, depth + 1);
+            });
     }
 };
 
@@ -455,15 +458,27 @@ struct TopK {
     static constexpr std::string_view op_type = "TopK";
     static constexpr int opset = 11;
     using attributes = top_k_attr;
-    static constexpr spec::dtype_set types = spec::types::numeric;
+    static constexpr spec::dtype_set types = spec::types::ieee_floating | spec::types::integers;
     static constexpr std::array<spec::value_spec, 2> inputs{{{"X", types, {1, 8}}, {"K", spec::types::int64, {1, 1}, "I"}}};
     static constexpr std::array<spec::value_spec, 2> outputs{{{"Values", types}, {"Indices", spec::types::int64, {}, "I"}}};
+    /// X's dims with the one at `axis` (symbolic, possibly negative) replaced by K.
+    static std::vector<spec::expr> with_k(const spec::context& c) {
+        auto s = c.shape(0);
+        const auto r = static_cast<std::int64_t>(s.size());
+        const auto axis = c.attr("axis");
+        const auto k = c.value(1, 0);
+        for (std::size_t a = 0; a < s.size(); ++a) {
+            const auto ai = static_cast<std::int64_t>(a);
+            s[a] = select(axis == ai || axis == ai - r, k, s[a]);
+        }
+        return s;
+    }
     static std::vector<spec::constraint> constraints(const spec::context& c) {
         const auto r = static_cast<std::int64_t>(c.rank(0));
         const auto axis = c.attr("axis");
         std::vector<spec::constraint> out{{axis >= -r && axis < r, "axis in [-rank, rank)"},
                                           {c.dim(1, 0) == 1, "K holds one value"}};
-        if (c.input(1).size() == 1) {
+        if (c.element_count(1) == 1) {
             const auto k = c.value(1, 0);
             auto dim = c.dim(0, 0);
             for (std::size_t a = 1; a < c.rank(0); ++a) dim = select(axis == static_cast<std::int64_t>(a) || axis == static_cast<std::int64_t>(a) - r, c.dim(0, a), dim);
@@ -472,9 +487,7 @@ struct TopK {
         return out;
     }
     static spec::shape_exprs output_shapes(const spec::context& c) {
-        auto s = c.shape(0);
-        const auto axis = spec::normalize_axis(std::get<std::int64_t>(c.attributes().at("axis")), s.size(), op_type);
-        s[axis] = c.value(1, 0);
+        const auto s = with_k(c);
         return {s, s};
     }
     static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0), dtype::i64}; }
@@ -542,18 +555,7 @@ struct TopK {
         if (!info(c.input_dtype(0)).is_floating) return {array<S>{}, array<S>{}};
         return {compute<S>(x[0], axis, k, a).first, array<S>{}};
     }
-    static spec::instance sample(rng& g) {
-        spec::instance in;
-        const auto s = detail::random_shape(g, 1, 3);
-        const auto r = static_cast<std::int64_t>(s.size());
-        const auto axis = g.integer(-r, r - 1);
-        const auto n = static_cast<std::int64_t>(s[spec::normalize_axis(axis, s.size(), "TopK")]);
-        in.inputs.emplace_back(detail::random_tensor(g, detail::pick_dtype(g, types), s, -50, 50));
-        in.inputs.emplace_back(detail::int64_tensor({g.integer(0, n)}));
-        in.attributes["axis"] = axis;
-        in.attributes["largest"] = g.integer(0, 1);
-        return in;
-    }
+    static spec::hints hints() { return spec::hints{}.flag("largest").flag("sorted").range(0, -50, 50); }
 };
 
 inline constexpr auto misc_ops = hana::tuple_t<Constant, CastLike, Dropout, CumSum, EyeLike, OneHot, TopK>;

@@ -75,18 +75,6 @@ inline std::vector<expr> tail(const std::vector<expr>& v, std::size_t from) {
 
 using tensoracle::is_nan;
 
-/// Sampling helpers.
-inline std::int64_t pick(rng& g, std::int64_t lo, std::int64_t hi) { return g.integer(lo, hi); }
-inline std::vector<std::int64_t> shape_ints(const shape_type& s) {
-    std::vector<std::int64_t> v;
-    for (const auto d : s) v.push_back(static_cast<std::int64_t>(d));
-    return v;
-}
-inline shape_type shape_of(const std::vector<std::int64_t>& v) {
-    shape_type s;
-    for (const auto d : v) s.push_back(static_cast<std::size_t>(d));
-    return s;
-}
 }  // namespace nn
 
 // ---------------------------------------------------------------------------
@@ -202,24 +190,7 @@ struct matmul {
         if (!info(c.input_dtype(0)).is_floating) return {array<S>{}};
         return {compute<S>(x[0], x[1])};
     }
-    static spec::instance sample(rng& g) {
-        const dtype d = detail::pick_dtype(g, types);
-        const auto M = nn::pick(g, 1, 4), K = nn::pick(g, 0, 4), N = nn::pick(g, 1, 4);
-        const auto batch = detail::random_shape(g, 0, 2, 3);
-        shape_type sa = batch, sb = batch;
-        for (auto& dim : sa) dim = g.bernoulli(0.3) ? 1 : dim;
-        if (g.bernoulli(0.3) && !sb.empty()) sb.erase(sb.begin());
-        sa.push_back(static_cast<std::size_t>(M));
-        sa.push_back(static_cast<std::size_t>(K));
-        sb.push_back(static_cast<std::size_t>(K));
-        sb.push_back(static_cast<std::size_t>(N));
-        if (g.bernoulli(0.15)) sa = {static_cast<std::size_t>(K)};
-        if (g.bernoulli(0.15)) sb = {static_cast<std::size_t>(K)};
-        spec::instance in;
-        in.inputs.emplace_back(detail::random_tensor(g, d, sa, -3, 3));
-        in.inputs.emplace_back(detail::random_tensor(g, d, sb, -3, 3));
-        return in;
-    }
+    static spec::hints hints() { return spec::hints{}.range(0, -3, 3).range(1, -3, 3); }
 };
 
 // ---------------------------------------------------------------------------
@@ -361,25 +332,8 @@ struct gemm : nn::two_inputs_and_optional_third<gemm> {
         }
         return y;
     }
-    static spec::instance sample(rng& g) {
-        const dtype d = detail::pick_dtype(g, types);
-        const auto M = static_cast<std::size_t>(nn::pick(g, 1, 4)), K = static_cast<std::size_t>(nn::pick(g, 1, 4)),
-                   N = static_cast<std::size_t>(nn::pick(g, 1, 4));
-        const bool ta = g.bernoulli(0.5), tb = g.bernoulli(0.5);
-        spec::instance in;
-        in.inputs.emplace_back(detail::random_tensor(g, d, ta ? shape_type{K, M} : shape_type{M, K}, -3, 3));
-        in.inputs.emplace_back(detail::random_tensor(g, d, tb ? shape_type{N, K} : shape_type{K, N}, -3, 3));
-        switch (g.integer(0, 3)) {
-            case 0: break;  // no C
-            case 1: in.inputs.emplace_back(detail::random_tensor(g, d, {}, -3, 3)); break;
-            case 2: in.inputs.emplace_back(detail::random_tensor(g, d, {N}, -3, 3)); break;
-            default: in.inputs.emplace_back(detail::random_tensor(g, d, {g.bernoulli(0.5) ? M : 1, N}, -3, 3)); break;
-        }
-        in.attributes["transA"] = std::int64_t{ta ? 1 : 0};
-        in.attributes["transB"] = std::int64_t{tb ? 1 : 0};
-        if (g.bernoulli(0.5)) in.attributes["alpha"] = g.bernoulli(0.5) ? 0.5 : 2.0;
-        if (g.bernoulli(0.5)) in.attributes["beta"] = g.bernoulli(0.5) ? 0.25 : -1.0;
-        return in;
+    static spec::hints hints() {
+        return spec::hints{}.flag("transA").flag("transB").real("alpha", -2.0, 2.0, 0.5).real("beta", -2.0, 2.0, 0.5).optional_input(2, 0.7);
     }
 };
 
@@ -513,44 +467,17 @@ struct conv : nn::two_inputs_and_optional_third<conv> {
         }
         return y;
     }
-    static spec::instance sample(rng& g) {
-        const dtype d = detail::pick_dtype(g, types);
-        const auto n = static_cast<std::size_t>(nn::pick(g, 1, 3));
-        const std::int64_t max_dim = n == 3 ? 4 : 6;
-        const std::int64_t group = nn::pick(g, 1, 2), cg = nn::pick(g, 1, 2), mg = nn::pick(g, 1, 2);
-        const auto mode = nn::pick(g, 0, 5);  // 0-2 NOTSET, 3 SAME_UPPER, 4 SAME_LOWER, 5 VALID
-        const bool give_pads = mode <= 2 && g.bernoulli(0.8);
-        std::vector<std::int64_t> k(n), s(n), dl(n), pads(2 * n, 0), x(n);
-        for (std::size_t i = 0; i < n; ++i) {
-            k[i] = nn::pick(g, 1, 3);
-            s[i] = nn::pick(g, 1, 2);
-            dl[i] = nn::pick(g, 1, 2);
-            if (give_pads) {
-                pads[i] = nn::pick(g, 0, 1);
-                pads[n + i] = nn::pick(g, 0, 2);
-            }
-            const std::int64_t dk = dl[i] * (k[i] - 1) + 1;
-            const std::int64_t min_x = mode == 3 || mode == 4 ? 1 : std::max<std::int64_t>(1, dk - pads[i] - pads[n + i]);
-            x[i] = std::max(min_x, nn::pick(g, 1, max_dim));
-        }
-        shape_type xs{static_cast<std::size_t>(nn::pick(g, 1, 2)), static_cast<std::size_t>(cg * group)};
-        shape_type ws{static_cast<std::size_t>(mg * group), static_cast<std::size_t>(cg)};
-        for (std::size_t i = 0; i < n; ++i) {
-            xs.push_back(static_cast<std::size_t>(x[i]));
-            ws.push_back(static_cast<std::size_t>(k[i]));
-        }
-        spec::instance in;
-        in.inputs.emplace_back(detail::random_tensor(g, d, xs, -2, 2));
-        in.inputs.emplace_back(detail::random_tensor(g, d, ws, -1, 1));
-        if (g.bernoulli(0.5)) in.inputs.emplace_back(detail::random_tensor(g, d, {ws[0]}, -1, 1));
-        static constexpr std::array<const char*, 6> modes{"NOTSET", "NOTSET", "NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID"};
-        if (mode > 2 || g.bernoulli(0.3)) in.attributes["auto_pad"] = std::string(modes[static_cast<std::size_t>(mode)]);
-        if (group != 1 || g.bernoulli(0.3)) in.attributes["group"] = group;
-        if (g.bernoulli(0.5)) in.attributes["kernel_shape"] = k;
-        in.attributes["strides"] = s;
-        in.attributes["dilations"] = dl;
-        if (give_pads) in.attributes["pads"] = pads;
-        return in;
+    static spec::hints hints() {
+        return spec::hints{}
+            .choice("auto_pad", {std::string("NOTSET"), std::string("SAME_UPPER"), std::string("SAME_LOWER"), std::string("VALID")}, 0.4)
+            .solve("group", 1, 16, 0.5)
+            .range(0, -2, 2)
+            .range(1, -1, 1)
+            .range(2, -1, 1)
+            // each output element: one multiply-add per weight of its group
+            .work([](const spec::context& c, const std::vector<std::vector<spec::expr>>& out) {
+                return detail::nn::product_from(out[0]) * detail::nn::product_from(c.shape(1), 1);
+            });
     }
 };
 
@@ -729,46 +656,19 @@ struct conv_transpose : nn::two_inputs_and_optional_third<conv_transpose> {
         for (std::size_t f = 0; f < sum.size(); ++f) y.data()[f] = value_cast<T>(sum[f]);
         return y;
     }
-    static spec::instance sample(rng& g) {
-        const dtype d = detail::pick_dtype(g, types);
-        const auto n = static_cast<std::size_t>(nn::pick(g, 1, 3));
-        const std::int64_t max_dim = n == 3 ? 3 : 4;
-        const std::int64_t group = nn::pick(g, 1, 2), cg = nn::pick(g, 1, 2), mg = nn::pick(g, 1, 2);
-        const auto mode = nn::pick(g, 0, 5);  // 0-1 NOTSET, 2 output_shape, 3 SAME_UPPER, 4 SAME_LOWER, 5 VALID
-        std::vector<std::int64_t> k(n), s(n), dl(n), op(n), pads(2 * n, 0), x(n), oshape(n);
-        for (std::size_t i = 0; i < n; ++i) {
-            k[i] = nn::pick(g, 1, 3);
-            s[i] = nn::pick(g, 1, 2);
-            dl[i] = nn::pick(g, 1, 2);
-            op[i] = nn::pick(g, 0, s[i] - 1);
-            x[i] = nn::pick(g, 1, max_dim);
-            const std::int64_t full = s[i] * (x[i] - 1) + op[i] + dl[i] * (k[i] - 1) + 1;
-            if (mode <= 1) {
-                pads[i] = nn::pick(g, 0, std::min<std::int64_t>(1, full / 2));
-                pads[n + i] = nn::pick(g, 0, std::min<std::int64_t>(1, full / 2));
-            }
-            oshape[i] = std::max<std::int64_t>(1, full + nn::pick(g, -2, 1));
-        }
-        shape_type xs{static_cast<std::size_t>(nn::pick(g, 1, 2)), static_cast<std::size_t>(cg * group)};
-        shape_type ws{static_cast<std::size_t>(cg * group), static_cast<std::size_t>(mg)};
-        for (std::size_t i = 0; i < n; ++i) {
-            xs.push_back(static_cast<std::size_t>(x[i]));
-            ws.push_back(static_cast<std::size_t>(k[i]));
-        }
-        spec::instance in;
-        in.inputs.emplace_back(detail::random_tensor(g, d, xs, -2, 2));
-        in.inputs.emplace_back(detail::random_tensor(g, d, ws, -1, 1));
-        if (g.bernoulli(0.5)) in.inputs.emplace_back(detail::random_tensor(g, d, {static_cast<std::size_t>(mg * group)}, -1, 1));
-        static constexpr std::array<const char*, 6> modes{"NOTSET", "NOTSET", "NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID"};
-        if (mode > 2 || g.bernoulli(0.3)) in.attributes["auto_pad"] = std::string(modes[static_cast<std::size_t>(mode)]);
-        if (group != 1 || g.bernoulli(0.3)) in.attributes["group"] = group;
-        if (g.bernoulli(0.5)) in.attributes["kernel_shape"] = k;
-        in.attributes["strides"] = s;
-        in.attributes["dilations"] = dl;
-        in.attributes["output_padding"] = op;
-        if (mode <= 1) in.attributes["pads"] = pads;
-        if (mode == 2) in.attributes["output_shape"] = oshape;
-        return in;
+    static spec::hints hints() {
+        return spec::hints{}
+            .choice("auto_pad", {std::string("NOTSET"), std::string("SAME_UPPER"), std::string("SAME_LOWER"), std::string("VALID")}, 0.3)
+            .solve("group", 1, 16, 0.5)
+            .solve("output_padding", 0, 8, 0.3)
+            .solve("output_shape", 1, 64, 0.2)
+            .range(0, -2, 2)
+            .range(1, -1, 1)
+            .range(2, -1, 1)
+            // each input element scatters into one window per output channel of its group
+            .work([](const spec::context& c, const std::vector<std::vector<spec::expr>>&) {
+                return detail::nn::product_from(c.shape(0)) * detail::nn::product_from(c.shape(1), 1);
+            });
     }
 };
 
@@ -793,7 +693,7 @@ inline pool_model pool_shape_model(const std::vector<expr>& x, const std::vector
     cs.push_back({expr(r) >= 3, "X has rank >= 3: (N, C, D1, ...)"});
     if (r < 3) return m;
     const std::size_t n = r - 2;
-    cs.push_back({expr(kernel_shape.size()) == expr(n), "kernel_shape has one value per spatial axis"});
+    cs.push_back({spec::list_length(kernel_shape) == expr(n), "kernel_shape has one value per spatial axis"});
     if (kernel_shape.size() != n) return m;
     util::window_spec ws;
     ws.x = tail(x, 2);
@@ -813,39 +713,6 @@ inline pool_model pool_shape_model(const std::vector<expr>& x, const std::vector
     return m;
 }
 
-/// A random pooling instance: kernel, strides, pads / auto_pad, ceil_mode;
-/// dilations only without padding (so every window overlaps the input).
-inline spec::instance sample_pool(rng& g, spec::dtype_set types, bool with_dilations, bool count_include_pad) {
-    const dtype d = detail::pick_dtype(g, types);
-    const auto n = static_cast<std::size_t>(pick(g, 1, 3));
-    const std::int64_t max_dim = n == 3 ? 4 : 6;
-    const auto mode = pick(g, 0, 5);  // 0-2 NOTSET, 3 SAME_UPPER, 4 SAME_LOWER, 5 VALID
-    const bool padded = mode <= 2 && g.bernoulli(0.6);
-    std::vector<std::int64_t> k(n), s(n), dl(n, 1), pads(2 * n, 0);
-    shape_type xs{static_cast<std::size_t>(pick(g, 1, 2)), static_cast<std::size_t>(pick(g, 1, 3))};
-    for (std::size_t i = 0; i < n; ++i) {
-        k[i] = pick(g, 1, 3);
-        s[i] = pick(g, 1, 2);
-        if (with_dilations && !padded && mode != 3 && mode != 4) dl[i] = pick(g, 1, 2);
-        if (padded) {
-            pads[i] = pick(g, 0, k[i] - 1);
-            pads[n + i] = pick(g, 0, k[i] - 1);
-        }
-        const std::int64_t dk = dl[i] * (k[i] - 1) + 1;
-        xs.push_back(static_cast<std::size_t>(std::max(std::max<std::int64_t>(1, dk - pads[i] - pads[n + i]), pick(g, 1, max_dim))));
-    }
-    spec::instance in;
-    in.inputs.emplace_back(detail::random_tensor(g, d, xs, -4, 4));
-    static constexpr std::array<const char*, 6> modes{"NOTSET", "NOTSET", "NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID"};
-    if (mode > 2 || g.bernoulli(0.3)) in.attributes["auto_pad"] = std::string(modes[static_cast<std::size_t>(mode)]);
-    in.attributes["kernel_shape"] = k;
-    if (g.bernoulli(0.8)) in.attributes["strides"] = s;
-    if (with_dilations && g.bernoulli(0.5)) in.attributes["dilations"] = dl;
-    if (padded) in.attributes["pads"] = pads;
-    if (g.bernoulli(0.4)) in.attributes["ceil_mode"] = std::int64_t{1};
-    if (count_include_pad && g.bernoulli(0.5)) in.attributes["count_include_pad"] = std::int64_t{1};
-    return in;
-}
 }  // namespace nn
 
 struct max_pool_attr {
@@ -967,10 +834,14 @@ struct max_pool {
         if (!info(c.input_dtype(0)).is_floating) return {array<S>{}, array<S>{}};
         return {compute<S>(x[0], at).first, array<S>{}};
     }
-    static spec::instance sample(rng& g) {
-        auto in = nn::sample_pool(g, types, true, false);
-        if (g.bernoulli(0.3)) in.attributes["storage_order"] = std::int64_t{1};
-        return in;
+    static spec::hints hints() {
+        return spec::hints{}
+            .choice("auto_pad", {std::string("NOTSET"), std::string("SAME_UPPER"), std::string("SAME_LOWER"), std::string("VALID")}, 0.4)
+            .flag("ceil_mode", 0.4)
+            .flag("storage_order", 0.3)
+            .work([](const spec::context& c, const std::vector<std::vector<spec::expr>>& out) {
+                return detail::nn::product_from(out[0]) * detail::nn::product_from(c.attr_ints("kernel_shape"));
+            });
     }
 };
 
@@ -1064,7 +935,15 @@ struct average_pool {
     static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
         return {compute<S>(x[0], spec::parse_attributes<attributes>(c.attributes(), op_type))};
     }
-    static spec::instance sample(rng& g) { return nn::sample_pool(g, types, false, true); }
+    static spec::hints hints() {
+        return spec::hints{}
+            .choice("auto_pad", {std::string("NOTSET"), std::string("SAME_UPPER"), std::string("SAME_LOWER"), std::string("VALID")}, 0.4)
+            .flag("ceil_mode", 0.4)
+            .flag("count_include_pad", 0.5)
+            .work([](const spec::context& c, const std::vector<std::vector<spec::expr>>& out) {
+                return detail::nn::product_from(out[0]) * detail::nn::product_from(c.attr_ints("kernel_shape"));
+            });
+    }
 };
 
 // ---------------------------------------------------------------------------
@@ -1140,11 +1019,6 @@ struct global_pool {
     template <class S>
     static std::vector<array<S>> run_real(const spec::context&, const std::vector<array<S>>& x) {
         return {compute<S>(x[0])};
-    }
-    static spec::instance sample(rng& g) {
-        spec::instance in;
-        in.inputs.emplace_back(detail::random_tensor(g, detail::pick_dtype(g, types), detail::random_shape(g, 3, 5, 4), -4, 4));
-        return in;
     }
 };
 }  // namespace nn
@@ -1257,14 +1131,8 @@ struct lrn {
     static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
         return {compute<S>(x[0], spec::parse_attributes<attributes>(c.attributes(), op_type))};
     }
-    static spec::instance sample(rng& g) {
-        spec::instance in;
-        in.inputs.emplace_back(detail::random_tensor(g, detail::pick_dtype(g, types), detail::random_shape(g, 3, 4, 4), -3, 3));
-        in.attributes["size"] = nn::pick(g, 1, 5);
-        if (g.bernoulli(0.5)) in.attributes["alpha"] = 0.001;
-        if (g.bernoulli(0.5)) in.attributes["beta"] = 0.5;
-        if (g.bernoulli(0.5)) in.attributes["bias"] = 2.0;
-        return in;
+    static spec::hints hints() {
+        return spec::hints{}.solve("size", 1, 9, 1.0).real("alpha", 1e-4, 1e-2, 0.5).real("beta", 0.5, 0.9, 0.5).real("bias", 1.0, 3.0, 0.5).range(0, -3, 3);
     }
 };
 
@@ -1480,12 +1348,12 @@ struct resize {
     using attributes = resize_attr;
     static constexpr spec::dtype_set types = spec::types::all;
     static constexpr std::array<spec::value_spec, 4> inputs{{{"X", types, {1, 8}},
-                                                             {"roi", spec::types::floating, {1, 1}, "T2", true},
+                                                             {"roi", spec::types::ieee_floating, {1, 1}, "T2", true},
                                                              {"scales", spec::dtypes_of(dtype::f32), {1, 1}, "Tscales", true},
                                                              {"sizes", spec::types::int64, {1, 1}, "Tsizes", true}}};
     static constexpr std::array<spec::value_spec, 1> outputs{{{"Y", types, {1, 8}}}};
 
-    static bool given(const spec::context& c, std::size_t i) { return c.has_input(i) && c.input(i).size() > 0; }
+    static bool given(const spec::context& c, std::size_t i) { return c.has_input(i) && c.element_count(i) > 0; }
 
     static std::vector<spec::constraint> constraints(const spec::context& c) {
         using spec::expr;
@@ -1495,11 +1363,11 @@ struct resize {
         std::vector<spec::constraint> cs{{expr(has_scales != has_sizes), "exactly one of scales and sizes is given"}};
         if (has_scales) {
             cs.push_back({c.dim(2, 0) == expr(r), "scales has one value per axis of X"});
-            if (c.input(2).size() == r) (void)nn::resize_impl::scaled_dims(c.input(0).shape(), c.input(2).values<float>(), op_type);
+            if (c.element_count(2) == r) (void)nn::resize_impl::scaled_dims(c.concrete_shape(0), c.input(2).values<float>(), op_type);
         }
         if (has_sizes) {
             cs.push_back({c.dim(3, 0) == expr(r), "sizes has one value per axis of X"});
-            if (c.input(3).size() == r) {
+            if (c.element_count(3) == r) {
                 const auto v = c.values(3);
                 for (std::size_t i = 0; i < r; ++i) {
                     cs.push_back({v[i] >= 0, "sizes >= 0 (axis " + std::to_string(i) + ")"});
@@ -1515,7 +1383,7 @@ struct resize {
     }
     static spec::shape_exprs output_shapes(const spec::context& c) {
         if (given(c, 3)) return {c.values(3)};
-        const auto d = nn::resize_impl::scaled_dims(c.input(0).shape(), c.input(2).values<float>(), op_type);
+        const auto d = nn::resize_impl::scaled_dims(c.concrete_shape(0), c.input(2).values<float>(), op_type);
         std::vector<spec::expr> y;
         for (const auto v : d) y.emplace_back(v);
         return {y};
@@ -1600,49 +1468,37 @@ struct resize {
         const auto p = read_params(c);
         return {compute<S>(x[0], p.roi, p.scales, p.sizes, at)};
     }
-    static spec::instance sample(rng& g) {
-        const dtype d = detail::pick_dtype(g, types);
-        const auto xs = detail::random_shape(g, 1, 4, 4);
-        const std::size_t r = xs.size();
-        spec::instance in;
-        in.inputs.emplace_back(detail::random_tensor(g, d, xs, -4, 4));
-        static constexpr std::array<const char*, 3> modes{"nearest", "linear", "cubic"};
-        static constexpr std::array<const char*, 6> ctms{"half_pixel", "pytorch_half_pixel", "align_corners",
-                                                         "asymmetric", "tf_half_pixel_for_nn", "tf_crop_and_resize"};
-        static constexpr std::array<const char*, 4> nearest{"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"};
-        const auto ctm = static_cast<std::size_t>(nn::pick(g, 0, 5));
-        in.attributes["mode"] = std::string(modes[static_cast<std::size_t>(nn::pick(g, 0, 2))]);
-        in.attributes["coordinate_transformation_mode"] = std::string(ctms[ctm]);
-        in.attributes["nearest_mode"] = std::string(nearest[static_cast<std::size_t>(nn::pick(g, 0, 3))]);
-        if (g.bernoulli(0.3)) in.attributes["cubic_coeff_a"] = -0.5;
-        if (g.bernoulli(0.3)) in.attributes["exclude_outside"] = std::int64_t{1};
-        if (ctm == 5) {
-            std::vector<double> roi(2 * r);
-            for (std::size_t i = 0; i < r; ++i) {
-                roi[i] = g.uniform(0.0, 0.3);
-                roi[r + i] = g.uniform(0.7, 1.0);
-            }
-            auto t = array<float>::from_shape({2 * r});
-            for (std::size_t i = 0; i < 2 * r; ++i) t.data()[i] = static_cast<float>(roi[i]);
-            in.inputs.emplace_back(tensor(t));
-            if (g.bernoulli(0.5)) in.attributes["extrapolation_value"] = 10.0;
-        } else {
-            in.inputs.emplace_back(std::nullopt);
-        }
-        if (g.bernoulli(0.5)) {
-            static constexpr std::array<float, 5> choices{0.5f, 0.75f, 1.0f, 1.5f, 2.0f};
-            auto t = array<float>::from_shape({r});
-            for (std::size_t i = 0; i < r; ++i) t.data()[i] = choices[static_cast<std::size_t>(nn::pick(g, 0, 4))];
-            in.inputs.emplace_back(tensor(t));
-        } else {
-            in.inputs.emplace_back(std::nullopt);
-            std::vector<std::int64_t> sizes(r);
-            for (auto& v : sizes) v = nn::pick(g, 1, 6);
-            in.inputs.emplace_back(detail::int64_tensor(sizes));
-        }
-        // roi has its own floating type (T2); match X's where X is floating.
-        if (in.inputs[1] && info(d).is_floating && in.inputs[1]->element_dtype() != d) in.inputs[1] = in.inputs[1]->cast(d);
-        return in;
+    static spec::hints hints() {
+        const auto floats = [](rng& g, std::size_t n, double lo, double hi) {
+            auto t = array<float>::from_shape({n});
+            for (std::size_t i = 0; i < n; ++i) t.data()[i] = static_cast<float>(g.uniform(lo, hi));
+            return tensor(t);
+        };
+        return spec::hints{}
+            .choice("mode", {std::string("nearest"), std::string("linear"), std::string("cubic")}, 0.8)
+            .choice("coordinate_transformation_mode",
+                    {std::string("half_pixel"), std::string("pytorch_half_pixel"), std::string("align_corners"),
+                     std::string("asymmetric"), std::string("tf_half_pixel_for_nn"), std::string("tf_crop_and_resize")},
+                    0.8)
+            .choice("nearest_mode", {std::string("round_prefer_floor"), std::string("round_prefer_ceil"), std::string("floor"), std::string("ceil")}, 0.5)
+            .real("cubic_coeff_a", -0.75, -0.5, 0.3)
+            .flag("exclude_outside", 0.3)
+            .real("extrapolation_value", -10.0, 10.0, 0.3)
+            .optional_input(1, 0.3)
+            .optional_input(2, 0.5)
+            .optional_input(3, 0.5)
+            .before_solving(1, [floats](rng& g, const spec::context& c) {  // roi: starts in [0, 0.3], ends in [0.7, 1]
+                const std::size_t r = c.rank(0);
+                auto t = floats(g, 2 * r, 0.0, 0.3);
+                for (std::size_t i = 0; i < r; ++i) t.values<float>()[r + i] = static_cast<float>(g.uniform(0.7, 1.0));
+                return t.cast(c.input_dtype(1));
+            })
+            .before_solving(2, [](rng& g, const spec::context& c) {  // scales: a few exact binary fractions
+                static constexpr std::array<float, 6> choices{0.5f, 0.75f, 1.0f, 1.5f, 2.0f, 3.0f};
+                auto t = array<float>::from_shape({c.rank(0)});
+                for (auto& v : t) v = choices[static_cast<std::size_t>(g.below(choices.size()))];
+                return tensor(t);
+            });
     }
 };
 
@@ -1655,8 +1511,9 @@ struct upsample_attr {
 struct upsample {
     static constexpr std::string_view op_type = "Upsample";
     static constexpr int opset = 9;
+    static constexpr int last_opset = 9;  // deprecated from opset 10 on (Resize replaces it)
     using attributes = upsample_attr;
-    static constexpr spec::dtype_set types = spec::types::all;
+    static constexpr spec::dtype_set types = spec::types::ieee_floating | spec::types::integers | spec::types::boolean;
     static constexpr std::array<spec::value_spec, 2> inputs{
         {{"X", types, {1, 8}}, {"scales", spec::dtypes_of(dtype::f32), {1, 1}, "Tscales"}}};
     static constexpr std::array<spec::value_spec, 1> outputs{{{"Y", types, {1, 8}}}};
@@ -1682,7 +1539,7 @@ struct upsample {
         return {{c.dim(1, 0) == spec::expr(c.rank(0)), "scales has one value per axis of X"}};
     }
     static spec::shape_exprs output_shapes(const spec::context& c) {
-        const auto d = nn::resize_impl::scaled_dims(c.input(0).shape(), c.input(1).values<float>(), op_type);
+        const auto d = nn::resize_impl::scaled_dims(c.concrete_shape(0), c.input(1).values<float>(), op_type);
         std::vector<spec::expr> y;
         for (const auto v : d) y.emplace_back(v);
         return {y};
@@ -1723,16 +1580,15 @@ struct upsample {
         if (!info(c.input_dtype(0)).is_floating) return {array<S>{}};
         return {compute<S>(x[0], scales_of(c), at)};
     }
-    static spec::instance sample(rng& g) {
-        const dtype d = detail::pick_dtype(g, types);
-        const auto xs = detail::random_shape(g, 1, 4, 3);
-        spec::instance in;
-        in.inputs.emplace_back(detail::random_tensor(g, d, xs, -4, 4));
-        auto t = array<float>::from_shape({xs.size()});
-        for (std::size_t i = 0; i < xs.size(); ++i) t.data()[i] = g.bernoulli(0.5) ? 1.0f : (g.bernoulli(0.5) ? 2.0f : 1.5f);
-        in.inputs.emplace_back(tensor(t));
-        in.attributes["mode"] = std::string(g.bernoulli(0.5) ? "nearest" : "linear");
-        return in;
+    static spec::hints hints() {
+        return spec::hints{}
+            .choice("mode", {std::string("nearest"), std::string("linear")}, 0.8)
+            .before_solving(1, [](rng& g, const spec::context& c) {  // scales >= 1
+                static constexpr std::array<float, 4> choices{1.0f, 1.5f, 2.0f, 3.0f};
+                auto t = array<float>::from_shape({c.rank(0)});
+                for (auto& v : t) v = choices[static_cast<std::size_t>(g.below(choices.size()))];
+                return tensor(t);
+            });
     }
 };
 

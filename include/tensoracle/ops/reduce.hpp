@@ -429,32 +429,12 @@ struct reduce_op {
         if (!spec::types::floating.contains(c.input_dtype(0))) return {array<S>{}};
         return {run_typed<S>(c, x[0])};
     }
-
-    static spec::instance sample(rng& g) {
-        const dtype d = detail::pick_dtype(g, F::types);
-        std::size_t max_dim = 5;
-        if constexpr (requires { F::max_dim; }) max_dim = F::max_dim;
-        const auto s = detail::random_shape(g, 0, 4, max_dim);
-        const auto r = static_cast<std::int64_t>(s.size());
-        std::vector<std::int64_t> axes;  // a random subset, some negative, in random order
-        for (std::int64_t k = 0; k < r; ++k) {
-            if (g.bernoulli(0.4)) axes.push_back(g.bernoulli(0.5) ? k - r : k);
-        }
-        if (g.bernoulli(0.5)) std::reverse(axes.begin(), axes.end());
-        std::array<double, 2> range{-4.0, 4.0};
-        if constexpr (requires { F::range; }) range = F::range;
-        spec::instance in;
-        in.inputs.emplace_back(detail::random_tensor(g, d, s, range[0], range[1]));
-        in.attributes["keepdims"] = std::int64_t{g.bernoulli(0.5) ? 1 : 0};
-        if constexpr (axes_input) {
-            in.attributes["noop_with_empty_axes"] = std::int64_t{g.bernoulli(0.2) ? 1 : 0};
-            if (g.bernoulli(0.7)) {
-                in.inputs.emplace_back(detail::int64_tensor(axes));
-                return in;
-            }
-        }
-        if (!axes.empty() || g.bernoulli(0.5)) in.attributes["axes"] = axes;
-        return in;
+    static spec::hints hints() {
+        spec::hints h;
+        h.flag("keepdims");
+        if constexpr (axes_input) h.flag("noop_with_empty_axes", 0.3).optional_input(1, 0.7);
+        if constexpr (requires { F::range; }) h.range(0, F::range[0], F::range[1]);
+        return h;
     }
 
 private:
@@ -563,17 +543,9 @@ struct arg_reduce {
             return tensor(compute<T>(c.input(0).as_array<T>(), a));
         })};
     }
-    static spec::instance sample(rng& g) {
-        const dtype d = detail::pick_dtype(g, spec::types::numeric);
-        const auto s = detail::random_shape(g, 1, 4);
-        const auto r = static_cast<std::int64_t>(s.size());
-        spec::instance in;
+    static spec::hints hints() {
         // Small integer ranges make ties likely, which exercises select_last_index.
-        in.inputs.emplace_back(detail::random_tensor(g, d, s, -3, 3));
-        in.attributes["axis"] = g.integer(-r, r - 1);
-        in.attributes["keepdims"] = std::int64_t{g.bernoulli(0.5) ? 1 : 0};
-        in.attributes["select_last_index"] = std::int64_t{g.bernoulli(0.5) ? 1 : 0};
-        return in;
+        return spec::hints{}.flag("keepdims").flag("select_last_index").range(0, -3, 3);
     }
 };
 
@@ -681,14 +653,7 @@ struct axis_normalizer {
     static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
         return {compute<S>(x[0], spec::parse_attributes<attributes>(c.attributes(), op_type))};
     }
-    static spec::instance sample(rng& g) {
-        const auto s = detail::random_shape(g, 1, 4);
-        const auto r = static_cast<std::int64_t>(s.size());
-        spec::instance in;
-        in.inputs.emplace_back(detail::random_tensor(g, detail::pick_dtype(g, spec::types::floating), s, -6, 6));
-        if (g.bernoulli(0.7)) in.attributes["axis"] = g.integer(-r, r - 1);
-        return in;
-    }
+    static spec::hints hints() { return spec::hints{}.range(0, -6, 6); }
 };
 
 using softmax = axis_normalizer<reduce::softmax_fn>;
@@ -881,28 +846,13 @@ struct layer_normalization {
         }
         return a;
     }
-    static spec::instance sample(rng& g) {
-        const dtype d = detail::pick_dtype(g, spec::types::floating);
-        const auto s = detail::random_shape(g, 1, 4);
-        const auto r = static_cast<std::int64_t>(s.size());
-        const std::int64_t axis = g.integer(-r, r - 1);
-        const auto an = static_cast<std::size_t>(axis < 0 ? axis + r : axis);
-        // Scale/B: a suffix of X.shape[axis:], usually all of it, some dims squeezed to 1.
-        auto param_shape = [&] {
-            const std::size_t len = s.size() - an;
-            const auto keep = g.bernoulli(0.7) ? len : static_cast<std::size_t>(g.integer(0, static_cast<std::int64_t>(len)));
-            shape_type p(s.end() - static_cast<std::ptrdiff_t>(keep), s.end());
-            for (auto& dim : p) dim = g.bernoulli(0.15) ? 1 : dim;
-            return p;
-        };
-        spec::instance in;
-        in.inputs.emplace_back(detail::random_tensor(g, d, s, -4, 4));
-        in.inputs.emplace_back(detail::random_tensor(g, d, param_shape(), 0.5, 2));
-        if (g.bernoulli(0.7)) in.inputs.emplace_back(detail::random_tensor(g, d, param_shape(), -1, 1));
-        in.attributes["axis"] = axis;
-        if (g.bernoulli(0.3)) in.attributes["epsilon"] = g.uniform(1e-6, 1e-2);
-        if (g.bernoulli(0.2)) in.attributes["stash_type"] = std::int64_t{16};
-        return in;
+    static spec::hints hints() {
+        return spec::hints{}
+            .real("epsilon", 1e-6, 1e-2, 0.3)
+            .choice("stash_type", {std::int64_t{1}}, 0.2)
+            .range(1, 0.5, 2.0)
+            .range(2, -1.0, 1.0)
+            .optional_input(2, 0.7);
     }
 };
 
@@ -948,9 +898,7 @@ struct batch_normalization {
     }
     static std::vector<spec::domain_rule> domain(const spec::attribute_map& attrs) {
         const auto eps = static_cast<double>(spec::parse_attributes<attributes>(attrs, op_type).epsilon);
-        return {{"input_var + epsilon > 0", [eps](std::span<const tensor> in) {
-                     return detail::hinge_loss(in[4], [eps](double v) { return 1e-10 - (v + eps); });
-                 }}};
+        return {detail::hinge_rule("input_var + epsilon > 0", 4, [eps](double v) { return 1e-10 - (v + eps); })};
     }
 
     /// The typed kernel; the per-channel parameters come widened to double
@@ -1001,21 +949,15 @@ struct batch_normalization {
         const auto a = spec::parse_attributes<attributes>(c.attributes(), op_type);
         return {compute<S, S>(x[0], x[1], x[2], x[3], x[4], a)};
     }
-    static spec::instance sample(rng& g) {
-        const dtype d = detail::pick_dtype(g, spec::types::floating);
-        const dtype d1 = g.bernoulli(0.7) ? d : detail::pick_dtype(g, spec::types::floating);
-        const dtype d2 = g.bernoulli(0.7) ? d : detail::pick_dtype(g, spec::types::floating);
-        const auto s = detail::random_shape(g, 2, 4);
-        const shape_type cs{s[1]};
-        spec::instance in;
-        in.inputs.emplace_back(detail::random_tensor(g, d, s, -4, 4));
-        in.inputs.emplace_back(detail::random_tensor(g, d1, cs, 0.5, 2));
-        in.inputs.emplace_back(detail::random_tensor(g, d1, cs, -1, 1));
-        in.inputs.emplace_back(detail::random_tensor(g, d2, cs, -1, 1));
-        in.inputs.emplace_back(detail::random_tensor(g, d2, cs, 0.1, 2));
-        if (g.bernoulli(0.3)) in.attributes["epsilon"] = g.uniform(1e-6, 1e-2);
-        if (g.bernoulli(0.3)) in.attributes["momentum"] = g.uniform(0.5, 1.0);
-        return in;
+    static spec::hints hints() {
+        return spec::hints{}
+            .real("epsilon", 1e-6, 1e-2, 0.3)
+            .real("momentum", 0.5, 1.0, 0.3)
+            .omit("training_mode")
+            .range(1, 0.5, 2.0)
+            .range(2, -1.0, 1.0)
+            .range(3, -1.0, 1.0)
+            .range(4, 0.1, 2.0);
     }
 };
 
@@ -1033,10 +975,10 @@ struct instance_normalization {
     static constexpr std::string_view op_type = "InstanceNormalization";
     static constexpr int opset = 6;
     using attributes = reduce::instance_norm_attr;
-    static constexpr std::array<spec::value_spec, 3> inputs{{{"input", spec::types::floating, {3, 8}},
-                                                             {"scale", spec::types::floating, {1, 1}},
-                                                             {"B", spec::types::floating, {1, 1}}}};
-    static constexpr std::array<spec::value_spec, 1> outputs{{{"output", spec::types::floating}}};
+    static constexpr std::array<spec::value_spec, 3> inputs{{{"input", spec::types::ieee_floating, {3, 8}},
+                                                             {"scale", spec::types::ieee_floating, {1, 1}},
+                                                             {"B", spec::types::ieee_floating, {1, 1}}}};
+    static constexpr std::array<spec::value_spec, 1> outputs{{{"output", spec::types::ieee_floating}}};
 
     static std::vector<spec::constraint> constraints(const spec::context& c) {
         return {{c.dim(1, 0) == c.dim(0, 1), "scale has one value per channel (input axis 1)"},
@@ -1103,16 +1045,7 @@ struct instance_normalization {
     static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
         return {compute<S>(x[0], x[1], x[2], spec::parse_attributes<attributes>(c.attributes(), op_type))};
     }
-    static spec::instance sample(rng& g) {
-        const dtype d = detail::pick_dtype(g, spec::types::floating);
-        const auto s = detail::random_shape(g, 3, 4);
-        spec::instance in;
-        in.inputs.emplace_back(detail::random_tensor(g, d, s, -4, 4));
-        in.inputs.emplace_back(detail::random_tensor(g, d, {s[1]}, 0.5, 2));
-        in.inputs.emplace_back(detail::random_tensor(g, d, {s[1]}, -1, 1));
-        if (g.bernoulli(0.3)) in.attributes["epsilon"] = g.uniform(1e-6, 1e-2);
-        return in;
-    }
+    static spec::hints hints() { return spec::hints{}.real("epsilon", 1e-6, 1e-2, 0.3).range(1, 0.5, 2.0).range(2, -1.0, 1.0); }
 };
 
 // ------------------------------------------------------------ LpNormalization
@@ -1130,8 +1063,8 @@ struct lp_normalization {
     static constexpr std::string_view op_type = "LpNormalization";
     static constexpr int opset = 1;
     using attributes = reduce::lp_norm_attr;
-    static constexpr std::array<spec::value_spec, 1> inputs{{{"input", spec::types::floating}}};
-    static constexpr std::array<spec::value_spec, 1> outputs{{{"output", spec::types::floating}}};
+    static constexpr std::array<spec::value_spec, 1> inputs{{{"input", spec::types::ieee_floating}}};
+    static constexpr std::array<spec::value_spec, 1> outputs{{{"output", spec::types::ieee_floating}}};
 
     static std::vector<spec::constraint> constraints(const spec::context& c) {
         const auto p = c.attr("p");
@@ -1196,15 +1129,7 @@ struct lp_normalization {
     static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
         return {compute<S>(x[0], spec::parse_attributes<attributes>(c.attributes(), op_type))};
     }
-    static spec::instance sample(rng& g) {
-        const auto s = detail::random_shape(g, 1, 4);
-        const auto r = static_cast<std::int64_t>(s.size());
-        spec::instance in;
-        in.inputs.emplace_back(detail::random_tensor(g, detail::pick_dtype(g, spec::types::floating), s, -4, 4));
-        if (g.bernoulli(0.7)) in.attributes["axis"] = g.integer(-r, r - 1);
-        in.attributes["p"] = std::int64_t{g.bernoulli(0.5) ? 1 : 2};
-        return in;
-    }
+    static spec::hints hints() { return spec::hints{}.choice("p", {std::int64_t{1}, std::int64_t{2}}, 0.7); }
 };
 
 inline constexpr auto reduce_ops =

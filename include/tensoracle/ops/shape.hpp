@@ -64,21 +64,16 @@ using spec::context;
 
 inline constexpr std::size_t max_rank = 8;
 
-/// A random permutation of [0, n).
-inline std::vector<std::int64_t> random_permutation(rng& g, std::size_t n) {
-    std::vector<std::int64_t> p(n);
-    for (std::size_t i = 0; i < n; ++i) p[i] = static_cast<std::int64_t>(i);
-    for (std::size_t i = n; i > 1; --i) std::swap(p[i - 1], p[static_cast<std::size_t>(g.below(i))]);
-    return p;
+/// Random indices of dtype d and shape s into the dim of input 0 at the op's
+/// `axis` attribute, negative ones included (Gather, GatherElements hints).
+inline tensor random_indices(rng& g, const context& c, dtype d, const shape_type& s) {
+    const auto axis = std::get<std::int64_t>(c.attributes().at("axis"));
+    const auto dims = c.input(0).shape();
+    const auto dim = static_cast<std::int64_t>(dims[spec::normalize_axis(axis, dims.size(), c.op_type())]);
+    auto idx = array<std::int64_t>::from_shape(s);
+    for (auto& v : idx) v = dim > 0 ? g.integer(-dim, dim - 1) : 0;
+    return tensor(idx).cast(d);
 }
-
-/// A random axis of a tensor of rank r (r >= 1), negative half the time.
-inline std::int64_t random_axis(rng& g, std::size_t r) {
-    const auto a = static_cast<std::int64_t>(g.below(r));
-    return g.bernoulli(0.5) ? a - static_cast<std::int64_t>(r) : a;
-}
-
-inline tensor random_data(rng& g, dtype d, const shape_type& s) { return detail::random_tensor(g, d, s, -9, 9); }
 
 /// An int64 scalar tensor.
 inline tensor int64_scalar(std::int64_t v) {
@@ -222,32 +217,7 @@ struct reshape {
     static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
         return shape_detail::run_real_data<reshape>(c, x);
     }
-    static spec::instance sample(rng& g) {
-        const dtype d = detail::pick_dtype(g, spec::types::all);
-        const auto s = detail::random_shape(g, 0, 4, 4);
-        // The new shape: the input dims shuffled, with random runs merged.
-        std::vector<std::int64_t> dims;
-        for (const auto k : shape_detail::random_permutation(g, s.size())) {
-            const auto v = static_cast<std::int64_t>(s[static_cast<std::size_t>(k)]);
-            if (!dims.empty() && g.bernoulli(0.3)) {
-                dims.back() *= v;
-            } else {
-                dims.push_back(v);
-            }
-        }
-        if (g.bernoulli(0.3)) dims.push_back(1);
-        for (std::size_t i = 0; i < dims.size() && i < s.size(); ++i) {
-            if (dims[i] == static_cast<std::int64_t>(s[i]) && g.bernoulli(0.3)) dims[i] = 0;
-        }
-        if (!dims.empty() && g.bernoulli(0.5)) {
-            const auto i = static_cast<std::size_t>(g.below(dims.size()));
-            if (dims[i] != 0) dims[i] = -1;
-        }
-        spec::instance in;
-        in.inputs.emplace_back(shape_detail::random_data(g, d, s));
-        in.inputs.emplace_back(detail::int64_tensor(dims));
-        return in;
-    }
+    static spec::hints hints() { return spec::hints{}.flag("allowzero", 0.3); }
 };
 
 // ---------------------------------------------------------------- Transpose
@@ -269,8 +239,8 @@ struct transpose {
         const auto p = c.attr_ints("perm");
         const std::size_t r = c.rank(0);
         if (!c.has_attribute("perm")) return {};
-        std::vector<spec::constraint> out{shape_util::concrete_fact(p.size() == r, "perm has " + std::to_string(p.size()) +
-                                                                                   " entries; the input has rank " + std::to_string(r))};
+        std::vector<spec::constraint> out{{spec::list_length(p) == spec::expr(r), "perm has one entry per input axis"}};
+        if (p.size() != r) return out;
         for (std::size_t i = 0; i < p.size(); ++i) {
             out.push_back({p[i] >= 0 && p[i] < spec::expr(r), "perm[" + std::to_string(i) + "] is an axis in [0, rank)"});
         }
@@ -334,13 +304,6 @@ struct transpose {
     template <class S>
     static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
         return shape_detail::run_real_data<transpose>(c, x);
-    }
-    static spec::instance sample(rng& g) {
-        const auto s = detail::random_shape(g, 0, 4);
-        spec::instance in;
-        in.inputs.emplace_back(shape_detail::random_data(g, detail::pick_dtype(g, spec::types::all), s));
-        if (g.bernoulli(0.7)) in.attributes["perm"] = shape_detail::random_permutation(g, s.size());
-        return in;
     }
 };
 
@@ -445,21 +408,6 @@ struct squeeze {
     static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
         return shape_detail::run_real_data<squeeze>(c, x);
     }
-    static spec::instance sample(rng& g) {
-        auto s = detail::random_shape(g, 0, 4);
-        for (auto& d : s) d = g.bernoulli(0.4) ? 1 : d;
-        spec::instance in;
-        in.inputs.emplace_back(shape_detail::random_data(g, detail::pick_dtype(g, spec::types::all), s));
-        if (g.bernoulli(0.7)) {
-            std::vector<std::int64_t> axes;
-            for (const auto k : shape_detail::random_permutation(g, s.size())) {
-                const auto kk = static_cast<std::size_t>(k);
-                if (s[kk] == 1 && g.bernoulli(0.6)) axes.push_back(g.bernoulli(0.5) ? k : k - static_cast<std::int64_t>(s.size()));
-            }
-            in.inputs.emplace_back(detail::int64_tensor(axes));
-        }
-        return in;
-    }
 };
 
 // ---------------------------------------------------------------- Unsqueeze
@@ -536,18 +484,6 @@ struct unsqueeze {
     static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
         return shape_detail::run_real_data<unsqueeze>(c, x);
     }
-    static spec::instance sample(rng& g) {
-        const auto s = detail::random_shape(g, 0, 3);
-        const auto k = static_cast<std::size_t>(g.integer(1, 3));
-        const std::size_t R = s.size() + k;
-        std::vector<std::int64_t> axes;
-        const auto perm = shape_detail::random_permutation(g, R);
-        for (std::size_t i = 0; i < k; ++i) axes.push_back(g.bernoulli(0.5) ? perm[i] : perm[i] - static_cast<std::int64_t>(R));
-        spec::instance in;
-        in.inputs.emplace_back(shape_detail::random_data(g, detail::pick_dtype(g, spec::types::all), s));
-        in.inputs.emplace_back(detail::int64_tensor(axes));
-        return in;
-    }
 };
 
 // ---------------------------------------------------------------- Flatten
@@ -609,14 +545,6 @@ struct flatten {
     template <class S>
     static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
         return shape_detail::run_real_data<flatten>(c, x);
-    }
-    static spec::instance sample(rng& g) {
-        const auto s = detail::random_shape(g, 0, 4);
-        const auto r = static_cast<std::int64_t>(s.size());
-        spec::instance in;
-        in.inputs.emplace_back(shape_detail::random_data(g, detail::pick_dtype(g, spec::types::all), s));
-        in.attributes["axis"] = g.integer(-r, r);
-        return in;
     }
 };
 
@@ -778,37 +706,6 @@ struct slice {
     static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
         return shape_detail::run_real_data<slice>(c, x);
     }
-    static spec::instance sample(rng& g) {
-        const auto s = detail::random_shape(g, 1, 4);
-        const auto r = s.size();
-        const bool with_axes = g.bernoulli(0.6);
-        const auto n = static_cast<std::size_t>(g.integer(1, static_cast<std::int64_t>(r)));
-        const auto perm = shape_detail::random_permutation(g, r);
-        std::vector<std::int64_t> starts, ends, axes, steps;
-        for (std::size_t i = 0; i < n; ++i) {
-            const std::int64_t k = with_axes ? perm[i] : static_cast<std::int64_t>(i);
-            const auto dim = static_cast<std::int64_t>(s[static_cast<std::size_t>(k)]);
-            axes.push_back(g.bernoulli(0.5) ? k : k - static_cast<std::int64_t>(r));
-            starts.push_back(g.bernoulli(0.1) ? std::int64_t{-1000} : g.integer(-dim - 1, dim + 1));
-            ends.push_back(g.bernoulli(0.1) ? std::int64_t{1} << 62 : g.integer(-dim - 1, dim + 1));
-            steps.push_back(g.bernoulli(0.5) ? g.integer(1, 3) : g.integer(-3, -1));
-        }
-        const dtype ind = g.bernoulli(0.5) ? dtype::i64 : dtype::i32;
-        auto idx = [&](const std::vector<std::int64_t>& v) {
-            return ind == dtype::i64 ? detail::int64_tensor(v) : detail::int64_tensor(v).cast(dtype::i32);
-        };
-        if (ind == dtype::i32) {  // keep the huge end inside int32
-            for (auto& e : ends) e = std::clamp<std::int64_t>(e, -100000, 100000);
-        }
-        spec::instance in;
-        in.inputs.emplace_back(shape_detail::random_data(g, detail::pick_dtype(g, spec::types::all), s));
-        in.inputs.emplace_back(idx(starts));
-        in.inputs.emplace_back(idx(ends));
-        const bool with_steps = g.bernoulli(0.7);
-        if (with_axes || with_steps) in.inputs.emplace_back(with_axes ? std::optional<tensor>(idx(axes)) : std::nullopt);
-        if (with_steps) in.inputs.emplace_back(idx(steps));
-        return in;
-    }
 };
 
 // ---------------------------------------------------------------- Concat
@@ -915,20 +812,6 @@ struct concat {
     static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
         if (!info(c.input_dtype(0)).is_floating) return {array<S>{}};
         return {run_typed<S>(c, x)};
-    }
-    static spec::instance sample(rng& g) {
-        const dtype d = detail::pick_dtype(g, spec::types::all);
-        auto s = detail::random_shape(g, 1, 4);
-        const auto axis = shape_detail::random_axis(g, s.size());
-        const std::size_t k = spec::normalize_axis(axis, s.size(), op_type);
-        spec::instance in;
-        const auto n = g.integer(1, 3);
-        for (std::int64_t i = 0; i < n; ++i) {
-            s[k] = static_cast<std::size_t>(g.integer(0, 3));
-            in.inputs.emplace_back(shape_detail::random_data(g, d, s));
-        }
-        in.attributes["axis"] = axis;
-        return in;
     }
 };
 
@@ -1066,28 +949,6 @@ struct split {
         if (!info(c.input_dtype(0)).is_floating) return std::vector<array<S>>(output_count(c));
         return run_typed<S>(c, x[0]);
     }
-    static spec::instance sample(rng& g) {
-        auto s = detail::random_shape(g, 1, 4);
-        const auto axis = shape_detail::random_axis(g, s.size());
-        const std::size_t k = spec::normalize_axis(axis, s.size(), op_type);
-        spec::instance in;
-        in.attributes["axis"] = axis;
-        std::optional<tensor> lengths;
-        if (g.bernoulli(0.5)) {
-            std::vector<std::int64_t> v(static_cast<std::size_t>(g.integer(1, 3)));
-            std::int64_t total = 0;
-            for (auto& x : v) total += (x = g.integer(0, 3));
-            s[k] = static_cast<std::size_t>(total);
-            lengths = detail::int64_tensor(v);
-        } else {
-            const auto n = g.integer(1, 3);
-            s[k] = static_cast<std::size_t>(n * g.integer(0, 2));
-            in.attributes[std::string(num_outputs_attribute)] = n;
-        }
-        in.inputs.emplace_back(shape_detail::random_data(g, detail::pick_dtype(g, spec::types::all), s));
-        if (lengths) in.inputs.emplace_back(std::move(lengths));
-        return in;
-    }
 };
 
 // ---------------------------------------------------------------- Expand
@@ -1158,23 +1019,6 @@ struct expand {
     static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
         return shape_detail::run_real_data<expand>(c, x);
     }
-    static spec::instance sample(rng& g) {
-        const auto out = detail::random_shape(g, 0, 4);
-        // Input: a suffix of out with some dims 1; shape: a suffix of out with some dims 1.
-        auto suffix = [&]() {
-            const auto rank = static_cast<std::size_t>(g.integer(0, static_cast<std::int64_t>(out.size())));
-            shape_type s(out.end() - static_cast<std::ptrdiff_t>(rank), out.end());
-            for (auto& d : s) d = g.bernoulli(0.3) ? 1 : d;
-            return s;
-        };
-        const auto xs = suffix();
-        std::vector<std::int64_t> v;
-        for (const auto d : suffix()) v.push_back(static_cast<std::int64_t>(d));
-        spec::instance in;
-        in.inputs.emplace_back(shape_detail::random_data(g, detail::pick_dtype(g, spec::types::all), xs));
-        in.inputs.emplace_back(detail::int64_tensor(v));
-        return in;
-    }
 };
 
 // ---------------------------------------------------------------- Tile
@@ -1236,15 +1080,6 @@ struct tile {
     static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
         return shape_detail::run_real_data<tile>(c, x);
     }
-    static spec::instance sample(rng& g) {
-        const auto s = detail::random_shape(g, 0, 4, 3);
-        std::vector<std::int64_t> reps;
-        for (std::size_t i = 0; i < s.size(); ++i) reps.push_back(g.integer(0, 3));
-        spec::instance in;
-        in.inputs.emplace_back(shape_detail::random_data(g, detail::pick_dtype(g, spec::types::all), s));
-        in.inputs.emplace_back(detail::int64_tensor(reps));
-        return in;
-    }
 };
 
 // ---------------------------------------------------------------- Pad
@@ -1299,7 +1134,7 @@ struct pad {
     static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!spec::types::all.contains(out)) return {};
-        return {{{out}, {rank}}, {{dtype::i64}, {1}}, {{out}, {0}}};
+        return {{{out}, {rank}}, {{dtype::i64}, {1}}, {{out}, {0, 1}}};  // constant_value: a scalar or one value
     }
     static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
 
@@ -1382,27 +1217,7 @@ struct pad {
         if (!info(c.input_dtype(0)).is_floating) return {array<S>{}};
         return {run_typed<S>(c, x[0], c.has_input(2) ? &x[2] : nullptr)};
     }
-    static spec::instance sample(rng& g) {
-        const dtype d = detail::pick_dtype(g, spec::types::all);
-        const auto s = detail::random_shape(g, 0, 3, 4);
-        const auto r = s.size();
-        const std::array<std::string, 3> modes{"constant", "reflect", "edge"};
-        const std::string mode = modes[static_cast<std::size_t>(g.below(3))];
-        std::vector<std::int64_t> pads(2 * r);
-        for (std::size_t k = 0; k < 2 * r; ++k) {
-            const auto dim = static_cast<std::int64_t>(s[k % r]);
-            pads[k] = mode == "reflect" ? g.integer(0, dim - 1) : g.integer(mode == "constant" ? -1 : 0, 2);
-        }
-        for (std::size_t j = 0; j < r; ++j) {  // keep cropped sizes non-negative
-            while (static_cast<std::int64_t>(s[j]) + pads[j] + pads[j + r] < 0) ++pads[j];
-        }
-        spec::instance in;
-        in.attributes["mode"] = mode;
-        in.inputs.emplace_back(shape_detail::random_data(g, d, s));
-        in.inputs.emplace_back(detail::int64_tensor(pads));
-        if (g.bernoulli(0.5)) in.inputs.emplace_back(shape_detail::random_data(g, d, {}));
-        return in;
-    }
+    static spec::hints hints() { return spec::hints{}.choice("mode", {std::string("constant"), std::string("reflect"), std::string("edge")}, 0.8); }
 };
 
 // ---------------------------------------------------------------- Gather
@@ -1488,18 +1303,11 @@ struct gather {
     static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
         return shape_detail::run_real_data<gather>(c, x);
     }
-    static spec::instance sample(rng& g) {
-        const auto s = detail::random_shape(g, 1, 3);
-        const auto axis = shape_detail::random_axis(g, s.size());
-        const auto dim = static_cast<std::int64_t>(s[spec::normalize_axis(axis, s.size(), op_type)]);
-        const auto is = detail::random_shape(g, 0, 2);
-        auto idx = array<std::int64_t>::from_shape(is);
-        for (auto& v : idx) v = g.integer(-dim, dim - 1);
-        spec::instance in;
-        in.inputs.emplace_back(shape_detail::random_data(g, detail::pick_dtype(g, spec::types::all), s));
-        in.inputs.emplace_back(g.bernoulli(0.5) ? tensor(idx) : tensor(idx).cast(dtype::i32));
-        in.attributes["axis"] = axis;
-        return in;
+    static spec::hints hints() {
+        // Indices into the (solved) axis dim, negative ones included.
+        return spec::hints{}.after_solving(1, [](rng& g, const spec::context& c, dtype d, const shape_type& s) {
+            return shape_detail::random_indices(g, c, d, s);
+        });
     }
 };
 
@@ -1574,22 +1382,10 @@ struct gather_elements {
     static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
         return shape_detail::run_real_data<gather_elements>(c, x);
     }
-    static spec::instance sample(rng& g) {
-        const auto s = detail::random_shape(g, 1, 3);
-        const auto axis = shape_detail::random_axis(g, s.size());
-        const std::size_t k = spec::normalize_axis(axis, s.size(), op_type);
-        const auto dim = static_cast<std::int64_t>(s[k]);
-        shape_type is = s;
-        for (std::size_t j = 0; j < is.size(); ++j) {
-            is[j] = j == k ? static_cast<std::size_t>(g.integer(0, 4)) : static_cast<std::size_t>(g.integer(0, static_cast<std::int64_t>(s[j])));
-        }
-        auto idx = array<std::int64_t>::from_shape(is);
-        for (auto& v : idx) v = g.integer(-dim, dim - 1);
-        spec::instance in;
-        in.inputs.emplace_back(shape_detail::random_data(g, detail::pick_dtype(g, spec::types::all), s));
-        in.inputs.emplace_back(g.bernoulli(0.5) ? tensor(idx) : tensor(idx).cast(dtype::i32));
-        in.attributes["axis"] = axis;
-        return in;
+    static spec::hints hints() {
+        return spec::hints{}.after_solving(1, [](rng& g, const spec::context& c, dtype d, const shape_type& s) {
+            return shape_detail::random_indices(g, c, d, s);
+        });
     }
 };
 
@@ -1618,7 +1414,7 @@ struct trilu {
     static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!spec::types::all.contains(out) || rank < 2) return {};
-        return {{{out}, {rank}}, {{dtype::i64}, {0}}};
+        return {{{out}, {rank}}, {{dtype::i64}, {0, 1}}};  // k: a scalar or one value
     }
     static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
 
@@ -1652,13 +1448,7 @@ struct trilu {
     static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
         return shape_detail::run_real_data<trilu>(c, x);
     }
-    static spec::instance sample(rng& g) {
-        spec::instance in;
-        in.inputs.emplace_back(shape_detail::random_data(g, detail::pick_dtype(g, spec::types::all), detail::random_shape(g, 2, 4)));
-        if (g.bernoulli(0.7)) in.inputs.emplace_back(shape_detail::int64_scalar(g.integer(-6, 6)));
-        in.attributes["upper"] = g.integer(0, 1);
-        return in;
-    }
+    static spec::hints hints() { return spec::hints{}.flag("upper"); }
 };
 
 // ---------------------------------------------------------------- Shape
@@ -1714,15 +1504,6 @@ struct shape {
             return tensor(compute<T>(c.input(0).as_array<T>(), a));
         })};
     }
-    static spec::instance sample(rng& g) {
-        const auto s = detail::random_shape(g, 0, 4);
-        const auto r = static_cast<std::int64_t>(s.size());
-        spec::instance in;
-        in.inputs.emplace_back(shape_detail::random_data(g, detail::pick_dtype(g, spec::types::all), s));
-        if (g.bernoulli(0.5)) in.attributes["start"] = g.integer(-r - 2, r + 2);
-        if (g.bernoulli(0.5)) in.attributes["end"] = g.integer(-r - 2, r + 2);
-        return in;
-    }
 };
 
 // ---------------------------------------------------------------- Size
@@ -1757,13 +1538,6 @@ struct size {
             using T = typename decltype(t)::type;
             return tensor(compute<T>(c.input(0).as_array<T>()));
         })};
-    }
-    static spec::instance sample(rng& g) {
-        auto s = detail::random_shape(g, 0, 4);
-        if (!s.empty() && g.bernoulli(0.2)) s[0] = 0;
-        spec::instance in;
-        in.inputs.emplace_back(shape_detail::random_data(g, detail::pick_dtype(g, spec::types::all), s));
-        return in;
     }
 };
 
@@ -1827,17 +1601,13 @@ struct constant_of_shape {
             return tensor(compute<T>(shape, a.value.values<T>()[0]));
         })};
     }
-    static spec::instance sample(rng& g) {
-        const auto s = detail::random_shape(g, 0, 4);
-        std::vector<std::int64_t> v;
-        for (const auto d : s) v.push_back(static_cast<std::int64_t>(d));
-        if (!v.empty() && g.bernoulli(0.2)) v[0] = 0;
-        spec::instance in;
-        in.inputs.emplace_back(detail::int64_tensor(v));
-        if (g.bernoulli(0.7)) {
-            in.attributes["value"] = detail::random_tensor(g, detail::pick_dtype(g, value_types), {1}, -9, 9);
-        }
-        return in;
+    static spec::hints hints() {
+        return spec::hints{}.tensor_attribute(
+            "value",
+            [](rng& g, std::optional<dtype> d, const std::optional<shape_type>&) {
+                return detail::random_tensor(g, d ? *d : detail::pick_dtype(g, value_types), {1}, -9, 9);
+            },
+            0.7);
     }
 };
 
@@ -1930,16 +1700,19 @@ struct range {
             return tensor(compute<T>(c.input(0).values<T>()[0], c.input(1).values<T>()[0], c.input(2).values<T>()[0]));
         })};
     }
-    static spec::instance sample(rng& g) {
-        const dtype d = detail::pick_dtype(g, types);
-        const auto start = g.integer(-10, 10), delta = g.bernoulli(0.5) ? g.integer(1, 4) : g.integer(-4, -1);
-        const auto limit = start + delta * g.integer(-2, 6) + (g.bernoulli(0.5) ? 1 : 0);
-        const auto scalar = [&](std::int64_t v) { return shape_detail::int64_scalar(v).cast(d); };
-        spec::instance in;
-        in.inputs.emplace_back(scalar(start));
-        in.inputs.emplace_back(scalar(limit));
-        in.inputs.emplace_back(scalar(delta));
-        return in;
+    static spec::hints hints() {
+        // Floating (and int16) ranges read their data: start, limit, delta giving 1..10 elements.
+        auto scalar = [](std::size_t which) {
+            return [which](rng& g, const spec::context& c) {
+                const double start = static_cast<double>(g.integer(-10, 10));
+                const double delta = g.bernoulli(0.5) ? static_cast<double>(g.integer(1, 4)) : -static_cast<double>(g.integer(1, 4));
+                const double v = which == 0 ? start : which == 2 ? delta : start + delta * static_cast<double>(g.integer(1, 10));
+                auto t = array<double>::from_shape(shape_type{});
+                t.data()[0] = v;
+                return tensor(t).cast(c.input_dtype(which));
+            };
+        };
+        return spec::hints{}.before_solving(0, scalar(0)).before_solving(1, scalar(1)).before_solving(2, scalar(2));
     }
 };
 
@@ -2007,16 +1780,7 @@ struct depth_to_space {
     static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
         return shape_detail::run_real_data<depth_to_space>(c, x);
     }
-    static spec::instance sample(rng& g) {
-        const auto b = g.integer(1, 3);
-        const auto s = shape_type{static_cast<std::size_t>(g.integer(1, 2)), static_cast<std::size_t>(b * b * g.integer(1, 2)),
-                                  static_cast<std::size_t>(g.integer(1, 3)), static_cast<std::size_t>(g.integer(1, 3))};
-        spec::instance in;
-        in.inputs.emplace_back(shape_detail::random_data(g, detail::pick_dtype(g, spec::types::all), s));
-        in.attributes["blocksize"] = b;
-        if (g.bernoulli(0.5)) in.attributes["mode"] = std::string(g.bernoulli(0.5) ? "DCR" : "CRD");
-        return in;
-    }
+    static spec::hints hints() { return spec::hints{}.choice("mode", {std::string("DCR"), std::string("CRD")}, 0.6).solve("blocksize", 1, 4, 1.0); }
 };
 
 struct space_to_depth_attr {
@@ -2078,15 +1842,7 @@ struct space_to_depth {
     static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
         return shape_detail::run_real_data<space_to_depth>(c, x);
     }
-    static spec::instance sample(rng& g) {
-        const auto b = g.integer(1, 3);
-        const auto s = shape_type{static_cast<std::size_t>(g.integer(1, 2)), static_cast<std::size_t>(g.integer(1, 3)),
-                                  static_cast<std::size_t>(b * g.integer(1, 2)), static_cast<std::size_t>(b * g.integer(1, 2))};
-        spec::instance in;
-        in.inputs.emplace_back(shape_detail::random_data(g, detail::pick_dtype(g, spec::types::all), s));
-        in.attributes["blocksize"] = b;
-        return in;
-    }
+    static spec::hints hints() { return spec::hints{}.solve("blocksize", 1, 4, 1.0); }
 };
 
 inline constexpr auto shape_ops =

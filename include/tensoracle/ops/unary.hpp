@@ -90,19 +90,14 @@ struct unary_elementwise {
         // Unchecked: S is over double also for f32-only ops (Celu), since the AD path lifts f32 to double.
         return {compute_unchecked<S>(x[0], spec::parse_attributes<attributes>(c.attributes(), op_type))};
     }
-
-    static spec::instance sample(rng& g) {
-        const dtype d = detail::pick_dtype(g, F::types);
-        const value_range r = [] {
-            if constexpr (requires { F::range; }) {
-                return F::range;
-            } else {
-                return value_range{};
-            }
-        }();
-        spec::instance in;
-        in.inputs.emplace_back(detail::random_tensor(g, d, detail::random_shape(g, 0, 4), r.lo, r.hi));
-        return in;
+    static spec::hints hints() {
+        if constexpr (requires { F::hints(); }) {
+            return F::hints();
+        } else {
+            spec::hints h;
+            if constexpr (requires { F::range; }) h.range(0, F::range.lo, F::range.hi);
+            return h;
+        }
     }
 
 private:
@@ -131,7 +126,7 @@ namespace types = spec::types;
 
 // Domain rules: predicates on X, written as "f(x) <= 0" hinges.
 inline spec::domain_rule rule(std::string text, double (*f)(double)) {
-    return {std::move(text), [f](std::span<const tensor> in) { return detail::hinge_loss(in[0], f); }};
+    return detail::hinge_rule(std::move(text), 0, f);
 }
 constexpr double eps = 1e-10;  // strict inequalities: f(x) + eps <= 0
 
@@ -192,7 +187,7 @@ TENSORACLE_UNARY(floor, "Floor", 13, types::floating)
     static constexpr double proxy_slope = 0.1;
 };
 /// Round: halves go to the even neighbour (ONNX and IEEE default).
-TENSORACLE_UNARY(round, "Round", 11, types::floating)
+TENSORACLE_UNARY(round, "Round", 11, types::ieee_floating)
     template <class V>
     static V apply(V x, const attributes&) { return math::nearbyint(x); }
     static constexpr double proxy_slope = 0.1;
@@ -201,10 +196,7 @@ TENSORACLE_UNARY(exp, "Exp", 13, types::floating)
     template <class V>
     static V apply(V x, const attributes&) { return math::exp(x); }
     static std::vector<spec::domain_rule> domain() {
-        return {{"X <= log(max finite)", [](std::span<const tensor> in) {
-                     const double lim = std::log(detail::max_finite(in[0].element_dtype()));
-                     return detail::hinge_loss(in[0], [lim](double x) { return x - lim; });
-                 }}};
+        return {detail::overflow_rule("X <= log(max finite)", 0, [](double x, double m) { return x - std::log(m); })};
     }
 };
 TENSORACLE_UNARY(log, "Log", 13, types::floating)
@@ -241,13 +233,13 @@ TENSORACLE_UNARY(tanh, "Tanh", 13, types::floating)
 /// Softplus = log(exp(x) + 1), evaluated as max(x, 0) + log1p(exp(-|x|)) so
 /// that it does not overflow for large x (same value where both are finite).
 /// Written per sign so that no kink of max or |.| shows in the derivative at 0.
-TENSORACLE_UNARY(softplus, "Softplus", 1, types::floating)
+TENSORACLE_UNARY(softplus, "Softplus", 1, types::ieee_floating)
     template <class V>
     static V apply(V x, const attributes&) {
         return x >= V(0) ? x + math::log1p(math::exp(-x)) : math::log1p(math::exp(x));
     }
 };
-TENSORACLE_UNARY(softsign, "Softsign", 1, types::floating)
+TENSORACLE_UNARY(softsign, "Softsign", 1, types::ieee_floating)
     template <class V>
     static V apply(V x, const attributes&) { return x / (V(1) + math::fabs(x)); }
 };
@@ -262,66 +254,62 @@ TENSORACLE_UNARY(erf, "Erf", 13, types::numeric)
         }
     }
 };
-TENSORACLE_UNARY(sin, "Sin", 7, types::floating)
+TENSORACLE_UNARY(sin, "Sin", 7, types::ieee_floating)
     template <class V>
     static V apply(V x, const attributes&) { return math::sin(x); }
 };
-TENSORACLE_UNARY(cos, "Cos", 7, types::floating)
+TENSORACLE_UNARY(cos, "Cos", 7, types::ieee_floating)
     template <class V>
     static V apply(V x, const attributes&) { return math::cos(x); }
 };
-TENSORACLE_UNARY(tan, "Tan", 7, types::floating)
+TENSORACLE_UNARY(tan, "Tan", 7, types::ieee_floating)
     template <class V>
     static V apply(V x, const attributes&) { return math::tan(x); }
     static constexpr value_range range{-1.5, 1.5};
 };
-TENSORACLE_UNARY(asin, "Asin", 7, types::floating)
+TENSORACLE_UNARY(asin, "Asin", 7, types::ieee_floating)
     template <class V>
     static V apply(V x, const attributes&) { return math::asin(x); }
     static std::vector<spec::domain_rule> domain() { return {rule("|X| <= 1", [](double x) { return std::fabs(x) - 1.0; })}; }
     static constexpr value_range range{-1.0, 1.0};
 };
-TENSORACLE_UNARY(acos, "Acos", 7, types::floating)
+TENSORACLE_UNARY(acos, "Acos", 7, types::ieee_floating)
     template <class V>
     static V apply(V x, const attributes&) { return math::acos(x); }
     static std::vector<spec::domain_rule> domain() { return {rule("|X| <= 1", [](double x) { return std::fabs(x) - 1.0; })}; }
     static constexpr value_range range{-1.0, 1.0};
 };
-TENSORACLE_UNARY(atan, "Atan", 7, types::floating)
+TENSORACLE_UNARY(atan, "Atan", 7, types::ieee_floating)
     template <class V>
     static V apply(V x, const attributes&) { return math::atan(x); }
 };
-TENSORACLE_UNARY(sinh, "Sinh", 9, types::floating)
+TENSORACLE_UNARY(sinh, "Sinh", 9, types::ieee_floating)
     template <class V>
     static V apply(V x, const attributes&) { return math::sinh(x); }
     static std::vector<spec::domain_rule> domain() {
-        return {{"|X| <= log(2 max finite)", [](std::span<const tensor> in) {
-                     const double lim = std::log(2.0 * detail::max_finite(in[0].element_dtype()) / 2.0);
-                     return detail::hinge_loss(in[0], [lim](double x) { return std::fabs(x) - lim; });
-                 }}};
+        return {detail::overflow_rule("|X| <= log(2 max finite)", 0,
+                                      [](double x, double m) { return std::fabs(x) - std::log(2.0 * m / 2.0); })};
     }
 };
-TENSORACLE_UNARY(cosh, "Cosh", 9, types::floating)
+TENSORACLE_UNARY(cosh, "Cosh", 9, types::ieee_floating)
     template <class V>
     static V apply(V x, const attributes&) { return math::cosh(x); }
     static std::vector<spec::domain_rule> domain() {
-        return {{"|X| <= log(max finite)", [](std::span<const tensor> in) {
-                     const double lim = std::log(detail::max_finite(in[0].element_dtype()));
-                     return detail::hinge_loss(in[0], [lim](double x) { return std::fabs(x) - lim; });
-                 }}};
+        return {detail::overflow_rule("|X| <= log(max finite)", 0,
+                                      [](double x, double m) { return std::fabs(x) - std::log(m); })};
     }
 };
-TENSORACLE_UNARY(asinh, "Asinh", 9, types::floating)
+TENSORACLE_UNARY(asinh, "Asinh", 9, types::ieee_floating)
     template <class V>
     static V apply(V x, const attributes&) { return math::asinh(x); }
 };
-TENSORACLE_UNARY(acosh, "Acosh", 9, types::floating)
+TENSORACLE_UNARY(acosh, "Acosh", 9, types::ieee_floating)
     template <class V>
     static V apply(V x, const attributes&) { return math::acosh(x); }
     static std::vector<spec::domain_rule> domain() { return {rule("X >= 1", [](double x) { return 1.0 - x; })}; }
     static constexpr value_range range{1.0, 6.0};
 };
-TENSORACLE_UNARY(atanh, "Atanh", 9, types::floating)
+TENSORACLE_UNARY(atanh, "Atanh", 9, types::ieee_floating)
     template <class V>
     static V apply(V x, const attributes&) { return math::atanh(x); }
     static std::vector<spec::domain_rule> domain() {
@@ -359,8 +347,8 @@ struct elu_attr {
 struct elu_fn {
     static constexpr std::string_view op_type = "Elu";
     static constexpr int opset = 6;
-    static constexpr dtype_set types = types::floating;
-    static constexpr dtype_set out_types = types::floating;
+    static constexpr dtype_set types = types::ieee_floating;
+    static constexpr dtype_set out_types = types::ieee_floating;
     using attributes = elu_attr;
     template <class V>
     static V apply(V x, const attributes& a) { return x >= V(0) ? x : V(a.alpha) * math::expm1(x); }
@@ -388,8 +376,8 @@ struct selu_attr {
 struct selu_fn {
     static constexpr std::string_view op_type = "Selu";
     static constexpr int opset = 6;
-    static constexpr dtype_set types = types::floating;
-    static constexpr dtype_set out_types = types::floating;
+    static constexpr dtype_set types = types::ieee_floating;
+    static constexpr dtype_set out_types = types::ieee_floating;
     using attributes = selu_attr;
     template <class V>
     static V apply(V x, const attributes& a) {
@@ -403,8 +391,8 @@ struct hard_sigmoid_attr {
 struct hard_sigmoid_fn {
     static constexpr std::string_view op_type = "HardSigmoid";
     static constexpr int opset = 6;
-    static constexpr dtype_set types = types::floating;
-    static constexpr dtype_set out_types = types::floating;
+    static constexpr dtype_set types = types::ieee_floating;
+    static constexpr dtype_set out_types = types::ieee_floating;
     using attributes = hard_sigmoid_attr;
     template <class V>
     static V apply(V x, const attributes& a) {
@@ -415,13 +403,14 @@ struct hard_sigmoid_fn {
 struct hard_swish_fn {
     static constexpr std::string_view op_type = "HardSwish";
     static constexpr int opset = 14;
-    static constexpr dtype_set types = types::floating;
-    static constexpr dtype_set out_types = types::floating;
+    static constexpr dtype_set types = types::ieee_floating;
+    static constexpr dtype_set out_types = types::ieee_floating;
     using attributes = no_attributes;
     template <class V>
     static V apply(V x, const attributes&) {
         return x * std::max(V(0), std::min(V(1), V(1.0f / 6.0f) * x + V(0.5f)));
     }
+    static constexpr double proxy_slope = 0.1;  // derivative is 0 below -3
 };
 struct thresholded_relu_attr {
     float alpha = 1.0f;
@@ -429,11 +418,12 @@ struct thresholded_relu_attr {
 struct thresholded_relu_fn {
     static constexpr std::string_view op_type = "ThresholdedRelu";
     static constexpr int opset = 10;
-    static constexpr dtype_set types = types::floating;
-    static constexpr dtype_set out_types = types::floating;
+    static constexpr dtype_set types = types::ieee_floating;
+    static constexpr dtype_set out_types = types::ieee_floating;
     using attributes = thresholded_relu_attr;
     template <class V>
     static V apply(V x, const attributes& a) { return x > V(a.alpha) ? x : V(0); }
+    static constexpr double proxy_slope = 0.1;  // derivative is 0 at or below alpha
 };
 struct shrink_attr {
     float bias = 0.0f;
@@ -446,8 +436,8 @@ V cast_to(double d) {
 struct shrink_fn {
     static constexpr std::string_view op_type = "Shrink";
     static constexpr int opset = 9;
-    static constexpr dtype_set types = types::numeric;
-    static constexpr dtype_set out_types = types::numeric;
+    static constexpr dtype_set types = (types::ieee_floating | types::integers);
+    static constexpr dtype_set out_types = (types::ieee_floating | types::integers);
     using attributes = shrink_attr;
     template <class V>
     static V apply(V x, const attributes& a) {
@@ -486,7 +476,7 @@ struct is_inf_attr {
 struct is_inf_fn {
     static constexpr std::string_view op_type = "IsInf";
     static constexpr int opset = 10;
-    static constexpr dtype_set types = types::floating;
+    static constexpr dtype_set types = spec::dtypes_of(dtype::f32, dtype::f64);
     static constexpr dtype_set out_types = types::boolean;
     static constexpr dtype output_dtype = dtype::boolean;
     using attributes = is_inf_attr;

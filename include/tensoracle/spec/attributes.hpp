@@ -16,6 +16,7 @@
 #include <vector>
 
 #include <boost/hana/accessors.hpp>
+#include <utility>
 #include <boost/hana/adapt_struct.hpp>
 #include <boost/hana/for_each.hpp>
 #include <boost/hana/pair.hpp>
@@ -131,6 +132,59 @@ std::optional<attribute_value> write_attribute(const T& v) {
 }
 
 }  // namespace detail
+
+/// The kinds of attribute values, as ONNX names them.
+enum class attribute_kind : std::uint8_t { int_, float_, string, ints, floats, strings, tensor };
+
+/// One member of an attribute struct: its name, kind, and whether it may be
+/// absent without a default (std::optional) or must be given (`required`).
+struct attribute_info {
+    std::string name;
+    attribute_kind kind = attribute_kind::int_;
+    bool optional = false;
+    bool required = false;
+};
+
+namespace detail {
+template <class T>
+constexpr attribute_kind kind_of() {
+    if constexpr (is_optional<T>::value) {
+        return kind_of<typename T::value_type>();
+    } else if constexpr (std::is_same_v<T, std::int64_t>) {
+        return attribute_kind::int_;
+    } else if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+        return attribute_kind::float_;
+    } else if constexpr (std::is_same_v<T, std::string>) {
+        return attribute_kind::string;
+    } else if constexpr (std::is_same_v<T, std::vector<std::int64_t>>) {
+        return attribute_kind::ints;
+    } else if constexpr (std::is_same_v<T, std::vector<float>> || std::is_same_v<T, std::vector<double>>) {
+        return attribute_kind::floats;
+    } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
+        return attribute_kind::strings;
+    } else {
+        return attribute_kind::tensor;
+    }
+}
+}  // namespace detail
+
+/// Every member of an attribute struct, in declaration order.
+template <class Attrs>
+[[nodiscard]] std::vector<attribute_info> attribute_infos() {
+    std::vector<attribute_info> out;
+    if constexpr (!std::is_same_v<Attrs, no_attributes>) {
+        hana::for_each(hana::accessors<Attrs>(), [&](auto pair) {
+            using member = std::decay_t<decltype(hana::second(pair)(std::declval<Attrs&>()))>;
+            attribute_info a{hana::to<const char*>(hana::first(pair)), detail::kind_of<member>(),
+                             detail::is_optional<member>::value, false};
+            if constexpr (requires { Attrs::required; }) {
+                for (const std::string_view r : Attrs::required) a.required = a.required || r == a.name;
+            }
+            out.push_back(std::move(a));
+        });
+    }
+    return out;
+}
 
 /// Names of the attributes of an attribute struct, in declaration order.
 template <class Attrs>

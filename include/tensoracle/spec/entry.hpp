@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tensoracle/spec/hints.hpp"
 #include "tensoracle/spec/op.hpp"
 
 namespace tensoracle::spec {
@@ -17,7 +18,11 @@ struct op_entry {
     int opset = 0;
     std::span<const value_spec> inputs;
     std::span<const value_spec> outputs;
+    /// The last opset at which this spec's version of the op is current (a
+    /// later opset has a newer version or deprecates the op).
+    int last_opset = 17;
     std::vector<std::string> (*attribute_names)() = nullptr;
+    std::vector<attribute_info> (*attribute_infos)() = nullptr;
     attribute_map (*normalize_attributes)(const attribute_map&) = nullptr;
     std::vector<constraint> (*constraints)(const context&) = nullptr;
     shape_exprs (*output_shapes)(const context&) = nullptr;
@@ -25,7 +30,8 @@ struct op_entry {
     std::vector<input_candidate> (*input_candidates)(dtype, std::size_t) = nullptr;
     std::vector<domain_rule> (*domain)(const attribute_map&) = nullptr;
     std::vector<tensor> (*run)(const context&) = nullptr;
-    instance (*sample)(rng&) = nullptr;
+    /// What the graph generator cannot infer from the constraints (see hints.hpp).
+    spec::hints (*hints)() = nullptr;
     /// Slope the input search uses where the op's true derivative is zero or
     /// undefined (NNSmith's proxy derivative); 0 when the op needs none.
     double proxy_slope = 0.0;
@@ -39,7 +45,9 @@ template <class Op>
     e.opset = Op::opset;
     e.inputs = std::span<const value_spec>(Op::inputs);
     e.outputs = std::span<const value_spec>(Op::outputs);
+    if constexpr (requires { Op::last_opset; }) e.last_opset = Op::last_opset;
     e.attribute_names = &attribute_names<typename Op::attributes>;
+    e.attribute_infos = &attribute_infos<typename Op::attributes>;
     e.normalize_attributes = [](const attribute_map& m) {
         return to_attribute_map(parse_attributes<typename Op::attributes>(m, Op::op_type));
     };
@@ -49,7 +57,11 @@ template <class Op>
     e.input_candidates = &Op::input_candidates;
     e.domain = &Op::domain;
     e.run = &Op::run;
-    e.sample = &Op::sample;
+    if constexpr (requires { Op::hints(); }) {
+        e.hints = &Op::hints;
+    } else {
+        e.hints = [] { return spec::hints{}; };
+    }
     if constexpr (requires { Op::proxy_slope; }) e.proxy_slope = Op::proxy_slope;
     return e;
 }

@@ -246,6 +246,21 @@ expr min(const expr& a, const expr& b);
 expr max(const expr& a, const expr& b);
 expr select(const expr& cond, const expr& a, const expr& b);
 
+/// The length of a list of expressions as an expression: for a list an op
+/// spec got from a context (`attr_ints`), the symbol "<name>.length" that the
+/// context binds (concrete) or leaves unknown (the generator's symbolic
+/// contexts, which solve for it); for any other list, its size. Write length
+/// rules with it, so a solver can infer how long a list must be.
+[[nodiscard]] inline expr list_length(const std::vector<expr>& list) {
+    if (!list.empty() && list.front().kind() == expr_kind::symbol) {
+        const std::string& n = list.front().root().name;
+        if (n.size() > 3 && n.compare(n.size() - 3, 3, "[0]") == 0) {
+            return expr::symbol(n.substr(0, n.size() - 3) + ".length");
+        }
+    }
+    return expr(list.size());
+}
+
 /// A named validity constraint: the boolean expression and why it exists.
 struct constraint {
     expr condition;

@@ -14,9 +14,11 @@
 //   sample(rng&)                           a random (proposed) instance; checked against constraints
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -69,6 +71,8 @@ constexpr dtype_set dtypes_of(D... ds) noexcept {
 
 namespace types {
 inline constexpr dtype_set floating = dtypes_of(dtype::f16, dtype::bf16, dtype::f32, dtype::f64);
+/// The IEEE types of ops whose ONNX schema (at the spec's opset) predates bfloat16.
+inline constexpr dtype_set ieee_floating = dtypes_of(dtype::f16, dtype::f32, dtype::f64);
 inline constexpr dtype_set signed_integers = dtypes_of(dtype::i8, dtype::i16, dtype::i32, dtype::i64);
 inline constexpr dtype_set integers = signed_integers | dtypes_of(dtype::u8);
 inline constexpr dtype_set numeric = floating | integers;
@@ -97,33 +101,115 @@ struct value_spec {
     bool variadic = false;  // this and all further inputs (Concat, Sum, Max, ...)
 };
 
+/// Thrown by a symbolic context (the graph generator's) when a spec needs
+/// something the generator has left unknown: the values of a small integer
+/// input (`values(i)`: the generator then makes that input a constant whose
+/// values are unknowns), or the data of an input (`input(i)`: the op needs a
+/// value hint for it). Concrete contexts never throw it.
+class unknown_input_error : public error {
+public:
+    enum class need : std::uint8_t { values, data, shape };
+    unknown_input_error(std::string_view op_type, std::size_t input, need what)
+        : error(op_type, "input " + std::to_string(input) +
+                             (what == need::values ? "'s values are needed as symbols"
+                              : what == need::data ? "'s data is needed but unknown while generating"
+                                                   : "'s shape is needed as numbers but is still unknown")),
+          input_(input),
+          need_(what) {}
+    [[nodiscard]] std::size_t input() const noexcept { return input_; }
+    [[nodiscard]] need needed() const noexcept { return need_; }
+
+private:
+    std::size_t input_;
+    need need_;
+};
+
+/// What a symbolic context knows of one input: presence, dtype, and dims as
+/// expressions (symbols the generator solves for, or constants bound to a
+/// value already in the graph); optionally its data, or its values as
+/// expressions when it is a small shape-like integer input.
+struct symbolic_input {
+    bool present = false;
+    dtype type = dtype::f32;
+    std::vector<expr> dims;
+    const tensor* data = nullptr;
+    std::optional<std::vector<expr>> values;
+};
+
 /// The world a spec's constraints and shapes are written against: input
-/// ranks are concrete; dims, integer attributes and values of small integer
-/// inputs are symbols, bound in `env()` when the instance is concrete.
+/// ranks and dtypes are concrete; dims, integer attributes and values of
+/// small integer inputs are expressions. A concrete context (from tensors)
+/// makes them symbols bound in `env()`; a symbolic context (the generator's)
+/// leaves some of them unbound, as unknowns of a constraint system, and
+/// binds the rest to constants.
 class context {
 public:
     /// A concrete context from actual inputs (absent optional inputs are
     /// nullptr) and the full attribute map (defaults filled in).
     context(std::string_view op_type, std::vector<const tensor*> inputs, attribute_map attributes)
-        : op_type_(op_type), inputs_(std::move(inputs)), attributes_(std::move(attributes)) {
-        for (std::size_t i = 0; i < inputs_.size(); ++i) {
-            if (inputs_[i] == nullptr) continue;
-            shapes_.emplace_back(inputs_[i]->shape());
-            const auto& dims = shapes_.back();
-            for (std::size_t a = 0; a < dims.size(); ++a) env_[dim_name(i, a)] = static_cast<std::int64_t>(dims[a]);
-            if (inputs_[i]->element_dtype() == dtype::i64 || inputs_[i]->element_dtype() == dtype::i32) {
-                const auto vals = inputs_[i]->to<std::int64_t>();
+        : op_type_(op_type), attributes_(std::move(attributes)) {
+        inputs_.resize(inputs.size());
+        for (std::size_t i = 0; i < inputs.size(); ++i) {
+            if (inputs[i] == nullptr) continue;
+            auto& in = inputs_[i];
+            in.present = true;
+            in.type = inputs[i]->element_dtype();
+            in.data = inputs[i];
+            const auto& dims = inputs[i]->shape();
+            for (std::size_t a = 0; a < dims.size(); ++a) {
+                in.dims.push_back(expr::symbol(dim_name(i, a)));
+                env_[dim_name(i, a)] = static_cast<std::int64_t>(dims[a]);
+            }
+            if (in.type == dtype::i64 || in.type == dtype::i32) {
+                const auto vals = inputs[i]->to<std::int64_t>();
                 for (std::size_t k = 0; k < vals.size() && k < max_value_symbols; ++k) {
                     env_[value_name(i, k)] = vals.data()[k];
                 }
             }
         }
         for (const auto& [key, v] : attributes_) {
-            if (const auto* p = std::get_if<std::int64_t>(&v)) env_["attr." + key] = *p;
+            if (const auto* p = std::get_if<std::int64_t>(&v)) {
+                env_["attr." + key] = *p;
+                int_attributes_.emplace(key, expr::symbol("attr." + key));
+            }
             if (const auto* p = std::get_if<std::vector<std::int64_t>>(&v)) {
-                for (std::size_t k = 0; k < p->size(); ++k) env_[attr_element_name(key, k)] = (*p)[k];
+                std::vector<expr> syms;
+                for (std::size_t k = 0; k < p->size(); ++k) {
+                    env_[attr_element_name(key, k)] = (*p)[k];
+                    syms.push_back(expr::symbol(attr_element_name(key, k)));
+                }
+                env_[attr_length_name(key)] = static_cast<std::int64_t>(p->size());
+                ints_attributes_.emplace(key, std::move(syms));
             }
         }
+    }
+
+    /// A symbolic context: inputs as described, attributes from the map, where
+    /// the int and ints attributes named in `unknown_attributes` become symbols
+    /// ("attr.<name>", "attr.<name>[k]") and all others constants. The map must
+    /// still hold every attribute (an unknown ints attribute with its length).
+    [[nodiscard]] static context symbolic(std::string_view op_type, std::vector<symbolic_input> inputs,
+                                          attribute_map attributes,
+                                          const std::vector<std::string>& unknown_attributes = {}) {
+        context c(op_type);
+        c.inputs_ = std::move(inputs);
+        c.attributes_ = std::move(attributes);
+        const auto unknown = [&](const std::string& key) {
+            return std::find(unknown_attributes.begin(), unknown_attributes.end(), key) != unknown_attributes.end();
+        };
+        for (const auto& [key, v] : c.attributes_) {
+            if (const auto* p = std::get_if<std::int64_t>(&v)) {
+                c.int_attributes_.emplace(key, unknown(key) ? expr::symbol("attr." + key) : expr(*p));
+            }
+            if (const auto* p = std::get_if<std::vector<std::int64_t>>(&v)) {
+                std::vector<expr> e;
+                for (std::size_t k = 0; k < p->size(); ++k) {
+                    e.push_back(unknown(key) ? expr::symbol(attr_element_name(key, k)) : expr((*p)[k]));
+                }
+                c.ints_attributes_.emplace(key, std::move(e));
+            }
+        }
+        return c;
     }
 
     /// Largest integer input whose values become symbols (shape-like inputs).
@@ -131,67 +217,101 @@ public:
 
     [[nodiscard]] std::string_view op_type() const noexcept { return op_type_; }
     [[nodiscard]] std::size_t input_count() const noexcept { return inputs_.size(); }
-    [[nodiscard]] bool has_input(std::size_t i) const noexcept { return i < inputs_.size() && inputs_[i] != nullptr; }
+    [[nodiscard]] bool has_input(std::size_t i) const noexcept { return i < inputs_.size() && inputs_[i].present; }
 
+    /// The data of input i (a symbolic context may not know it).
     [[nodiscard]] const tensor& input(std::size_t i) const {
-        if (!has_input(i)) {
-            throw error(std::string(op_type_), "input " + std::to_string(i) + " is required but absent");
-        }
-        return *inputs_[i];
+        const auto& in = info(i);
+        if (in.data == nullptr) throw unknown_input_error(op_type_, i, unknown_input_error::need::data);
+        return *in.data;
     }
-    [[nodiscard]] std::size_t rank(std::size_t i) const { return input(i).rank(); }
-    [[nodiscard]] dtype input_dtype(std::size_t i) const { return input(i).element_dtype(); }
+    [[nodiscard]] std::size_t rank(std::size_t i) const { return info(i).dims.size(); }
+    [[nodiscard]] dtype input_dtype(std::size_t i) const { return info(i).type; }
 
-    /// Symbol of input i's dim `axis` (named "in<i>.shape[<axis>]").
+    /// Input i's dim `axis` (a symbol named "in<i>.shape[<axis>]", or a constant).
     [[nodiscard]] expr dim(std::size_t i, std::size_t axis) const {
-        if (axis >= rank(i)) {
+        const auto& in = info(i);
+        if (axis >= in.dims.size()) {
             throw error(std::string(op_type_), "input " + std::to_string(i) + " has rank " +
-                                                   std::to_string(rank(i)) + ", no axis " + std::to_string(axis));
+                                                   std::to_string(in.dims.size()) + ", no axis " + std::to_string(axis));
         }
-        return expr::symbol(dim_name(i, axis));
+        return in.dims[axis];
     }
-    [[nodiscard]] std::vector<expr> shape(std::size_t i) const {
-        std::vector<expr> out;
-        for (std::size_t a = 0; a < rank(i); ++a) out.push_back(dim(i, a));
-        return out;
+    [[nodiscard]] std::vector<expr> shape(std::size_t i) const { return info(i).dims; }
+    /// Input i's shape as numbers, for rules that cannot be written as
+    /// expressions (float scales); a symbolic context knows it only when the
+    /// generator has fixed it.
+    [[nodiscard]] shape_type concrete_shape(std::size_t i) const {
+        const auto& in = info(i);
+        if (in.data != nullptr) return in.data->shape();
+        shape_type s;
+        for (const auto& d : in.dims) {
+            const auto v = d.constant_value();
+            if (!v) throw unknown_input_error(op_type_, i, unknown_input_error::need::shape);
+            s.push_back(static_cast<std::size_t>(*v));
+        }
+        return s;
     }
-    /// Symbol of the value of integer input i at flat position k.
-    [[nodiscard]] expr value(std::size_t i, std::size_t k) const { return expr::symbol(value_name(i, k)); }
-    /// The values of a small integer input (shape-like), as symbols.
+    /// How many elements input i has, known also where its data is not (a
+    /// shape-like input's values, a shape the generator fixed).
+    [[nodiscard]] std::size_t element_count(std::size_t i) const {
+        const auto& in = info(i);
+        if (in.data != nullptr) return in.data->size();
+        if (in.values) return in.values->size();
+        std::size_t n = 1;
+        for (const auto d : concrete_shape(i)) n *= d;
+        return n;
+    }
+    /// The value of integer input i at flat position k.
+    [[nodiscard]] expr value(std::size_t i, std::size_t k) const {
+        const auto v = values(i);
+        if (k >= v.size()) {
+            throw error(std::string(op_type_), "input " + std::to_string(i) + " has " + std::to_string(v.size()) +
+                                                   " values, no value " + std::to_string(k));
+        }
+        return v[k];
+    }
+    /// The values of a small integer input (shape-like), as expressions.
     [[nodiscard]] std::vector<expr> values(std::size_t i) const {
-        const auto& t = input(i);
-        if (t.element_dtype() != dtype::i64 && t.element_dtype() != dtype::i32) {
+        const auto& in = info(i);
+        if (in.values) return *in.values;
+        if (in.type != dtype::i64 && in.type != dtype::i32) {
             throw error(std::string(op_type_), "input " + std::to_string(i) + " must be int32/int64, got " +
-                                                   std::string(name(t.element_dtype())));
+                                                   std::string(name(in.type)));
         }
+        if (in.data == nullptr) throw unknown_input_error(op_type_, i, unknown_input_error::need::values);
+        const auto& t = *in.data;
         if (t.size() > max_value_symbols) {
             throw error(std::string(op_type_), "input " + std::to_string(i) + " has " + std::to_string(t.size()) +
                                                    " values; shape-like inputs may have at most 64");
         }
         std::vector<expr> out;
-        for (std::size_t k = 0; k < t.size(); ++k) out.push_back(value(i, k));
+        const bool bound = env_.find(value_name(i, 0)) != env_.end();
+        const auto vals = bound ? array<std::int64_t>{} : t.to<std::int64_t>();
+        for (std::size_t k = 0; k < t.size(); ++k) {
+            out.push_back(bound ? expr::symbol(value_name(i, k)) : expr(vals.data()[k]));
+        }
         return out;
     }
 
     [[nodiscard]] const attribute_map& attributes() const noexcept { return attributes_; }
     [[nodiscard]] bool has_attribute(std::string_view key) const { return attributes_.find(key) != attributes_.end(); }
-    /// Symbol of an int attribute (named "attr.<name>").
+    /// An int attribute (a symbol named "attr.<name>", or a constant).
     [[nodiscard]] expr attr(std::string_view key) const {
-        const auto it = attributes_.find(key);
-        if (it == attributes_.end() || !std::holds_alternative<std::int64_t>(it->second)) {
+        const auto it = int_attributes_.find(key);
+        if (it == int_attributes_.end()) {
             throw error(std::string(op_type_), "no int attribute '" + std::string(key) + "'");
         }
-        return expr::symbol("attr." + std::string(key));
+        return it->second;
     }
-    /// Symbols of an ints attribute ("attr.<name>[k]").
+    /// An ints attribute ("attr.<name>[k]" symbols or constants); empty when absent.
     [[nodiscard]] std::vector<expr> attr_ints(std::string_view key) const {
-        const auto it = attributes_.find(key);
-        if (it == attributes_.end()) return {};
-        const auto* p = std::get_if<std::vector<std::int64_t>>(&it->second);
-        if (p == nullptr) throw error(std::string(op_type_), "attribute '" + std::string(key) + "' is not a list of ints");
-        std::vector<expr> out;
-        for (std::size_t k = 0; k < p->size(); ++k) out.push_back(expr::symbol(attr_element_name(key, k)));
-        return out;
+        if (!has_attribute(key)) return {};
+        const auto it = ints_attributes_.find(key);
+        if (it == ints_attributes_.end()) {
+            throw error(std::string(op_type_), "attribute '" + std::string(key) + "' is not a list of ints");
+        }
+        return it->second;
     }
 
     [[nodiscard]] const environment& env() const noexcept { return env_; }
@@ -206,12 +326,26 @@ public:
     [[nodiscard]] static std::string attr_element_name(std::string_view key, std::size_t k) {
         return "attr." + std::string(key) + "[" + std::to_string(k) + "]";
     }
+    /// The symbol spec::list_length gives an ints attribute's elements.
+    [[nodiscard]] static std::string attr_length_name(std::string_view key) {
+        return "attr." + std::string(key) + ".length";
+    }
 
 private:
+    explicit context(std::string_view op_type) : op_type_(op_type) {}
+
+    [[nodiscard]] const symbolic_input& info(std::size_t i) const {
+        if (!has_input(i)) {
+            throw error(std::string(op_type_), "input " + std::to_string(i) + " is required but absent");
+        }
+        return inputs_[i];
+    }
+
     std::string_view op_type_;
-    std::vector<const tensor*> inputs_;
-    std::vector<shape_type> shapes_;
+    std::vector<symbolic_input> inputs_;
     attribute_map attributes_;
+    std::map<std::string, expr, std::less<>> int_attributes_;
+    std::map<std::string, std::vector<expr>, std::less<>> ints_attributes_;
     environment env_;
 };
 
@@ -223,6 +357,15 @@ using shape_exprs = std::vector<std::vector<expr>>;
 struct domain_rule {
     std::string description;  // e.g. "X > 0"
     std::function<double(std::span<const tensor>)> loss;
+    /// d loss / d input, one double tensor per input (an empty tensor where
+    /// the loss does not depend on it). Optional: without it the input search
+    /// estimates the gradient from the loss alone (slower, noisier).
+    std::function<std::vector<tensor>(std::span<const tensor>)> gradient;
+
+    domain_rule() = default;
+    domain_rule(std::string what, std::function<double(std::span<const tensor>)> loss_of,
+                std::function<std::vector<tensor>(std::span<const tensor>)> gradient_of = {})
+        : description(std::move(what)), loss(std::move(loss_of)), gradient(std::move(gradient_of)) {}
 };
 
 /// Admissible input dtypes and ranks for a wanted output (backward inference).
@@ -245,7 +388,8 @@ inline void check_constraints(const context& c, const std::vector<constraint>& c
         if (c.eval(k.condition) != 0) continue;
         std::string values;
         for (const auto& s : k.condition.symbols()) {
-            values += (values.empty() ? "" : ", ") + s + "=" + std::to_string(c.env().at(s));
+            const auto it = c.env().find(s);
+            values += (values.empty() ? "" : ", ") + s + "=" + (it == c.env().end() ? "?" : std::to_string(it->second));
         }
         throw shape_error(std::string(c.op_type()), "constraint violated: " + k.condition.to_string() + " (" +
                                                         k.reason + ")" + (values.empty() ? "" : " with " + values));

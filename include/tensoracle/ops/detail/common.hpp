@@ -2,6 +2,7 @@
 // kernels, losses of domain rules, random instances).
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -11,6 +12,7 @@
 
 #include "tensoracle/core/rng.hpp"
 #include "tensoracle/core/tensor.hpp"
+#include "tensoracle/spec/hints.hpp"
 #include "tensoracle/spec/op.hpp"
 
 namespace tensoracle::ops::detail {
@@ -55,6 +57,32 @@ double hinge_loss(const tensor& t, F f) {
     });
 }
 
+/// The rule "f(x) <= 0 for every element x of input `input`" with its
+/// hinge loss and the loss's gradient (f' by a central difference on each
+/// violating element), for the input search.
+template <class F>
+domain_rule hinge_rule(std::string text, std::size_t input, F f) {
+    return {std::move(text), [input, f](std::span<const tensor> in) { return hinge_loss(in[input], f); },
+            [input, f](std::span<const tensor> in) {
+                std::vector<tensor> grads(in.size());
+                const auto x = in[input].to<double>();
+                auto d = array<double>::from_shape(x.shape());
+                for (std::size_t k = 0; k < x.size(); ++k) {
+                    const double v = x.data()[k];
+                    const double h = f(v);
+                    double slope = 0.0;
+                    if (h > 0.0) {
+                        const double step = 1e-6 * std::max(1.0, std::fabs(v));
+                        slope = (f(v + step) - f(v - step)) / (2.0 * step);
+                        if (!std::isfinite(slope)) slope = 0.0;
+                    }
+                    d.data()[k] = slope;
+                }
+                grads[input] = tensor(d);
+                return grads;
+            }};
+}
+
 /// Largest finite value of a floating dtype, as double.
 inline double max_finite(dtype d) {
     switch (d) {
@@ -63,6 +91,18 @@ inline double max_finite(dtype d) {
         case dtype::f32: return static_cast<double>(std::numeric_limits<float>::max());
         default: return std::numeric_limits<double>::max();
     }
+}
+
+/// hinge_rule for an f that also depends on the input's largest finite value
+/// (overflow limits): f(x, max_finite(dtype)) <= 0.
+template <class F>
+domain_rule overflow_rule(std::string text, std::size_t input, F f) {
+    auto bound = [input, f](std::span<const tensor> in) {
+        const double m = max_finite(in[input].element_dtype());
+        return hinge_rule("", input, [m, f](double x) { return f(x, m); });
+    };
+    return {std::move(text), [bound](std::span<const tensor> in) { return bound(in).loss(in); },
+            [bound](std::span<const tensor> in) { return bound(in).gradient(in); }};
 }
 
 /// A random dtype from a set.
@@ -79,17 +119,9 @@ inline shape_type random_shape(rng& g, std::size_t min_rank, std::size_t max_ran
     return s;
 }
 
-/// Random values of dtype d in [lo, hi) (integers: [ceil(lo), hi); bool: 0/1).
-inline tensor random_tensor(rng& g, dtype d, const shape_type& s, double lo, double hi) {
-    if (d == dtype::boolean) return g.uniform_tensor(d, s, 0.0, 2.0);
-    if (!info(d).is_floating) {
-        double ilo = std::ceil(lo), ihi = std::ceil(hi);
-        if (d == dtype::u8) ilo = std::max(ilo, 0.0);
-        if (ihi <= ilo) ihi = ilo + 1.0;
-        return g.uniform_tensor(d, s, ilo, ihi);
-    }
-    return g.uniform_tensor(d, s, lo, hi);
-}
+/// Random values of dtype d in [lo, hi) (see spec::random_values).
+using spec::random_values;
+inline tensor random_tensor(rng& g, dtype d, const shape_type& s, double lo, double hi) { return random_values(g, d, s, lo, hi); }
 
 /// An int64 1-D tensor from values.
 inline tensor int64_tensor(const std::vector<std::int64_t>& v) {

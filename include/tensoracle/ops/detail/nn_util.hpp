@@ -75,7 +75,7 @@ inline std::vector<expr> or_default(const std::vector<expr>& given, std::size_t 
 inline bool check_length(std::vector<constraint>& cs, const std::vector<expr>& given, std::size_t want,
                          const std::string& name, const std::string& what) {
     if (given.empty()) return true;
-    cs.push_back({expr(given.size()) == expr(want), name + " has " + what});
+    cs.push_back({spec::list_length(given) == expr(want), name + " has " + what});
     return given.size() == want;
 }
 
@@ -131,6 +131,10 @@ inline window_geometry forward_window(const window_spec& w) {
         cs.push_back({p[i] >= 0 && p[n + i] >= 0, "pads >= 0" + ax});
         if (w.pads_below_kernel) {
             cs.push_back({p[i] < w.kernel[i] && p[n + i] < w.kernel[i], "pads are smaller than the kernel" + ax});
+            // With pads below the kernel, every window starts at most d*(k-1) before the input;
+            // a dilation no larger than the input then cannot step over it, so no window
+            // covers only padding (ONNX leaves such windows undefined).
+            cs.push_back({d[i] <= w.x[i], "dilations are at most the input size" + ax});
         }
     }
     for (std::size_t i = 0; i < n; ++i) {
@@ -259,6 +263,13 @@ void fill_conv_dims(conv_dims& d, const array<T>& x, const array<T>& w, const st
     d.strides = constants(at.strides);
     d.dilations = constants(at.dilations);
     d.auto_pad = parse_auto_pad(at.auto_pad, op_type);
+}
+
+/// The product of dims[from..]: work estimates (spec::hints::work).
+inline expr product_from(const std::vector<expr>& dims, std::size_t from = 0) {
+    expr p(1);
+    for (std::size_t i = from; i < dims.size(); ++i) p = p * dims[i];
+    return p;
 }
 
 }  // namespace tensoracle::ops::detail::nn

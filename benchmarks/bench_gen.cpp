@@ -1,0 +1,289 @@
+// Generation benchmark (issue: valid graph generation). Prints, side by side
+// from one run on one core:
+//   speed     median ms per valid graph (generation + solving), 10/20/50 nodes,
+//             and with the Z3 backend (when built with Z3)
+//   binning   unique op instances (op, input types and shapes, attributes)
+//             per N graphs with and without attribute binning
+//   search    input search vs the sampling baseline on graphs that each hold
+//             a vulnerable op: success rate and median ms per graph
+//   validity  graphs that pass our validation, onnx::checker, ONNX's strict
+//             shape inference (agreeing with ours on every value it infers)
+//             and run on the interpreter with finite outputs
+// Usage: tensoracle_bench_gen [--graphs N] [--search-graphs N] [--validity N] [--seed S]
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <tensoracle/gen/generator.hpp>
+#include <tensoracle/gen/input_search.hpp>
+#include <tensoracle/graph/interpreter.hpp>
+#ifdef TENSORACLE_BENCH_WITH_Z3
+#include <tensoracle/gen/z3_backend.hpp>
+#endif
+#ifdef TENSORACLE_BENCH_WITH_ONNX
+#include <tensoracle/io/onnx.hpp>
+#endif
+
+namespace to = tensoracle;
+using clock_type = std::chrono::steady_clock;
+
+namespace {
+
+double ms_since(clock_type::time_point t) { return std::chrono::duration<double, std::milli>(clock_type::now() - t).count(); }
+
+double median(std::vector<double> v) {
+    if (v.empty()) return 0.0;
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+double percentile(std::vector<double> v, double p) {
+    if (v.empty()) return 0.0;
+    std::sort(v.begin(), v.end());
+    return v[std::min(v.size() - 1, static_cast<std::size_t>(p * static_cast<double>(v.size())))];
+}
+
+struct speed_figures {
+    double median_ms = 0, p90_ms = 0, mean_ms = 0;
+    std::size_t graphs = 0, short_graphs = 0;
+};
+
+speed_figures time_generation(const to::gen::generator& gen, std::uint64_t seed, std::size_t graphs) {
+    std::vector<double> t;
+    to::gen::generation_stats stats;
+    double total = 0;
+    for (std::size_t i = 0; i < graphs; ++i) {
+        auto g = to::gen::case_rng(seed, i, gen.settings().hash());
+        const auto start = clock_type::now();
+        const auto s = gen.generate(g, stats);
+        const double ms = ms_since(start);
+        t.push_back(ms);
+        total += ms;
+        if (s.model.nodes.empty()) std::abort();
+    }
+    return {median(t), percentile(t, 0.9), total / static_cast<double>(graphs), graphs, stats.short_graphs};
+}
+
+std::string attribute_key(const to::spec::attribute_value& v) {
+    std::ostringstream os;
+    std::visit(
+        [&](const auto& x) {
+            using X = std::decay_t<decltype(x)>;
+            if constexpr (std::is_same_v<X, std::int64_t> || std::is_same_v<X, double> || std::is_same_v<X, std::string>) {
+                os << x;
+            } else if constexpr (std::is_same_v<X, to::tensor>) {
+                os << to::to_string(x.shape());
+            } else {
+                for (const auto& e : x) os << e << ',';
+            }
+        },
+        v);
+    return os.str();
+}
+
+/// Unique (op, input dtypes and shapes, attributes) over `graphs` graphs.
+std::size_t unique_instances(const to::gen::generator& gen, std::uint64_t seed, std::size_t graphs) {
+    std::set<std::string> seen;
+    to::gen::generation_stats stats;
+    for (std::size_t i = 0; i < graphs; ++i) {
+        auto g = to::gen::case_rng(seed, i, gen.settings().hash());
+        const auto s = gen.generate(g, stats);
+        std::map<std::string, std::pair<to::dtype, to::shape_type>> types;
+        for (const auto& in : s.model.inputs) types[in.name] = {in.type, *in.shape};
+        for (const auto& [k, t] : s.model.initializers) types[k] = {t.element_dtype(), t.shape()};
+        // Intermediate shapes from a run on zeros would cost more than generation;
+        // node output types come from the spec's inference instead.
+        for (const auto& n : s.model.nodes) {
+            std::vector<to::tensor> tmp;
+            std::vector<const to::tensor*> ptrs;
+            tmp.reserve(n.inputs.size());
+            std::ostringstream key;
+            key << n.op_type << '(';
+            for (const auto& in : n.inputs) {
+                if (in.empty()) {
+                    ptrs.push_back(nullptr);
+                    key << "-,";
+                    continue;
+                }
+                const auto& [d, shape] = types.at(in);
+                key << to::name(d) << to::to_string(shape) << ',';
+                const auto init = s.model.initializers.find(in);
+                tmp.push_back(init != s.model.initializers.end() ? init->second : to::tensor::zeros(d, shape));
+                ptrs.push_back(&tmp.back());
+            }
+            key << ')';
+            for (const auto& [k, v] : n.attributes) key << k << '=' << attribute_key(v) << ';';
+            seen.insert(key.str());
+            const auto& op = to::ops::get_op(n.op_type);
+            auto attrs = n.attributes;
+            if (n.outputs.size() > 1) attrs[std::string(to::graph::num_outputs_attribute)] = static_cast<std::int64_t>(n.outputs.size());
+            const auto inferred = to::spec::infer(op, ptrs, attrs);
+            for (std::size_t o = 0; o < n.outputs.size() && o < inferred.shapes.size(); ++o) {
+                if (!n.outputs[o].empty()) types[n.outputs[o]] = {inferred.dtypes[o], inferred.shapes[o]};
+            }
+        }
+    }
+    return seen.size();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{"tensoracle generation benchmark"};
+    std::size_t graphs = 1000, search_graphs = 512, validity = 1000;
+    std::uint64_t seed = 1;
+    app.add_option("--graphs", graphs, "Graphs per speed and binning figure")->capture_default_str();
+    app.add_option("--search-graphs", search_graphs, "Vulnerable graphs for the input search figure")->capture_default_str();
+    app.add_option("--validity", validity, "Graphs for the validity figure (0: skip)")->capture_default_str();
+    app.add_option("--seed", seed, "Seed")->capture_default_str();
+    CLI11_PARSE(app, argc, argv);
+
+    std::printf("== speed: median ms per valid graph (generation + solving), one core, %zu graphs each ==\n", graphs);
+    for (const std::size_t nodes : {10u, 20u, 50u}) {
+        to::gen::config cfg;
+        cfg.max_nodes = nodes;
+        const to::gen::generator gen(cfg);
+        const auto f = time_generation(gen, seed, nodes == 50 ? std::max<std::size_t>(graphs / 4, 1) : graphs);
+        std::printf("  %2zu nodes: median %.3f ms, p90 %.3f ms, mean %.3f ms (%zu graphs, %zu short of %zu nodes)\n", nodes,
+                    f.median_ms, f.p90_ms, f.mean_ms, f.graphs, f.short_graphs, nodes);
+    }
+#ifdef TENSORACLE_BENCH_WITH_Z3
+    {
+        to::gen::config cfg;
+        to::gen::generator gen(cfg);
+        const auto ours = time_generation(gen, seed, std::max<std::size_t>(graphs / 10, 1));
+        gen.set_hooks({.solver = to::gen::z3_solver(2000), .observe = {}});
+        const auto z3 = time_generation(gen, seed, std::max<std::size_t>(graphs / 10, 1));
+        std::printf("  10 nodes, Z3 backend: median %.3f ms, mean %.3f ms vs ours median %.3f ms, mean %.3f ms (%zu graphs): %.1fx\n",
+                    z3.median_ms, z3.mean_ms, ours.median_ms, ours.mean_ms, z3.graphs, z3.median_ms / std::max(ours.median_ms, 1e-9));
+    }
+#else
+    std::printf("  (built without Z3: no Z3-backend figure)\n");
+#endif
+
+    std::printf("== binning: unique op instances per %zu graphs of 10 nodes ==\n", graphs);
+    {
+        to::gen::config with, without;
+        without.binning = false;
+        const auto a = unique_instances(to::gen::generator(with), seed, graphs);
+        const auto b = unique_instances(to::gen::generator(without), seed, graphs);
+        std::printf("  with binning %zu, without %zu: %.2fx (NNSmith reported 2.07x)\n", a, b,
+                    static_cast<double>(a) / static_cast<double>(std::max<std::size_t>(b, 1)));
+    }
+
+    std::printf("== input search: %zu graphs of 10 nodes, each with a vulnerable op ==\n", search_graphs);
+    {
+        to::gen::config cfg;
+        const to::gen::generator gen(cfg);
+        std::set<std::string> vulnerable;
+        for (const auto& p : gen.ops()) {
+            if (p.vulnerable) vulnerable.insert(std::string(p.op->op_type));
+        }
+        to::gen::generation_stats stats;
+        std::vector<to::gen::graph_sketch> sketches;
+        for (std::uint64_t i = 0; sketches.size() < search_graphs; ++i) {
+            auto g = to::gen::case_rng(seed + 1000, i, cfg.hash());
+            auto s = gen.generate(g, stats);
+            if (std::any_of(s.op_types.begin(), s.op_types.end(), [&](const std::string& o) { return vulnerable.count(o) != 0; })) {
+                sketches.push_back(std::move(s));
+            }
+        }
+        for (const bool sampling : {false, true}) {
+            std::vector<double> t;
+            std::size_t ok = 0, evaluations = 0;
+            for (std::size_t i = 0; i < sketches.size(); ++i) {
+                to::rng g(seed * 7919 + i);
+                to::gen::search_options so;
+                so.sampling = sampling;
+                const auto start = clock_type::now();
+                const auto r = to::gen::search_inputs(sketches[i], g, so);
+                t.push_back(ms_since(start));
+                ok += r.success ? 1 : 0;
+                evaluations += r.evaluations;
+            }
+            std::printf("  %-30s success %5.1f%% (%zu/%zu), median %.3f ms, p90 %.3f ms, %.1f evaluations/graph\n",
+                        sampling ? "sampling baseline [1, 9]:" : "gradient search (Adam, proxy):",
+                        100.0 * static_cast<double>(ok) / static_cast<double>(sketches.size()), ok, sketches.size(),
+                        median(t), percentile(t, 0.9), static_cast<double>(evaluations) / static_cast<double>(sketches.size()));
+        }
+    }
+
+#ifdef TENSORACLE_BENCH_WITH_ONNX
+    if (validity > 0) {
+        std::printf("== validity: %zu graphs of 10 nodes, default config (vulnerable ops on) ==\n", validity);
+        to::gen::config cfg;
+        const to::gen::generator gen(cfg);
+        to::gen::generation_stats stats;
+        std::size_t ours = 0, checker = 0, shapes = 0, ran = 0, finite = 0;
+        std::map<std::string, std::size_t> problems;
+        for (std::uint64_t i = 0; i < validity; ++i) {
+            auto g = to::gen::case_rng(seed + 2000, i, cfg.hash());
+            const auto s = gen.generate(g, stats);
+            try {
+                s.model.validate();
+                ++ours;
+            } catch (const std::exception& e) {
+                ++problems[std::string("validate: ") + e.what()];
+                continue;
+            }
+            try {
+                to::io::check_model(to::io::to_model_proto(s.model));
+                ++checker;
+            } catch (const std::exception& e) {
+                ++problems[std::string("checker: ") + e.what()];
+                continue;
+            }
+            std::map<std::string, to::graph::value_info> inferred;
+            try {
+                inferred = to::io::onnx_shape_inference(s.model);
+            } catch (const std::exception& e) {
+                ++problems[std::string("shape inference: ") + e.what()];
+                continue;
+            }
+            const auto r = to::gen::search_inputs(s, g);
+            auto model = s.model;
+            for (auto& [k, t] : model.initializers) {
+                if (const auto f = r.values.find(k); f != r.values.end()) t = f->second;
+            }
+            std::map<std::string, to::tensor, std::less<>> feeds;
+            for (const auto& in : model.inputs) feeds.emplace(in.name, r.values.at(in.name));
+            to::graph::run_result run;
+            try {
+                run = to::graph::run(model, feeds, {.record_intermediates = true});
+                ++ran;
+            } catch (const std::exception& e) {
+                ++problems[std::string("run: ") + e.what()];
+                continue;
+            }
+            bool agree = true;
+            for (const auto& [name, t] : run.values) {
+                const auto it = inferred.find(name);
+                if (it == inferred.end() || !it->second.shape) continue;
+                if (it->second.type != t.element_dtype() || *it->second.shape != t.shape()) {
+                    agree = false;
+                    ++problems["shape inference disagrees on " + name];
+                }
+            }
+            shapes += agree ? 1 : 0;
+            bool all_finite = true;
+            for (const auto& o : model.outputs) {
+                const auto& t = run.values.at(o.name);
+                if (!to::info(t.element_dtype()).is_floating) continue;
+                const auto d = t.to<double>();
+                all_finite = all_finite && std::all_of(d.begin(), d.end(), [](double x) { return std::isfinite(x); });
+            }
+            finite += all_finite ? 1 : 0;
+        }
+        std::printf("  our validation %zu, onnx checker %zu, strict shape inference agrees %zu, runs %zu, finite outputs %zu (of %zu)\n",
+                    ours, checker, shapes, ran, finite, validity);
+        for (const auto& [what, n] : problems) std::printf("    %zu x %s\n", n, what.substr(0, 160).c_str());
+    }
+#endif
+    return 0;
+}

@@ -1,0 +1,120 @@
+// tensoracle: what the graph generator may produce. Plain data, so a
+// campaign stores it as JSON (gen/config_json.hpp) and any case is
+// regenerated from (seed, index, config); `hash()` identifies a config.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tensoracle/core/dtype.hpp"
+#include "tensoracle/core/error.hpp"
+
+namespace tensoracle::gen {
+
+struct config {
+    /// Ops to draw from (empty: every op of the registry) and ops never drawn.
+    std::vector<std::string> include_ops;
+    std::vector<std::string> exclude_ops;
+    /// Element types values may have.
+    std::vector<dtype> dtypes{dtype::f16, dtype::bf16, dtype::f32, dtype::f64, dtype::i8, dtype::i16,
+                              dtype::i32, dtype::i64,  dtype::u8,   dtype::boolean};
+    std::size_t min_rank = 0;
+    std::size_t max_rank = 5;
+    std::size_t max_nodes = 10;
+    std::size_t max_elements = 65536;  ///< per tensor
+    /// Per node: an op's work estimate (spec::hints::work, multiply-adds) stays below this.
+    std::size_t max_work = std::size_t{1} << 24;
+    std::int64_t min_dim = 1;
+    std::int64_t max_dim = 64;  ///< placeholder (input) dims; outputs are bounded by max_elements
+    /// Ops with a numeric domain (Log, Sqrt, Div, Pow, ...): the input search keeps their inputs inside it.
+    bool vulnerable_ops = true;
+    /// Probability that an insertion is forward (consumes existing values) rather than backward.
+    double forward_probability = 0.5;
+    /// One graph input and one graph output (forward insertion only; extra inputs become weights).
+    bool single_io = false;
+    /// Probability that a floating placeholder becomes an initializer (a weight) rather than a graph input.
+    double initializer_probability = 0.3;
+    /// Attribute binning (NNSmith's Algorithm 2) with this many exponential bins.
+    bool binning = true;
+    int bins = 7;
+    /// The model's opset; ops whose spec is not the current version at it are not drawn.
+    int opset = 17;
+    /// What the target accepts: op_type -> dtypes of the op's first input (absent op: anything).
+    std::map<std::string, std::set<dtype>> support;
+    /// Input search budget (iterations of Algorithm 3).
+    std::size_t search_iterations = 256;
+
+    /// A canonical text form: equal configs give equal text.
+    [[nodiscard]] std::string canonical() const {
+        std::ostringstream os;
+        auto list = [&](const char* key, std::vector<std::string> v) {
+            std::sort(v.begin(), v.end());
+            os << key << '=';
+            for (const auto& s : v) os << s << ',';
+            os << ';';
+        };
+        list("include", include_ops);
+        list("exclude", exclude_ops);
+        std::vector<std::string> dt;
+        for (const auto d : dtypes) dt.emplace_back(name(d));
+        list("dtypes", dt);
+        os << "rank=" << min_rank << ".." << max_rank << ";nodes=" << max_nodes << ";elements=" << max_elements << ";work=" << max_work
+           << ";dims=" << min_dim << ".." << max_dim << ";vulnerable=" << vulnerable_ops
+           << ";forward=" << forward_probability << ";single_io=" << single_io
+           << ";initializers=" << initializer_probability << ";binning=" << binning << ";bins=" << bins
+           << ";opset=" << opset << ";search=" << search_iterations << ";support=";
+        for (const auto& [op, ds] : support) {
+            os << op << ':';
+            std::vector<std::string> names;
+            for (const auto d : ds) names.emplace_back(name(d));
+            std::sort(names.begin(), names.end());
+            for (const auto& n : names) os << n << ',';
+            os << '|';
+        }
+        return os.str();
+    }
+    /// FNV-1a of the canonical form, as 16 hex digits.
+    [[nodiscard]] std::string hash() const {
+        std::uint64_t h = 0xcbf29ce484222325ULL;
+        for (const unsigned char ch : canonical()) {
+            h ^= ch;
+            h *= 0x100000001b3ULL;
+        }
+        static constexpr char digits[] = "0123456789abcdef";
+        std::string out(16, '0');
+        for (int i = 15; i >= 0; --i, h >>= 4) out[static_cast<std::size_t>(i)] = digits[h & 15];
+        return out;
+    }
+
+    /// Throws naming the first setting that cannot work.
+    void validate() const {
+        const char* where = "tensoracle::gen::config";
+        if (dtypes.empty()) throw error(where, "dtypes is empty: no value could have a type");
+        if (min_rank > max_rank) {
+            throw error(where, "min_rank " + std::to_string(min_rank) + " > max_rank " + std::to_string(max_rank));
+        }
+        if (max_rank > 8) throw error(where, "max_rank " + std::to_string(max_rank) + " exceeds 8");
+        if (min_dim < 1 || min_dim > max_dim) {
+            throw error(where, "dims range [" + std::to_string(min_dim) + ", " + std::to_string(max_dim) +
+                                   "] is empty or below 1");
+        }
+        if (max_elements < 1) throw error(where, "max_elements must be at least 1");
+        if (max_work < 1) throw error(where, "max_work must be at least 1");
+        if (max_nodes < 1) throw error(where, "max_nodes must be at least 1");
+        if (bins < 1 || bins > 30) throw error(where, "bins must be in [1, 30], got " + std::to_string(bins));
+        if (!(forward_probability >= 0.0 && forward_probability <= 1.0)) {
+            throw error(where, "forward_probability must be in [0, 1]");
+        }
+        if (!(initializer_probability >= 0.0 && initializer_probability <= 1.0)) {
+            throw error(where, "initializer_probability must be in [0, 1]");
+        }
+        if (opset < 1) throw error(where, "opset must be positive");
+    }
+};
+
+}  // namespace tensoracle::gen

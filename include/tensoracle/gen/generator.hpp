@@ -1,0 +1,455 @@
+// tensoracle: random valid graphs from the op specs (NNSmith's Algorithm 1).
+//
+// A graph grows from one placeholder. Each step draws an op and either
+// inserts it forward (it consumes existing values: type matching on dtype
+// and rank picks them, then the op's constraints are solved with the
+// consumed values' shapes as constants) or backward (it replaces a
+// placeholder: the op's output must equal the placeholder's type and shape,
+// backward inference proposes input types, and its new inputs become
+// placeholders). Shape-like inputs and hinted data become initializers;
+// remaining placeholders become graph inputs or weights; values nothing
+// consumes become graph outputs.
+//
+// Case i of seed s under config c is a pure function of (s, i, c): its
+// random stream is seeded from those three alone.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tensoracle/gen/config.hpp"
+#include "tensoracle/gen/instance.hpp"
+#include "tensoracle/graph/graph.hpp"
+#include "tensoracle/ops/registry.hpp"
+
+namespace tensoracle::gen {
+
+/// The random stream of case `index` of `seed` under a config with hash `config_hash`.
+[[nodiscard]] inline rng case_rng(std::uint64_t seed, std::uint64_t index, const std::string& config_hash) {
+    std::uint64_t h = 0x9e3779b97f4a7c15ULL ^ seed;
+    std::uint64_t s = h;
+    h ^= tensoracle::detail::splitmix64_next(s) ^ index;
+    for (const unsigned char ch : config_hash) h = (h ^ ch) * 0x100000001b3ULL;
+    std::uint64_t t = h;
+    return rng(tensoracle::detail::splitmix64_next(t));
+}
+
+/// A generated graph before its data: which initializers and inputs the
+/// input search may change, and the ranges their first values come from.
+struct graph_sketch {
+    graph::graph model;
+    /// Initializers whose data the generator fixed (shape-like values, indices): never changed.
+    std::set<std::string> fixed;
+    /// Initial data range of a free value (graph input or weight), from the consuming op's hint.
+    std::map<std::string, std::pair<double, double>> ranges;
+    std::vector<std::string> op_types;  ///< node ops, in node order
+};
+
+/// Counts of what generation did, for the statistics a run prints.
+struct generation_stats {
+    rejection_counts rejected;
+    std::size_t forward = 0, backward = 0, graphs = 0, short_graphs = 0;
+    void merge(const generation_stats& o) {
+        rejected.merge(o.rejected);
+        forward += o.forward;
+        backward += o.backward;
+        graphs += o.graphs;
+        short_graphs += o.short_graphs;
+    }
+};
+
+class generator {
+public:
+    /// Builds the op table for `cfg`: ops the config allows, each probed
+    /// standalone; throws naming the conflict when no op can be generated.
+    explicit generator(config cfg) : cfg_(std::move(cfg)) {
+        cfg_.validate();
+        const char* where = "tensoracle::gen::generator";
+        for (const auto& name : cfg_.include_ops) {
+            if (ops::find_op(name) == nullptr) throw error(where, "include_ops names '" + name + "', which has no spec");
+        }
+        for (const auto& name : cfg_.exclude_ops) {
+            if (ops::find_op(name) == nullptr) throw error(where, "exclude_ops names '" + name + "', which has no spec");
+        }
+        std::vector<std::string> dropped;
+        for (const auto& e : ops::registry()) {
+            const std::string name(e.op_type);
+            auto drop = [&](const std::string& why) { excluded_.emplace(name, why); };
+            if (!cfg_.include_ops.empty() &&
+                std::find(cfg_.include_ops.begin(), cfg_.include_ops.end(), name) == cfg_.include_ops.end()) {
+                continue;  // not asked for: not listed as excluded either
+            }
+            if (std::find(cfg_.exclude_ops.begin(), cfg_.exclude_ops.end(), name) != cfg_.exclude_ops.end()) {
+                drop("excluded by the config");
+                continue;
+            }
+            if (cfg_.opset < e.opset || cfg_.opset > e.last_opset) {
+                drop("the spec implements " + name + "-" + std::to_string(e.opset) + ", current only at opsets " +
+                     std::to_string(e.opset) + ".." + std::to_string(e.last_opset) + "; the config's opset is " +
+                     std::to_string(cfg_.opset));
+                continue;
+            }
+            op_profile p(e);
+            if (p.vulnerable && !cfg_.vulnerable_ops) {
+                drop("vulnerable (has a numeric domain) and vulnerable_ops is off");
+                continue;
+            }
+            if (const auto it = cfg_.support.find(name); it != cfg_.support.end()) {
+                bool any = false;
+                for (const auto d : it->second) any = any || e.inputs.empty() || e.inputs[0].types.contains(d);
+                if (!any) {
+                    drop("the support table lists no dtype it accepts");
+                    continue;
+                }
+            }
+            // Probe: can this op be instantiated standalone under the config?
+            rejection_counts why;
+            rng probe(0x5eed ^ std::hash<std::string>{}(name));
+            bool ok = false;
+            for (int a = 0; a < 40 && !ok; ++a) ok = generate_instance(p, {&e, {}, {}, cfg_.single_io}, cfg_, probe, why).has_value();
+            if (!ok) {
+                std::string top;
+                std::size_t most = 0;
+                for (const auto& [reason, n] : why.by_reason) {
+                    if (n > most) {
+                        most = n;
+                        top = reason;
+                    }
+                }
+                drop("cannot be instantiated under the config (" + top + ")");
+                continue;
+            }
+            profiles_.push_back(std::move(p));
+        }
+        if (profiles_.empty()) {
+            std::string msg = "no op can be generated under this configuration";
+            std::size_t shown = 0;
+            for (const auto& [op, why] : excluded_) {
+                if (shown++ == 8) {
+                    msg += "; ...";
+                    break;
+                }
+                msg += (shown == 1 ? ": " : "; ") + op + ": " + why;
+            }
+            if (excluded_.empty()) msg += ": include_ops selects nothing";
+            throw error(where, msg);
+        }
+        // Seed values must have a dtype some op consumes.
+        for (const auto d : cfg_.dtypes) {
+            for (const auto& p : profiles_) {
+                if (!p.op->inputs.empty() && p.op->inputs[0].types.contains(d)) {
+                    seed_dtypes_.push_back(d);
+                    break;
+                }
+            }
+        }
+        if (seed_dtypes_.empty()) throw error(where, "no configured dtype is accepted by any configured op");
+    }
+
+    /// Another solver, or an observer of the constraint systems (see instance_hooks).
+    void set_hooks(instance_hooks hooks) { hooks_ = std::move(hooks); }
+    [[nodiscard]] const config& settings() const noexcept { return cfg_; }
+    [[nodiscard]] const std::vector<op_profile>& ops() const noexcept { return profiles_; }
+    /// Ops of the registry the config leaves out, with the reason.
+    [[nodiscard]] const std::map<std::string, std::string>& excluded() const noexcept { return excluded_; }
+
+    /// Grows one graph from `g`.
+    [[nodiscard]] graph_sketch generate(rng& g, generation_stats& stats) const {
+        state s;
+        // The seed placeholder.
+        {
+            dtype d = seed_dtypes_[g.below(seed_dtypes_.size())];
+            std::vector<dtype> floats;
+            for (const auto x : seed_dtypes_) {
+                if (info(x).is_floating) floats.push_back(x);
+            }
+            if (!floats.empty() && g.bernoulli(0.75)) d = floats[g.below(floats.size())];
+            s.add_value(d, random_shape(g), true);
+        }
+        std::vector<double> weights;
+        double total = 0.0;
+        for (const auto& p : profiles_) {
+            weights.push_back(p.hints.weight);
+            total += p.hints.weight;
+        }
+        const std::size_t attempts = 40 * cfg_.max_nodes + 40;
+        for (std::size_t a = 0; a < attempts && s.nodes.size() < cfg_.max_nodes; ++a) {
+            double r = g.uniform() * total;
+            std::size_t k = 0;
+            while (k + 1 < weights.size() && r >= weights[k]) r -= weights[k++];
+            const auto& p = profiles_[k];
+            const bool forward = cfg_.single_io || g.bernoulli(cfg_.forward_probability);
+            if (forward ? insert_forward(p, s, g, stats) : insert_backward(p, s, g, stats)) {
+                ++(forward ? stats.forward : stats.backward);
+            }
+        }
+        ++stats.graphs;
+        if (s.nodes.size() < cfg_.max_nodes) ++stats.short_graphs;
+        return finish(s, g);
+    }
+
+private:
+    struct value {
+        std::string name;
+        dtype type = dtype::f32;
+        shape_type shape;
+        bool placeholder = false;  // not produced yet: a later backward insertion, an input or a weight
+        bool fixed = false;        // data fixed by the generator (an initializer)
+        std::optional<tensor> data;
+        std::optional<std::pair<double, double>> range;
+        std::size_t uses = 0;
+        bool seed = false;
+    };
+    struct state {
+        std::vector<value> values;
+        std::vector<graph::node> nodes;
+        std::size_t add_value(dtype d, shape_type shape, bool placeholder) {
+            value v;
+            v.name = "v" + std::to_string(values.size());
+            v.type = d;
+            v.shape = std::move(shape);
+            v.placeholder = placeholder;
+            v.seed = values.empty();
+            values.push_back(std::move(v));
+            return values.size() - 1;
+        }
+        /// The single leaf in single-input single-output mode (the last node's output 0, or the seed).
+        std::size_t leaf = 0;
+    };
+
+    shape_type random_shape(rng& g) const {
+        const auto rank = static_cast<std::size_t>(
+            g.integer(static_cast<std::int64_t>(cfg_.min_rank), static_cast<std::int64_t>(cfg_.max_rank)));
+        shape_type s(rank);
+        std::int64_t budget = static_cast<std::int64_t>(cfg_.max_elements);
+        for (std::size_t a = 0; a < rank; ++a) {
+            const std::int64_t left = std::max<std::int64_t>(1, budget);
+            const interval dom{cfg_.min_dim, std::min(cfg_.max_dim, left)};
+            const interval bin = cfg_.binning ? detail::pick_bin(dom, cfg_.bins, g) : dom;
+            const std::int64_t d = bin.empty() ? cfg_.min_dim : bin.lo + static_cast<std::int64_t>(g.below(bin.width() + 1));
+            s[a] = static_cast<std::size_t>(d);
+            budget /= std::max<std::int64_t>(d, 1);
+        }
+        return s;
+    }
+
+    /// Adds the node of a solved instance; `inputs` names the bound slots'
+    /// values; `out0` reuses a placeholder as output 0 (backward insertion).
+    void add_node(state& s, const op_instance& inst, const std::map<std::size_t, std::size_t>& bound,
+                  std::optional<std::size_t> out0, rng& g) const {
+        graph::node n;
+        n.op_type = std::string(inst.op->op_type);
+        n.name = "n" + std::to_string(s.nodes.size()) + "_" + n.op_type;
+        n.attributes = inst.attributes;
+        for (std::size_t i = 0; i < inst.inputs.size(); ++i) {
+            const auto& in = inst.inputs[i];
+            switch (in.role) {
+                case input_role::absent: n.inputs.emplace_back(); break;
+                case input_role::bound: {
+                    auto& v = s.values[bound.at(i)];
+                    ++v.uses;
+                    n.inputs.push_back(v.name);
+                    break;
+                }
+                case input_role::placeholder:
+                case input_role::constant: {
+                    const std::size_t k = s.add_value(in.type, in.shape, true);
+                    auto& v = s.values[k];
+                    v.uses = 1;
+                    v.range = in.range;
+                    if (in.role == input_role::constant) {
+                        v.fixed = true;
+                        v.data = in.data;
+                    }
+                    n.inputs.push_back(v.name);
+                    break;
+                }
+            }
+        }
+        while (!n.inputs.empty() && n.inputs.back().empty()) n.inputs.pop_back();
+        // Outputs: the instance's count (Split), or every required one plus a
+        // random prefix of the optional ones.
+        std::size_t count = inst.output_count;
+        const auto& outs = inst.op->outputs;
+        const bool counted = std::any_of(inst.op->outputs.begin(), inst.op->outputs.end(),
+                                         [](const spec::value_spec& v) { return v.variadic; });
+        if (!counted) {
+            count = 1;
+            for (std::size_t o = 1; o < inst.output_shapes.size() && o < outs.size(); ++o) {
+                if (cfg_.single_io && outs[o].optional) break;
+                if (outs[o].optional && !g.bernoulli(0.5)) break;
+                count = o + 1;
+            }
+        }
+        count = std::min(count, inst.output_shapes.size());
+        for (std::size_t o = 0; o < count; ++o) {
+            if (o == 0 && out0) {
+                s.values[*out0].placeholder = false;
+                n.outputs.push_back(s.values[*out0].name);
+                continue;
+            }
+            const std::size_t k = s.add_value(inst.output_dtypes[o], inst.output_shapes[o], false);
+            n.outputs.push_back(s.values[k].name);
+            if (o == 0 && cfg_.single_io) s.leaf = k;
+        }
+        s.nodes.push_back(std::move(n));
+    }
+
+    bool insert_forward(const op_profile& p, state& s, rng& g, generation_stats& stats) const {
+        const auto& op = *p.op;
+        const std::size_t slots = p.variadic ? op.inputs.size() : op.inputs.size();
+        // Type matching: slots with candidate values (dtype and rank fit).
+        auto fits = [&](std::size_t slot, const value& v) {
+            const auto& sp = op.inputs[std::min(slot, op.inputs.size() - 1)];
+            // Inputs whose data the op's hints make (indices, switches) must not take a
+            // graph value: its data would be whatever the graph computes.
+            const auto* ih = p.hints.input(slot);
+            if (ih != nullptr && (ih->before_solving || ih->after_solving)) return false;
+            return !v.fixed && sp.types.contains(v.type) && sp.ranks.contains(v.shape.size());
+        };
+        std::vector<std::pair<std::size_t, std::size_t>> options;  // (slot, value)
+        for (std::size_t slot = 0; slot < slots; ++slot) {
+            if (cfg_.single_io) {
+                if (fits(slot, s.values[s.leaf])) options.emplace_back(slot, s.leaf);
+                continue;
+            }
+            for (std::size_t k = 0; k < s.values.size(); ++k) {
+                if (fits(slot, s.values[k]) && (!s.values[k].placeholder || s.values[k].uses > 0 || s.values[k].seed)) {
+                    options.emplace_back(slot, k);
+                }
+            }
+        }
+        if (options.empty()) {
+            stats.rejected.add(std::string(op.op_type) + ": no value matches an input (forward)");
+            return false;
+        }
+        // Prefer binding the first input: most ops read their main operand there.
+        std::vector<std::pair<std::size_t, std::size_t>> first;
+        for (const auto& o : options) {
+            if (o.first == 0) first.push_back(o);
+        }
+        const auto& pool = (!first.empty() && g.bernoulli(0.7)) ? first : options;
+        const auto [slot, k] = pool[g.below(pool.size())];
+        std::map<std::size_t, std::size_t> bound{{slot, k}};
+        instance_request req{&op, {{slot, {s.values[k].type, s.values[k].shape}}}, std::nullopt, cfg_.single_io};
+        // Sometimes a second operand from the graph too (a DAG, not a chain).
+        if (!cfg_.single_io && op.inputs.size() > 1 && g.bernoulli(0.3)) {
+            std::vector<std::pair<std::size_t, std::size_t>> second;
+            for (const auto& o : options) {
+                if (o.first != slot && s.values[o.second].type == s.values[k].type) second.push_back(o);
+            }
+            if (!second.empty()) {
+                const auto [slot2, k2] = second[g.below(second.size())];
+                bound.emplace(slot2, k2);
+                req.bound_inputs.emplace(slot2, typed_shape{s.values[k2].type, s.values[k2].shape});
+            }
+        }
+        auto inst = generate_instance(p, req, cfg_, g, stats.rejected, hooks_);
+        if (!inst) return false;
+        add_node(s, *inst, bound, std::nullopt, g);
+        return true;
+    }
+
+    bool insert_backward(const op_profile& p, state& s, rng& g, generation_stats& stats) const {
+        const auto& op = *p.op;
+        if (op.outputs.empty()) return false;
+        const auto& out = op.outputs[0];
+        std::vector<std::size_t> cands;
+        for (std::size_t k = 0; k < s.values.size(); ++k) {
+            const auto& v = s.values[k];
+            if (v.placeholder && !v.fixed && out.types.contains(v.type) && out.ranks.contains(v.shape.size())) cands.push_back(k);
+        }
+        if (cands.empty()) {
+            stats.rejected.add(std::string(op.op_type) + ": no placeholder matches its output (backward)");
+            return false;
+        }
+        const std::size_t k = cands[g.below(cands.size())];
+        const instance_request req{&op, {}, typed_shape{s.values[k].type, s.values[k].shape}, false};
+        auto inst = generate_instance(p, req, cfg_, g, stats.rejected, hooks_);
+        if (!inst) return false;
+        add_node(s, *inst, {}, k, g);
+        return true;
+    }
+
+    graph_sketch finish(state& s, rng& g) const {
+        graph_sketch out;
+        auto& m = out.model;
+        m.name = "tensoracle_generated";
+        m.opset = cfg_.opset;
+        // Placeholders become graph inputs or weights; fixed data becomes initializers.
+        std::vector<std::size_t> free;
+        for (std::size_t k = 0; k < s.values.size(); ++k) {
+            const auto& v = s.values[k];
+            if (!v.placeholder) continue;
+            if (v.uses == 0 && !v.seed) continue;
+            if (v.fixed) {
+                m.initializers.emplace(v.name, *v.data);
+                out.fixed.insert(v.name);
+                continue;
+            }
+            free.push_back(k);
+        }
+        bool any_input = false;
+        for (const std::size_t k : free) {
+            const auto& v = s.values[k];
+            if (v.uses == 0) continue;  // an unconsumed seed (every insertion went elsewhere)
+            const bool weight = cfg_.single_io ? !v.seed : g.bernoulli(cfg_.initializer_probability);
+            if (weight) {
+                m.initializers.emplace(v.name, tensor::zeros(v.type, v.shape));  // data from the input search
+            } else {
+                m.inputs.push_back({v.name, v.type, v.shape});
+                any_input = true;
+            }
+            if (v.range) out.ranges.emplace(v.name, *v.range);
+        }
+        if (!any_input) {
+            // Keep one graph input: a model of constants only is folded away whole by most backends.
+            for (const std::size_t k : free) {
+                const auto& v = s.values[k];
+                if (v.uses == 0 || !m.initializers.count(v.name)) continue;
+                m.initializers.erase(v.name);
+                m.inputs.push_back({v.name, v.type, v.shape});
+                break;
+            }
+        }
+        // Nodes in topological order (ONNX requires it).
+        graph::graph unordered;
+        unordered.inputs = m.inputs;
+        unordered.initializers = m.initializers;
+        unordered.nodes = s.nodes;
+        for (const std::size_t i : unordered.topological_order()) {
+            m.nodes.push_back(s.nodes[i]);
+            out.op_types.push_back(s.nodes[i].op_type);
+        }
+        // Outputs: node outputs nothing consumes.
+        std::map<std::string, std::size_t> by_name;
+        for (std::size_t k = 0; k < s.values.size(); ++k) by_name.emplace(s.values[k].name, k);
+        std::set<std::string> consumed;
+        for (const auto& n : m.nodes) {
+            for (const auto& in : n.inputs) consumed.insert(in);
+        }
+        for (const auto& n : m.nodes) {
+            for (const auto& o : n.outputs) {
+                if (o.empty() || consumed.count(o) != 0) continue;
+                const auto& v = s.values[by_name.at(o)];
+                if (cfg_.single_io && by_name.at(o) != s.leaf) continue;
+                m.outputs.push_back({v.name, v.type, v.shape});
+            }
+        }
+        return out;
+    }
+
+    config cfg_;
+    instance_hooks hooks_;
+    std::vector<op_profile> profiles_;
+    std::map<std::string, std::string> excluded_;
+    std::vector<dtype> seed_dtypes_;
+};
+
+}  // namespace tensoracle::gen

@@ -1,0 +1,329 @@
+// tensoracle: inputs and weights under which no node of a graph produces
+// NaN or Inf (NNSmith's Algorithm 3, gradient-guided value search).
+//
+// Start from random values; run the graph; at the first node whose output
+// is not finite, take the first of its domain rules whose loss is positive
+// (spec::domain_rule: a hinge loss that is zero inside the op's domain),
+// back-propagate that loss's gradient to the graph's free values (inputs and
+// weights) through the op rules' VJPs with proxy derivatives (so ReLU,
+// Floor... do not stop the gradient), take an Adam step, and repeat; the
+// optimizer's state resets whenever the target (node, rule) changes.
+// Zero gradients re-draw the values; non-finite ones are replaced by random
+// values. The budget is a number of graph evaluations, so a search is
+// reproducible from its seed. `sampling` mode is the baseline: fresh
+// uniform values every evaluation, no gradients.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <set>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tensoracle/ad/graph.hpp"
+#include "tensoracle/gen/generator.hpp"
+#include "tensoracle/graph/interpreter.hpp"
+
+namespace tensoracle::gen {
+
+struct search_options {
+    std::size_t iterations = 256;  ///< graph evaluations at most
+    double learning_rate = 0.5;    ///< Adam's step size (NNSmith: 0.5)
+    /// Initial range of floating values without a hinted range.
+    std::pair<double, double> init{-4.0, 4.0};
+    /// The sampling baseline: re-draw every value from `baseline_range` each evaluation.
+    bool sampling = false;
+    std::pair<double, double> baseline_range{1.0, 9.0};
+};
+
+struct search_result {
+    bool success = false;
+    std::size_t evaluations = 0;
+    std::size_t restarts = 0;       ///< re-draws after zero or unexplained gradients
+    std::size_t gradient_steps = 0;
+    std::string last_failure;       ///< the last failing node and why
+    /// Data of every free value (graph inputs and weights).
+    std::map<std::string, tensor, std::less<>> values;
+    /// Every value of the successful run (graph outputs included).
+    std::map<std::string, tensor, std::less<>> run;
+};
+
+namespace detail {
+
+struct free_value {
+    std::string name;
+    dtype type = dtype::f32;
+    shape_type shape;
+    std::pair<double, double> range;
+    array<double> x, m, v;  // master copy (floating) and Adam moments
+};
+
+inline tensor to_dtype(const array<double>& a, dtype d) { return tensor(a).cast(d); }
+
+/// The first node that fails on `values` (mutated: gains every computed value).
+struct failure {
+    std::size_t node = 0;
+    bool thrown = false;
+    std::string reason;
+};
+
+inline std::optional<failure> run_until_failure(const graph::graph& m, std::map<std::string, tensor, std::less<>>& values) {
+    for (std::size_t i = 0; i < m.nodes.size(); ++i) {
+        const auto& n = m.nodes[i];
+        const auto call = ad::detail::prepare(n, values);
+        std::vector<tensor> out;
+        try {
+            out = spec::evaluate(*call.op, call.args, call.attributes);
+        } catch (const error& e) {
+            return failure{i, true, n.label() + ": " + e.what()};
+        }
+        for (std::size_t o = 0; o < n.outputs.size() && o < out.size(); ++o) {
+            const auto& t = out[o];
+            if (info(t.element_dtype()).is_floating) {
+                const auto d = t.to<double>();
+                for (std::size_t k = 0; k < d.size(); ++k) {
+                    if (!std::isfinite(d.data()[k])) {
+                        return failure{i, false, n.label() + ": output " + std::to_string(o) + " is not finite"};
+                    }
+                }
+            }
+        }
+        for (std::size_t o = 0; o < n.outputs.size() && o < out.size(); ++o) {
+            if (!n.outputs[o].empty()) values.insert_or_assign(n.outputs[o], std::move(out[o]));
+        }
+    }
+    return std::nullopt;
+}
+
+/// Simultaneous-perturbation estimate of a loss's gradient (rules without an
+/// analytic gradient): the average of (L(x + c D) - L(x - c D)) / (2c) * D
+/// over a few random sign vectors D.
+inline std::vector<tensor> estimate_gradient(const spec::domain_rule& rule, std::span<const tensor> in, rng& g) {
+    std::vector<array<double>> x, acc;
+    for (const auto& t : in) {
+        x.push_back(info(t.element_dtype()).is_floating ? t.to<double>() : array<double>::from_shape({0}));
+        acc.push_back(array<double>::from_shape(x.back().shape()));
+        acc.back().fill(0.0);
+    }
+    constexpr int directions = 4;
+    for (int r = 0; r < directions; ++r) {
+        std::vector<array<double>> delta;
+        std::vector<tensor> plus(in.begin(), in.end()), minus(in.begin(), in.end());
+        for (std::size_t i = 0; i < in.size(); ++i) {
+            delta.push_back(array<double>::from_shape(x[i].shape()));
+            if (x[i].size() == 0) continue;
+            auto p = x[i], q = x[i];
+            for (std::size_t k = 0; k < x[i].size(); ++k) {
+                const double d = g.bernoulli(0.5) ? 1.0 : -1.0;
+                const double c = 1e-3 * std::max(1.0, std::fabs(x[i].data()[k]));
+                delta[i].data()[k] = d * c;
+                p.data()[k] += d * c;
+                q.data()[k] -= d * c;
+            }
+            plus[i] = tensor(p).cast(in[i].element_dtype());
+            minus[i] = tensor(q).cast(in[i].element_dtype());
+        }
+        const double diff = rule.loss(plus) - rule.loss(minus);
+        if (!std::isfinite(diff)) continue;
+        for (std::size_t i = 0; i < in.size(); ++i) {
+            for (std::size_t k = 0; k < x[i].size(); ++k) {
+                const double c = delta[i].data()[k];
+                acc[i].data()[k] += diff / (2.0 * c) / directions;
+            }
+        }
+    }
+    std::vector<tensor> out;
+    for (auto& a : acc) out.emplace_back(a);
+    return out;
+}
+
+}  // namespace detail
+
+/// Finds data for the free values of `sketch` (its graph inputs and weights
+/// not fixed by the generator) under which every node's output is finite.
+[[nodiscard]] inline search_result search_inputs(const graph_sketch& sketch, rng& g, const search_options& options = {}) {
+    const auto& m = sketch.model;
+    search_result result;
+    std::vector<detail::free_value> free;
+    auto add_free = [&](const std::string& name, dtype d, const shape_type& s) {
+        detail::free_value f;
+        f.name = name;
+        f.type = d;
+        f.shape = s;
+        const auto it = sketch.ranges.find(name);
+        f.range = it != sketch.ranges.end() ? it->second : options.init;
+        free.push_back(std::move(f));
+    };
+    for (const auto& in : m.inputs) add_free(in.name, in.type, in.shape ? *in.shape : shape_type{});
+    for (const auto& [name, t] : m.initializers) {
+        if (sketch.fixed.count(name) == 0) add_free(name, t.element_dtype(), t.shape());
+    }
+    double scale = 1.0;  // shrinks after failures no domain rule explains (overflow)
+    auto draw = [&](detail::free_value& f, bool baseline) {
+        const auto r = baseline ? options.baseline_range : f.range;
+        const double lo = baseline ? r.first : r.first * scale, hi = baseline ? r.second : r.second * scale;
+        const tensor t = detail::random_data(g, f.type, f.shape, std::min(lo, hi), std::max(hi, lo + 1e-9));
+        f.x = t.to<double>();
+        f.m = array<double>::from_shape(f.x.shape());
+        f.v = array<double>::from_shape(f.x.shape());
+        f.m.fill(0.0);
+        f.v.fill(0.0);
+    };
+    for (auto& f : free) draw(f, options.sampling);
+    std::pair<std::size_t, std::size_t> target{SIZE_MAX, SIZE_MAX};
+    std::set<std::pair<std::size_t, std::size_t>> visited;  // (node, rule) targets since the last draw
+    double step_scale = 1.0;
+    std::size_t adam_t = 0, steps_on_target = 0;
+    // A fresh random start. Ranges cycle through scales 1, 1/2, ..., 1/128:
+    // small values avoid overflow and the flat zones of integer and
+    // piecewise-constant paths no gradient crosses; large ones reach domains
+    // such as x >= 1.
+    auto restart = [&]() {
+        ++result.restarts;
+        scale = std::ldexp(1.0, -static_cast<int>(result.restarts % 8));
+        for (auto& f : free) draw(f, false);
+        target = {SIZE_MAX, SIZE_MAX};
+        visited.clear();
+        step_scale = 1.0;
+    };
+
+    for (; result.evaluations < options.iterations;) {
+        ++result.evaluations;
+        std::map<std::string, tensor, std::less<>> values;
+        for (const auto& [name, t] : m.initializers) {
+            if (sketch.fixed.count(name) != 0) values.emplace(name, t);
+        }
+        for (const auto& f : free) values.insert_or_assign(f.name, detail::to_dtype(f.x, f.type));
+        const auto fail = detail::run_until_failure(m, values);
+        if (!fail) {
+            result.success = true;
+            for (const auto& f : free) result.values.emplace(f.name, values.at(f.name));
+            result.run = std::move(values);
+            return result;
+        }
+        result.last_failure = fail->reason;
+        if (options.sampling) {
+            for (auto& f : free) draw(f, true);
+            continue;
+        }
+        const auto& n = m.nodes[fail->node];
+        const auto call = ad::detail::prepare(n, values);
+        std::vector<tensor> args;
+        for (const auto* a : call.args) args.push_back(a != nullptr ? *a : tensor());
+        // The first violated domain rule of the failing node.
+        std::vector<spec::domain_rule> rules;
+        try {
+            rules = call.op->domain(call.op->normalize_attributes(call.attributes));
+        } catch (const error&) {
+            rules.clear();
+        }
+        std::optional<std::size_t> which;
+        for (std::size_t r = 0; r < rules.size() && !fail->thrown; ++r) {
+            double loss = 0.0;
+            try {
+                loss = rules[r].loss(args);
+            } catch (const error&) {
+                loss = 0.0;
+            }
+            if (loss > 0.0) {
+                which = r;
+                break;
+            }
+        }
+        if (!which) {
+            // Nothing to descend on (an overflow no rule describes, or an
+            // integer error): re-draw at the next scale.
+            restart();
+            continue;
+        }
+        if (target != std::make_pair(fail->node, *which)) {
+            // Back to a target fixed before: two rules pull against each other
+            // (Acos then Atanh of it). Adam's first steps are about lr whatever
+            // the gradient, so halve the step until it fits their common interval.
+            if (!visited.insert({fail->node, *which}).second) step_scale = std::max(step_scale * 0.5, 1.0 / 64.0);
+            target = {fail->node, *which};
+            steps_on_target = 0;
+            adam_t = 0;
+            for (auto& f : free) {
+                f.m.fill(0.0);
+                f.v.fill(0.0);
+            }
+        }
+        // d loss / d (node inputs), then back through the nodes before it.
+        std::vector<tensor> grads = rules[*which].gradient ? rules[*which].gradient(args)
+                                                           : detail::estimate_gradient(rules[*which], args, g);
+        std::map<std::string, array<double>, std::less<>> cot;
+        auto accumulate = [&](const std::string& name, const array<double>& d) {
+            if (name.empty() || d.size() == 0) return;
+            auto [it, fresh] = cot.emplace(name, d);
+            if (!fresh && it->second.shape() == d.shape()) it->second += d;
+        };
+        for (std::size_t i = 0; i < grads.size() && i < n.inputs.size(); ++i) {
+            if (grads[i].size() == 0) continue;
+            accumulate(n.inputs[i], grads[i].to<double>());
+        }
+        for (std::size_t k = fail->node; k-- > 0;) {
+            const auto& node = m.nodes[k];
+            bool seeded = false;
+            for (const auto& o : node.outputs) seeded = seeded || (!o.empty() && cot.count(o) != 0);
+            if (!seeded) continue;
+            const auto* r = ad::find_rules<double>(node.op_type);
+            if (r == nullptr) continue;  // not differentiable: the gradient stops here
+            try {
+                const auto c2 = ad::detail::prepare(node, values);
+                const auto ctx = ad::make_context(*c2.op, c2.args, c2.attributes);
+                const auto ids = r->differentiable_inputs(ctx);
+                std::vector<array<double>> xs(ctx.input_count(), ad::detail::empty_array<double>());
+                for (const std::size_t i : ids) xs[i] = ad::lift<double>(*c2.args[i]);
+                const auto dts = c2.op->output_dtypes(ctx);
+                std::vector<array<double>> w;
+                for (std::size_t o = 0; o < dts.size(); ++o) {
+                    const auto it = o < node.outputs.size() ? cot.find(node.outputs[o]) : cot.end();
+                    w.push_back(it != cot.end() && info(dts[o]).is_floating ? it->second : ad::detail::empty_array<double>());
+                }
+                const auto back = r->vjp(ctx, xs, w, {.proxy = true});
+                for (const std::size_t i : ids) accumulate(node.inputs[i], back.cotangents[i]);
+            } catch (const error&) {
+                continue;
+            }
+        }
+        // Adam on the free floating values the loss reaches; a target that
+        // resists for 16 steps gets smaller steps (it may be narrower than lr).
+        if (++steps_on_target % 16 == 0) step_scale = std::max(step_scale * 0.5, 1.0 / 64.0);
+        ++adam_t;
+        ++result.gradient_steps;
+        bool moved = false;
+        constexpr double b1 = 0.9, b2 = 0.999, eps = 1e-8;
+        for (auto& f : free) {
+            if (!info(f.type).is_floating) continue;
+            const auto it = cot.find(f.name);
+            if (it == cot.end() || it->second.shape() != f.x.shape()) continue;
+            const auto& d = it->second;
+            for (std::size_t k = 0; k < f.x.size(); ++k) {
+                double gk = d.data()[k];
+                if (!std::isfinite(gk)) {  // a non-finite gradient: this value restarts at random
+                    f.x.data()[k] = g.uniform(f.range.first, std::max(f.range.second, f.range.first + 1e-9));
+                    moved = true;
+                    continue;
+                }
+                if (gk == 0.0) continue;
+                f.m.data()[k] = b1 * f.m.data()[k] + (1 - b1) * gk;
+                f.v.data()[k] = b2 * f.v.data()[k] + (1 - b2) * gk * gk;
+                const double mh = f.m.data()[k] / (1 - std::pow(b1, static_cast<double>(adam_t)));
+                const double vh = f.v.data()[k] / (1 - std::pow(b2, static_cast<double>(adam_t)));
+                f.x.data()[k] -= step_scale * options.learning_rate * mh / (std::sqrt(vh) + eps);
+                moved = true;
+            }
+        }
+        if (!moved) restart();  // no free value reached: start elsewhere
+    }
+    // Budget spent: the last data tried (the case is still a valid graph).
+    for (const auto& f : free) result.values.insert_or_assign(f.name, detail::to_dtype(f.x, f.type));
+    return result;
+}
+
+}  // namespace tensoracle::gen

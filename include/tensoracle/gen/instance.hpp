@@ -1,0 +1,786 @@
+// tensoracle: one valid op instance, solved from the op's own spec.
+//
+// The generator decides the structure (which optional inputs, dtypes by
+// type matching, ranks, which attributes are given and how long their
+// lists are), builds a *symbolic* context in which dims, int attributes and
+// the values of shape-like inputs are unknowns, collects the op's
+// constraints plus the equalities that bind it to values already in the
+// graph, and solves (gen/solver.hpp) with NNSmith's attribute binning. The
+// spec's constraints are the only statement of validity; hints
+// (spec/hints.hpp) add only value distributions and non-integer attributes.
+//
+// Structure the solver infers:
+// - a small integer input whose values the spec reads (`c.values(i)`, e.g.
+//   Reshape's shape) is found when the spec asks for them, and becomes a
+//   constant whose values are unknowns;
+// - list lengths: a list attribute's length (spec::list_length) and a
+//   shape-like input's length (its dim 0) are unknowns too; the generator
+//   guesses, propagates the length rules, and re-guesses from the implied
+//   domain.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tensoracle/core/rng.hpp"
+#include "tensoracle/core/tensor.hpp"
+#include "tensoracle/gen/config.hpp"
+#include "tensoracle/gen/solver.hpp"
+#include "tensoracle/spec/entry.hpp"
+
+namespace tensoracle::gen {
+
+/// A value already in the graph: its dtype and concrete shape.
+struct typed_shape {
+    dtype type = dtype::f32;
+    shape_type shape;
+    friend bool operator==(const typed_shape&, const typed_shape&) = default;
+};
+
+/// What an insertion asks of an op instance.
+struct instance_request {
+    const spec::op_entry* op = nullptr;
+    /// Forward insertion: input slot -> the existing value it consumes.
+    std::map<std::size_t, typed_shape> bound_inputs;
+    /// Backward insertion: output 0 must be exactly this.
+    std::optional<typed_shape> bound_output;
+    /// Only output 0 may be named (single-input single-output graphs).
+    bool single_output = false;
+};
+
+enum class input_role : std::uint8_t {
+    absent,       ///< an optional input left out
+    bound,        ///< an existing value of the graph
+    placeholder,  ///< a new value of solved shape (a graph input, weight, or a later backward insertion)
+    constant,     ///< data fixed here (shape-like values, hinted data): an initializer
+};
+
+struct instance_input {
+    input_role role = input_role::absent;
+    dtype type = dtype::f32;
+    shape_type shape;
+    std::optional<tensor> data;  ///< constants only
+    std::optional<std::pair<double, double>> range;  ///< placeholders: the hint's initial data range
+};
+
+/// A solved op instance: what a node needs, and what it produces.
+struct op_instance {
+    const spec::op_entry* op = nullptr;
+    std::vector<instance_input> inputs;
+    spec::attribute_map attributes;  ///< as the node carries them (defaults not filled in)
+    std::vector<dtype> output_dtypes;
+    std::vector<shape_type> output_shapes;
+    std::size_t output_count = 1;  ///< outputs the node names (Split: its __num_outputs)
+};
+
+/// Why instances were rejected, counted by reason.
+struct rejection_counts {
+    std::map<std::string, std::size_t> by_reason;
+    void add(const std::string& reason) { ++by_reason[reason]; }
+    void merge(const rejection_counts& o) {
+        for (const auto& [k, v] : o.by_reason) by_reason[k] += v;
+    }
+    [[nodiscard]] std::size_t total() const {
+        std::size_t n = 0;
+        for (const auto& kv : by_reason) n += kv.second;
+        return n;
+    }
+};
+
+/// The attribute the interpreter fills with the node's output count.
+inline constexpr std::string_view output_count_attribute = "__num_outputs";
+
+/// What an unknown int attribute holds in the map a symbolic context carries:
+/// far outside any valid value, so a spec that reads it as a number instead
+/// of through `c.attr()` fails loudly (an axis out of range) rather than
+/// silently using a made-up value.
+inline constexpr std::int64_t unknown_placeholder = -(std::int64_t{1} << 40);
+
+namespace detail {
+
+/// NNSmith's Algorithm 2: a random bin of k exponential bins [2^(i-1), 2^i)
+/// (the last one open), plus a zero bin and mirrored negative bins where the
+/// domain allows, then a random sub-range of that bin.
+inline interval pick_bin(interval dom, int k, rng& g) {
+    std::vector<std::pair<int, interval>> bins;  // (signed bin index, range)
+    const auto p2 = [](int i) { return std::int64_t{1} << i; };
+    if (dom.contains(0)) bins.push_back({0, {0, 0}});
+    for (int i = 1; i <= k; ++i) {
+        const interval pos{p2(i - 1), i < k ? p2(i) - 1 : detail::big};
+        const interval a = detail::meet(pos, dom);
+        if (!a.empty()) bins.push_back({i, a});
+        const interval neg{i < k ? -(p2(i) - 1) : -detail::big, -p2(i - 1)};
+        const interval b = detail::meet(neg, dom);
+        if (!b.empty()) bins.push_back({-i, b});
+    }
+    if (bins.empty()) return dom;
+    const auto [i, range] = bins[static_cast<std::size_t>(g.below(bins.size()))];
+    if (i == 0 || std::abs(i) == k) return range;
+    // Two points b < t uniformly in (|i|-1, |i|): the sub-range [2^b, 2^t].
+    double b = g.uniform(std::abs(i) - 1.0, static_cast<double>(std::abs(i)));
+    double t = g.uniform(std::abs(i) - 1.0, static_cast<double>(std::abs(i)));
+    if (b > t) std::swap(b, t);
+    auto lo = static_cast<std::int64_t>(std::floor(std::exp2(b))), hi = static_cast<std::int64_t>(std::floor(std::exp2(t)));
+    interval sub = i > 0 ? interval{lo, hi} : interval{-hi, -lo};
+    sub = detail::meet(sub, range);
+    return sub.empty() ? range : sub;
+}
+
+inline std::int64_t product_bound(const shape_type& s) {
+    std::int64_t n = 1;
+    for (const auto d : s) n *= static_cast<std::int64_t>(d);
+    return n;
+}
+
+inline spec::expr product(const std::vector<spec::expr>& dims) {
+    spec::expr p(1);
+    for (const auto& d : dims) p = p * d;
+    return p;
+}
+
+/// A random tensor of dtype d in [lo, hi) (see spec::random_values).
+inline tensor random_data(rng& g, dtype d, const shape_type& s, double lo, double hi) {
+    return spec::random_values(g, d, s, lo, hi);
+}
+
+}  // namespace detail
+
+/// The generator's view of one op: hints and attribute reflection, computed once.
+struct op_profile {
+    const spec::op_entry* op = nullptr;
+    spec::hints hints;
+    std::vector<spec::attribute_info> attributes;
+    spec::attribute_map defaults;  ///< normalize_attributes({}) where it works
+    bool vulnerable = false;       ///< has a numeric domain
+    bool variadic = false;
+
+    explicit op_profile(const spec::op_entry& e) : op(&e), hints(e.hints()), attributes(e.attribute_infos()) {
+        variadic = !e.inputs.empty() && e.inputs.back().variadic;
+        try {
+            defaults = e.normalize_attributes({});
+        } catch (const error&) {
+            defaults = {};  // required attributes: filled in per instance
+        }
+        try {
+            vulnerable = !e.domain(defaults).empty();
+        } catch (const error&) {
+            vulnerable = false;
+        }
+    }
+};
+
+/// Optional hooks into generation: another solver (the Z3 backend,
+/// gen/z3_backend.hpp), and an observer of every constraint system solved
+/// (the cross-check test draws its systems from it).
+struct instance_hooks {
+    std::function<solve_result(const constraint_system&, rng&)> solver;
+    std::function<void(const constraint_system&)> observe;
+};
+
+/// Solves one instance of `p.op` for `req`; nullopt (with the reason
+/// counted in `rejected`) when this structure has no solution. Deterministic
+/// in `g`.
+[[nodiscard]] inline std::optional<op_instance> generate_instance(const op_profile& p, const instance_request& req,
+                                                                  const config& cfg, rng& g,
+                                                                  rejection_counts& rejected,
+                                                                  const instance_hooks& hooks = {}) {
+    const spec::op_entry& op = *p.op;
+    const std::string name(op.op_type);
+    auto reject = [&](const std::string& why) -> std::optional<op_instance> {
+        rejected.add(name + ": " + why);
+        return std::nullopt;
+    };
+    const auto& hints = p.hints;
+    const std::size_t slots = op.inputs.size();
+    auto slot = [&](std::size_t i) -> const spec::value_spec& { return op.inputs[std::min(i, slots - 1)]; };
+
+    // --- structure: input count and presence ---------------------------------
+    std::size_t count = slots;
+    std::size_t max_bound = 0;
+    for (const auto& kv : req.bound_inputs) max_bound = std::max(max_bound, kv.first + 1);
+    if (p.variadic) {
+        const std::size_t fixed = slots - 1;
+        const auto extra = static_cast<std::size_t>(
+            g.integer(static_cast<std::int64_t>(hints.variadic_min), static_cast<std::int64_t>(hints.variadic_max)));
+        count = std::max(fixed + extra, max_bound);
+    } else if (max_bound > slots) {
+        return reject("bound input beyond the op's inputs");
+    }
+    std::vector<instance_input> in(count);
+    for (std::size_t i = 0; i < count; ++i) {
+        const auto& s = slot(i);
+        const auto* ih = hints.input(i);
+        if (ih != nullptr && ih->range) in[i].range = ih->range;
+        if (req.bound_inputs.count(i) != 0) {
+            in[i].role = input_role::bound;
+            in[i].type = req.bound_inputs.at(i).type;
+            in[i].shape = req.bound_inputs.at(i).shape;
+            continue;
+        }
+        const bool optional = s.optional && !s.variadic;
+        const double pr = ih != nullptr && ih->present ? *ih->present : 0.5;
+        in[i].role = (!optional || g.bernoulli(pr)) ? input_role::placeholder : input_role::absent;
+    }
+    // ONNX drops trailing absent inputs; keep the list tidy.
+    while (!in.empty() && in.back().role == input_role::absent) in.pop_back();
+
+    // --- dtypes (type matching) and ranks ------------------------------------
+    std::vector<spec::input_candidate> cands;
+    if (req.bound_output) {
+        cands = op.input_candidates(req.bound_output->type, req.bound_output->shape.size());
+        if (cands.empty()) return reject("cannot produce the wanted output type");
+    }
+    auto allowed = [&](dtype d) { return std::find(cfg.dtypes.begin(), cfg.dtypes.end(), d) != cfg.dtypes.end(); };
+    std::map<std::string_view, dtype> type_var;
+    for (std::size_t i = 0; i < in.size(); ++i) {
+        if (in[i].role == input_role::bound) {
+            const auto [it, fresh] = type_var.emplace(slot(i).type_var, in[i].type);
+            if (!fresh && it->second != in[i].type) return reject("bound inputs disagree on a type variable");
+            if (!slot(i).types.contains(in[i].type)) return reject("bound input dtype not accepted");
+        }
+    }
+    for (std::size_t i = 0; i < in.size(); ++i) {
+        if (in[i].role != input_role::placeholder) continue;
+        const auto& s = slot(i);
+        std::vector<dtype> choices;
+        std::vector<std::size_t> ranks;
+        if (!cands.empty()) {
+            const auto& c = cands[std::min(i, cands.size() - 1)];
+            for (const auto d : c.dtypes) {
+                if (s.types.contains(d)) choices.push_back(d);  // candidates never widen the slot's types
+            }
+            ranks = c.ranks;
+        } else {
+            choices = s.types.members();
+        }
+        const auto tv = type_var.find(s.type_var);
+        if (tv != type_var.end()) {
+            if (std::find(choices.begin(), choices.end(), tv->second) == choices.end()) {
+                return reject("no dtype fits the type variable");
+            }
+            in[i].type = tv->second;
+        } else {
+            std::vector<dtype> ok;
+            const bool shape_like = (s.types & spec::types::floating).empty() && (s.types & spec::types::boolean).empty() &&
+                                    !(s.types & spec::types::int64).empty() && s.ranks.max <= 1;
+            for (const auto d : choices) {
+                if (allowed(d) || shape_like) ok.push_back(d);
+            }
+            if (ok.empty()) {
+                return reject("input " + std::to_string(i) + " ('" + std::string(s.name) + "') takes " + s.types.to_string() +
+                              ", none of them configured");
+            }
+            in[i].type = ok[static_cast<std::size_t>(g.below(ok.size()))];
+            type_var.emplace(s.type_var, in[i].type);
+        }
+        // Ranks: backward inference's candidates, or near the first bound input's rank.
+        std::vector<std::size_t> ok_ranks;
+        if (!ranks.empty()) {
+            for (const auto r : ranks) {
+                if (s.ranks.contains(r) && r <= cfg.max_rank) ok_ranks.push_back(r);
+            }
+        } else {
+            for (std::size_t r = s.ranks.min; r <= std::min(s.ranks.max, cfg.max_rank); ++r) ok_ranks.push_back(r);
+        }
+        if (ok_ranks.empty()) {
+            return reject("input " + std::to_string(i) + " ('" + std::string(s.name) + "') needs rank " +
+                          std::to_string(s.ranks.min) + ".." + std::to_string(s.ranks.max) + ", max_rank is " +
+                          std::to_string(cfg.max_rank));
+        }
+        std::size_t rank = ok_ranks[static_cast<std::size_t>(g.below(ok_ranks.size()))];
+        if (ranks.empty() && !req.bound_inputs.empty() && g.bernoulli(0.5)) {
+            const std::size_t near = req.bound_inputs.begin()->second.shape.size();
+            if (std::find(ok_ranks.begin(), ok_ranks.end(), near) != ok_ranks.end()) rank = near;
+        }
+        in[i].shape.assign(rank, 0);  // dims solved below
+    }
+    if (!in.empty() && in[0].role != input_role::absent) {
+        const auto it = cfg.support.find(name);
+        if (it != cfg.support.end() && it->second.count(in[0].type) == 0) return reject("dtype not supported by the target");
+    }
+
+    // --- attributes ---------------------------------------------------------
+    spec::attribute_map given;                 // what the node will carry
+    std::vector<std::string> unknown_attrs;    // int / ints attributes the solver decides
+    std::map<std::string, std::size_t> list_guess;  // unknown ints attribute -> guessed length
+    std::map<std::string, interval> attr_domain;
+    std::size_t output_count = 1;
+    const interval default_attr_domain{-cfg.max_dim, cfg.max_dim};
+    // A first guess at a list length (a list attribute, a shape-like input).
+    // Lists of one op mostly share a length (Slice's starts/ends/axes/steps,
+    // a pool's kernel_shape/strides) or match input 0's rank: guess those
+    // often; propagation corrects the rest.
+    std::vector<std::size_t> guessed_lengths;
+    auto guess_length = [&](std::size_t max_len) -> std::size_t {
+        const std::size_t hi = std::max<std::size_t>(max_len, 1);
+        std::size_t len = static_cast<std::size_t>(g.integer(1, static_cast<std::int64_t>(hi)));
+        const double u = g.uniform(0.0, 1.0);
+        if (!guessed_lengths.empty() && u < 0.6) {
+            len = guessed_lengths[g.below(guessed_lengths.size())];
+        } else if (!in.empty() && in[0].role != input_role::absent && u < 0.8 && !in[0].shape.empty()) {
+            len = std::min(in[0].shape.size(), hi);
+        }
+        guessed_lengths.push_back(len);
+        return len;
+    };
+    for (const auto& a : p.attributes) {
+        const auto* h = hints.attribute(a.name);
+        if (a.name == output_count_attribute) {
+            if (h != nullptr && h->how == spec::attribute_hint::kind::choice && !h->choices.empty()) {
+                output_count = static_cast<std::size_t>(std::get<std::int64_t>(h->choices[g.below(h->choices.size())]));
+            } else {
+                output_count = static_cast<std::size_t>(g.integer(1, 4));
+            }
+            if (req.single_output) output_count = 1;
+            continue;
+        }
+        if (h != nullptr && h->how == spec::attribute_hint::kind::omit) continue;
+        const double present = h != nullptr ? h->present : (a.kind == spec::attribute_kind::ints ? 0.6 : 0.7);
+        if (!a.required && !g.bernoulli(present)) continue;
+        using K = spec::attribute_hint::kind;
+        const K how = h != nullptr ? h->how : K::solve;
+        switch (how) {
+            case K::flag: given[a.name] = std::int64_t{g.bernoulli(0.5) ? 1 : 0}; break;
+            case K::choice: given[a.name] = h->choices[g.below(h->choices.size())]; break;
+            case K::real: given[a.name] = h->real_lo < h->real_hi ? g.uniform(h->real_lo, h->real_hi) : h->real_lo; break;
+            case K::dtype: {
+                dtype d = cfg.dtypes[g.below(cfg.dtypes.size())];
+                if (req.bound_output) d = req.bound_output->type;
+                given[a.name] = std::int64_t{onnx_type(d)};
+                break;
+            }
+            case K::tensor: {
+                std::optional<dtype> od;
+                std::optional<shape_type> os;
+                if (req.bound_output) {
+                    od = req.bound_output->type;
+                    os = req.bound_output->shape;
+                }
+                given[a.name] = h->make_tensor(g, od, os);
+                break;
+            }
+            case K::omit: break;
+            case K::solve: {
+                if (a.kind == spec::attribute_kind::int_) {
+                    given[a.name] = unknown_placeholder;
+                } else if (a.kind == spec::attribute_kind::ints) {
+                    const auto len = guess_length(cfg.max_rank);
+                    list_guess[a.name] = len;
+                    given[a.name] = std::vector<std::int64_t>(len, unknown_placeholder);
+                } else if (a.required) {
+                    return reject("required attribute '" + a.name + "' needs a hint");
+                } else {
+                    continue;  // float/string/tensor attributes without hints keep their defaults
+                }
+                unknown_attrs.push_back(a.name);
+                attr_domain[a.name] = h != nullptr ? interval{h->lo, h->hi} : default_attr_domain;
+                break;
+            }
+        }
+    }
+
+    // --- solve, re-guessing structure from what propagation implies ----------
+    std::set<std::size_t> values_inputs;             // shape-like inputs (values are unknowns)
+    std::map<std::size_t, std::size_t> values_len;   // their guessed lengths
+    std::map<std::size_t, tensor> before;            // hinted data needed before solving
+    std::set<std::size_t> fixed_dims;                // placeholders whose dims were fixed early
+    constexpr int max_rounds = 16;
+    for (int round = 0; round < max_rounds; ++round) {
+        // The attribute map the spec sees: defaults filled in, unknowns as placeholders.
+        spec::attribute_map full;
+        try {
+            full = op.normalize_attributes(given);
+        } catch (const error& e) {
+            return reject(std::string("attributes rejected: ") + e.what());
+        }
+        if (std::find_if(p.attributes.begin(), p.attributes.end(),
+                         [](const spec::attribute_info& a) { return a.name == output_count_attribute; }) != p.attributes.end()) {
+            full[std::string(output_count_attribute)] = static_cast<std::int64_t>(output_count);
+        }
+        std::vector<spec::symbolic_input> sym(in.size());
+        for (std::size_t i = 0; i < in.size(); ++i) {
+            auto& s = sym[i];
+            if (in[i].role == input_role::absent) continue;
+            s.present = true;
+            s.type = in[i].type;
+            if (before.count(i) != 0) {
+                s.data = &before.at(i);
+                for (const auto d : before.at(i).shape()) s.dims.emplace_back(static_cast<std::int64_t>(d));
+            } else if (values_inputs.count(i) != 0) {
+                const std::size_t len = values_len[i];
+                if (!in[i].shape.empty()) s.dims.push_back(spec::expr::symbol(spec::context::dim_name(i, 0)));
+                std::vector<spec::expr> v;
+                for (std::size_t k = 0; k < len; ++k) v.push_back(spec::expr::symbol(spec::context::value_name(i, k)));
+                s.values = std::move(v);
+            } else if (in[i].role == input_role::bound || fixed_dims.count(i) != 0) {
+                for (const auto d : in[i].shape) s.dims.emplace_back(static_cast<std::int64_t>(d));
+            } else {
+                for (std::size_t a = 0; a < in[i].shape.size(); ++a) s.dims.push_back(spec::expr::symbol(spec::context::dim_name(i, a)));
+            }
+        }
+        const auto ctx = spec::context::symbolic(op.op_type, sym, full, unknown_attrs);
+        // What the spec asked for that the generator had left unknown: returns
+        // the rejection reason, or "" when the structure changed (next round).
+        auto resolve = [&](const spec::unknown_input_error& e) -> std::string {
+            const std::size_t i = e.input();
+            if (i >= in.size() || in[i].role == input_role::absent) return "spec reads an absent input";
+            const auto* ih = hints.input(i);
+            const bool has_hint = ih != nullptr && ih->before_solving && before.count(i) == 0;
+            const auto& s = slot(i);
+            const bool int_slot = (s.types & (spec::types::floating | spec::types::boolean)).empty() && s.ranks.max <= 1;
+            using need = spec::unknown_input_error::need;
+            if (e.needed() == need::values || (e.needed() == need::shape && !has_hint && int_slot)) {
+                // A shape-like input: a constant whose values are unknowns.
+                if (in[i].role == input_role::bound) return "a shape-like input cannot consume a graph value";
+                if (values_inputs.count(i) != 0) return "shape-like input not resolvable";
+                values_inputs.insert(i);
+                in[i].role = input_role::constant;
+                if (in[i].type != dtype::i64 && in[i].type != dtype::i32) in[i].type = dtype::i64;
+                const bool scalar = s.ranks.max == 0 || (s.ranks.min == 0 && g.bernoulli(0.5));
+                in[i].shape.assign(scalar ? 0 : 1, 0);
+                values_len[i] = scalar ? 1 : guess_length(cfg.max_rank);
+                return "";
+            }
+            if (e.needed() == need::shape && !has_hint && in[i].role == input_role::placeholder && fixed_dims.count(i) == 0) {
+                // A rule on float data (scales) needs numbers: fix this input's dims now.
+                std::int64_t budget = static_cast<std::int64_t>(cfg.max_elements);
+                for (auto& d : in[i].shape) {
+                    const interval dom{cfg.min_dim, std::max<std::int64_t>(cfg.min_dim, std::min(cfg.max_dim, budget))};
+                    const interval bin = cfg.binning ? detail::pick_bin(dom, cfg.bins, g) : dom;
+                    const std::int64_t v = bin.lo + static_cast<std::int64_t>(g.below(bin.width() + 1));
+                    d = static_cast<std::size_t>(v);
+                    budget /= std::max<std::int64_t>(v, 1);
+                }
+                fixed_dims.insert(i);
+                return "";
+            }
+            if (!has_hint) return "spec needs the data of input " + std::to_string(i) + " (no before_solving hint)";
+            if (in[i].role == input_role::bound) return "hinted data input cannot consume a graph value";
+            try {
+                before.emplace(i, ih->before_solving(g, ctx));
+            } catch (const error& e2) {
+                return std::string("before_solving hint failed: ") + e2.what();
+            }
+            in[i].role = input_role::constant;
+            in[i].type = before.at(i).element_dtype();
+            in[i].shape = before.at(i).shape();
+            return "";
+        };
+        std::vector<spec::constraint> cs;
+        try {
+            cs = op.constraints(ctx);
+        } catch (const spec::unknown_input_error& e) {
+            const auto why = resolve(e);
+            if (!why.empty()) return reject(why);
+            continue;
+        } catch (const error& e) {
+            return reject(std::string("structure: ") + e.what());
+        }
+        // A rule that already folded to false: this structure is invalid (and the
+        // spec's shape inference may assume it holds, so do not call it).
+        for (const auto& k : cs) {
+            if (k.condition.is_constant() && k.condition.constant_value() == 0) return reject("structure: " + k.reason);
+        }
+
+        try {
+        // The system: every symbol the spec used is one of our unknowns.
+        constraint_system sys;
+        for (std::size_t i = 0; i < in.size(); ++i) {
+            if (in[i].role == input_role::placeholder && fixed_dims.count(i) == 0) {
+                for (std::size_t a = 0; a < in[i].shape.size(); ++a) sys.add_variable(spec::context::dim_name(i, a), cfg.min_dim, cfg.max_dim);
+            }
+            if (values_inputs.count(i) != 0) {
+                if (!in[i].shape.empty()) sys.add_variable(spec::context::dim_name(i, 0), 0, 2 * static_cast<std::int64_t>(cfg.max_rank) + 2);
+                for (std::size_t k = 0; k < values_len[i]; ++k) sys.add_variable(spec::context::value_name(i, k), -cfg.max_dim, cfg.max_dim);
+            }
+        }
+        for (const auto& key : unknown_attrs) {
+            const interval d = attr_domain[key];
+            if (const auto* v = std::get_if<std::vector<std::int64_t>>(&given[key])) {
+                sys.add_variable(spec::context::attr_length_name(key), 1, 2 * static_cast<std::int64_t>(cfg.max_rank) + 2);
+                for (std::size_t k = 0; k < v->size(); ++k) sys.add_variable(spec::context::attr_element_name(key, k), d.lo, d.hi);
+            } else {
+                sys.add_variable("attr." + key, d.lo, d.hi);
+            }
+        }
+        sys.constraints = std::move(cs);
+
+        // Length inference: propagate the length rules without our guesses.
+        struct link {
+            std::string symbol;
+            std::size_t* guess;
+        };
+        std::vector<link> links;
+        for (auto& [i, len] : values_len) {
+            if (!in[i].shape.empty()) links.push_back({spec::context::dim_name(i, 0), &len});
+        }
+        for (auto& [key, len] : list_guess) links.push_back({spec::context::attr_length_name(key), &len});
+        std::string conflict;
+        const auto implied = propagate(sys, &conflict);
+        // Our length guesses may be what conflicts: guess again (mostly all
+        // equal, the usual rule; sometimes independent) while rounds remain.
+        auto redraw_lengths = [&]() {
+            if (links.empty() || guessed_lengths.empty() || round + 2 >= max_rounds) return false;
+            const bool together = g.bernoulli(0.75);
+            const std::size_t common = guessed_lengths[g.below(guessed_lengths.size())];
+            for (auto& l : links) *l.guess = together ? common : guessed_lengths[g.below(guessed_lengths.size())];
+            for (auto& [key, len] : list_guess) given[key] = std::vector<std::int64_t>(len, unknown_placeholder);
+            return true;
+        };
+        if (!implied) {
+            if (redraw_lengths()) continue;
+            return reject("unsatisfiable: " + conflict);
+        }
+        bool regress = false;
+        for (const auto& l : links) {
+            const auto idx = sys.find(l.symbol);
+            if (!idx) continue;
+            const interval d = (*implied)[*idx];
+            if (!d.contains(static_cast<std::int64_t>(*l.guess))) {
+                const interval c = detail::meet(d, {0, 2 * static_cast<std::int64_t>(cfg.max_rank) + 2});
+                if (c.empty()) return reject("no list length fits");
+                *l.guess = static_cast<std::size_t>(c.lo + static_cast<std::int64_t>(g.below(c.width() + 1)));
+                regress = true;
+            }
+        }
+        if (regress) {
+            for (auto& [key, len] : list_guess) given[key] = std::vector<std::int64_t>(len, unknown_placeholder);
+            continue;
+        }
+        for (const auto& l : links) {
+            if (sys.find(l.symbol)) sys.add(spec::expr::symbol(l.symbol) == static_cast<std::int64_t>(*l.guess), "the guessed length");
+        }
+        if (!links.empty() && !propagate(sys, &conflict)) {
+            if (redraw_lengths()) continue;
+            return reject("unsatisfiable: " + conflict);
+        }
+
+        // Shapes and dtypes, now that the structure is consistent.
+        spec::shape_exprs shapes;
+        std::vector<dtype> out_dtypes;
+        try {
+            shapes = op.output_shapes(ctx);
+            out_dtypes = op.output_dtypes(ctx);
+        } catch (const spec::unknown_input_error& e) {
+            const auto why = resolve(e);
+            if (!why.empty()) return reject(why);
+            continue;
+        } catch (const error& e) {
+            return reject(std::string("structure: ") + e.what());
+        }
+        if (shapes.empty()) return reject("no outputs");
+        if (req.single_output && shapes.size() > 1) {
+            for (std::size_t o = 1; o < op.outputs.size() && o < shapes.size(); ++o) {
+                if (!op.outputs[o].optional && !op.outputs[o].variadic) return reject("a required second output in single-output mode");
+            }
+        }
+        if (output_count > shapes.size()) output_count = shapes.size();
+        if (!std::any_of(p.attributes.begin(), p.attributes.end(),
+                         [](const spec::attribute_info& a) { return a.name == output_count_attribute; })) {
+            output_count = req.single_output ? 1 : shapes.size();
+        }
+        // Backward insertion: output 0's rank must match; nudge one length guess.
+        if (req.bound_output && shapes[0].size() != req.bound_output->shape.size()) {
+            const auto want = static_cast<std::int64_t>(req.bound_output->shape.size());
+            const auto have = static_cast<std::int64_t>(shapes[0].size());
+            bool nudged = false;
+            for (auto& [i, len] : values_len) {
+                const std::int64_t next = static_cast<std::int64_t>(len) + (want - have);
+                if (!in[i].shape.empty() && next >= 0 && next <= 2 * static_cast<std::int64_t>(cfg.max_rank) + 2) {
+                    len = static_cast<std::size_t>(next);
+                    nudged = true;
+                    break;
+                }
+            }
+            if (!nudged) return reject("output rank cannot match");
+            continue;
+        }
+        for (std::size_t o = 0; o < shapes.size(); ++o) {
+            for (const auto& d : shapes[o]) sys.add(d >= 1, "output " + std::to_string(o) + " dims are at least 1");
+            sys.add(detail::product(shapes[o]) <= static_cast<std::int64_t>(cfg.max_elements),
+                    "output " + std::to_string(o) + " has at most max_elements elements");
+        }
+        if (hints.work_estimate) {
+            try {
+                sys.add(hints.work_estimate(ctx, shapes) <= static_cast<std::int64_t>(cfg.max_work),
+                        "work is at most max_work");
+            } catch (const spec::unknown_input_error& e) {
+                const auto why = resolve(e);
+                if (!why.empty()) return reject(why);
+                continue;
+            }
+        }
+        for (std::size_t i = 0; i < in.size(); ++i) {
+            if (in[i].role != input_role::placeholder || in[i].shape.empty() || fixed_dims.count(i) != 0) continue;
+            std::vector<spec::expr> dims;
+            for (std::size_t a = 0; a < in[i].shape.size(); ++a) dims.push_back(spec::expr::symbol(spec::context::dim_name(i, a)));
+            sys.add(detail::product(dims) <= static_cast<std::int64_t>(cfg.max_elements),
+                    "input " + std::to_string(i) + " has at most max_elements elements");
+        }
+        if (req.bound_output) {
+            for (std::size_t a = 0; a < shapes[0].size(); ++a) {
+                sys.add(shapes[0][a] == static_cast<std::int64_t>(req.bound_output->shape[a]), "output 0 is the placeholder's shape");
+            }
+            if (out_dtypes[0] != req.bound_output->type) return reject("output dtype differs from the placeholder's");
+        }
+
+        // Binning (Algorithm 2): a random bin per unknown; when the binned system
+        // has no solution, drop half of the bin constraints and retry.
+        auto domains = propagate(sys, &conflict);
+        if (!domains) return reject("unsatisfiable: " + conflict);
+        std::vector<std::pair<std::size_t, interval>> bins;
+        if (cfg.binning) {
+            for (std::size_t v = 0; v < sys.variables.size(); ++v) {
+                if ((*domains)[v].singleton()) continue;
+                bins.emplace_back(v, detail::pick_bin((*domains)[v], cfg.bins, g));
+            }
+        }
+        solve_result solved;
+        for (;;) {
+            constraint_system binned = sys;
+            for (std::size_t v = 0; v < binned.variables.size(); ++v) binned.variables[v].domain = (*domains)[v];
+            for (const auto& [v, b] : bins) binned.variables[v].domain = detail::meet(binned.variables[v].domain, b);
+            if (hooks.observe) hooks.observe(binned);
+            solved = hooks.solver ? hooks.solver(binned, g) : solve(binned, g);
+            if (solved.sat() || bins.empty()) break;
+            // drop a random half (at least one)
+            for (std::size_t k = bins.size(); k-- > 1;) std::swap(bins[k], bins[static_cast<std::size_t>(g.below(k + 1))]);
+            bins.resize(bins.size() / 2);
+        }
+        if (!solved.sat()) {
+            return reject(solved.status == solve_status::unsat ? "unsatisfiable: " + solved.conflict
+                                                               : std::string("solver gave up"));
+        }
+
+        // --- materialize ----------------------------------------------------
+        spec::environment env;
+        for (std::size_t v = 0; v < sys.variables.size(); ++v) env.emplace(sys.variables[v].name, solved.values[v]);
+        for (const auto& key : unknown_attrs) {
+            if (auto* v = std::get_if<std::vector<std::int64_t>>(&given[key])) {
+                for (std::size_t k = 0; k < v->size(); ++k) (*v)[k] = env.at(spec::context::attr_element_name(key, k));
+            } else {
+                given[key] = env.at("attr." + key);
+            }
+        }
+        op_instance out;
+        out.op = &op;
+        for (std::size_t i = 0; i < in.size(); ++i) {
+            if (in[i].role == input_role::placeholder && fixed_dims.count(i) == 0) {
+                for (std::size_t a = 0; a < in[i].shape.size(); ++a) {
+                    in[i].shape[a] = static_cast<std::size_t>(env.at(spec::context::dim_name(i, a)));
+                }
+            } else if (values_inputs.count(i) != 0) {
+                const std::size_t len = values_len[i];
+                shape_type s = in[i].shape.empty() ? shape_type{} : shape_type{len};
+                auto a = array<std::int64_t>::from_shape(s);
+                for (std::size_t k = 0; k < len; ++k) a.data()[k] = env.at(spec::context::value_name(i, k));
+                in[i].data = tensor(a).cast(in[i].type);
+                in[i].shape = s;
+            } else if (before.count(i) != 0) {
+                in[i].data = before.at(i);
+            }
+        }
+        for (const auto& sh : shapes) {
+            shape_type s;
+            for (const auto& d : sh) s.push_back(static_cast<std::size_t>(d.eval(env)));
+            out.output_shapes.push_back(std::move(s));
+        }
+        out.output_dtypes = out_dtypes;
+        out.output_count = output_count;
+        // Data valid only for the solved shapes (indices): from a concrete context.
+        bool after = false;
+        for (std::size_t i = 0; i < in.size(); ++i) after = after || (hints.input(i) != nullptr && hints.input(i)->after_solving && in[i].role == input_role::placeholder);
+        if (after) {
+            std::vector<tensor> tmp(in.size());
+            std::vector<const tensor*> ptrs(in.size(), nullptr);
+            for (std::size_t i = 0; i < in.size(); ++i) {
+                if (in[i].role == input_role::absent) continue;
+                tmp[i] = in[i].data ? *in[i].data : tensor::zeros(in[i].type, in[i].shape);
+                ptrs[i] = &tmp[i];
+            }
+            spec::attribute_map solved_attrs = op.normalize_attributes(given);
+            if (output_count > 1 || solved_attrs.count(std::string(output_count_attribute)) != 0) {
+                solved_attrs[std::string(output_count_attribute)] = static_cast<std::int64_t>(output_count);
+            }
+            const spec::context concrete(op.op_type, ptrs, solved_attrs);
+            for (std::size_t i = 0; i < in.size(); ++i) {
+                const auto* ih = hints.input(i);
+                if (ih == nullptr || !ih->after_solving || in[i].role != input_role::placeholder) continue;
+                in[i].data = ih->after_solving(g, concrete, in[i].type, in[i].shape);
+                in[i].role = input_role::constant;
+            }
+        }
+        out.inputs = std::move(in);
+        out.attributes = std::move(given);
+        return out;
+        } catch (const error& e) {
+            return reject(std::string("system: ") + e.what());
+        }
+    }
+    return reject("structure did not settle");
+}
+
+/// A single random instance of an op, standalone: every placeholder input
+/// gets random data in its hinted range. This is what the registry tests
+/// and the gradient tests draw from (it replaces hand-written samplers).
+[[nodiscard]] inline std::optional<spec::instance> sample_instance(const op_profile& p, const config& cfg, rng& g,
+                                                                   rejection_counts& rejected, int attempts = 20) {
+    for (int a = 0; a < attempts; ++a) {
+        auto inst = generate_instance(p, {p.op, {}, {}, false}, cfg, g, rejected);
+        if (!inst) continue;
+        spec::instance out;
+        for (auto& i : inst->inputs) {
+            if (i.role == input_role::absent) {
+                out.inputs.emplace_back(std::nullopt);
+            } else if (i.data) {
+                out.inputs.emplace_back(std::move(*i.data));
+            } else {
+                const auto r = i.range.value_or(std::make_pair(-4.0, 4.0));
+                out.inputs.emplace_back(detail::random_data(g, i.type, i.shape, r.first, r.second));
+            }
+        }
+        out.attributes = std::move(inst->attributes);
+        if (std::any_of(p.attributes.begin(), p.attributes.end(),
+                        [](const spec::attribute_info& x) { return x.name == output_count_attribute; })) {
+            out.attributes[std::string(output_count_attribute)] = static_cast<std::int64_t>(inst->output_count);
+        }
+        return out;
+    }
+    return std::nullopt;
+}
+
+/// Small instances (at most 4096 elements a tensor, dims up to 16, 2^18
+/// multiply-adds): what unit tests and examples run many of, in Debug.
+[[nodiscard]] inline config small_instances() {
+    config c;
+    c.max_elements = 4096;
+    c.max_dim = 16;
+    c.max_work = std::size_t{1} << 18;
+    return c;
+}
+
+/// `sample_instance` for tests and examples that want "some valid instance
+/// of this op": throws when none is found (the rejection reasons name why).
+[[nodiscard]] inline spec::instance sample_op(const spec::op_entry& e, rng& g, const config& cfg) {
+    const op_profile p(e);
+    rejection_counts rejected;
+    if (auto inst = sample_instance(p, cfg, g, rejected)) return std::move(*inst);
+    std::string why;
+    for (const auto& [reason, n] : rejected.by_reason) why += " [" + reason + " x" + std::to_string(n) + "]";
+    throw error("tensoracle::gen::sample_op", "no valid instance of " + std::string(e.op_type) + " found:" + why);
+}
+
+[[nodiscard]] inline spec::instance sample_op(const spec::op_entry& e, rng& g) {
+    static const config small = small_instances();
+    return sample_op(e, g, small);
+}
+
+}  // namespace tensoracle::gen

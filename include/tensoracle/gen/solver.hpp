@@ -1,0 +1,613 @@
+// tensoracle: a finite-domain solver for the specs' integer constraint
+// language (spec::expr), used by the graph generator.
+//
+// A constraint system is a few integer unknowns with interval domains (an
+// op's dims, int attributes, values of shape-like inputs) and boolean
+// constraints over them, exactly as the specs write them. The solver
+// propagates intervals through the expression trees (forward evaluation,
+// then backward narrowing: HC4-revise) and searches by randomized domain
+// splitting with propagation at every choice point, which is complete on
+// finite domains within its budget. Every answer is checked by evaluating
+// each constraint exactly (spec::expr::eval), so an answer is never wrong;
+// the budget only bounds how hard it looks before giving up.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "tensoracle/core/error.hpp"
+#include "tensoracle/core/rng.hpp"
+#include "tensoracle/spec/expr.hpp"
+
+namespace tensoracle::gen {
+
+/// An inclusive integer interval; empty when lo > hi.
+struct interval {
+    std::int64_t lo = 0;
+    std::int64_t hi = -1;
+    [[nodiscard]] constexpr bool empty() const noexcept { return lo > hi; }
+    [[nodiscard]] constexpr bool singleton() const noexcept { return lo == hi; }
+    [[nodiscard]] constexpr bool contains(std::int64_t v) const noexcept { return lo <= v && v <= hi; }
+    [[nodiscard]] constexpr std::uint64_t width() const noexcept {
+        return empty() ? 0 : static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(lo);
+    }
+    friend constexpr bool operator==(interval, interval) = default;
+};
+
+/// One unknown: its symbol name (as the constraints spell it) and domain.
+struct variable {
+    std::string name;
+    interval domain;
+};
+
+/// Unknowns, their domains, and constraints over them. Constraints may only
+/// mention the system's variables (and constants).
+struct constraint_system {
+    std::vector<variable> variables;
+    std::vector<spec::constraint> constraints;
+
+    /// Adds a variable (or narrows the domain of one already there).
+    std::size_t add_variable(std::string name, std::int64_t lo, std::int64_t hi) {
+        for (std::size_t i = 0; i < variables.size(); ++i) {
+            if (variables[i].name == name) {
+                variables[i].domain.lo = std::max(variables[i].domain.lo, lo);
+                variables[i].domain.hi = std::min(variables[i].domain.hi, hi);
+                return i;
+            }
+        }
+        variables.push_back({std::move(name), {lo, hi}});
+        return variables.size() - 1;
+    }
+    [[nodiscard]] std::optional<std::size_t> find(std::string_view name) const {
+        for (std::size_t i = 0; i < variables.size(); ++i) {
+            if (variables[i].name == name) return i;
+        }
+        return std::nullopt;
+    }
+    void add(spec::expr condition, std::string reason) { constraints.push_back({std::move(condition), std::move(reason)}); }
+
+    /// True when `values` (one per variable) satisfies every constraint exactly.
+    [[nodiscard]] bool satisfied_by(const std::vector<std::int64_t>& values, std::string* failed = nullptr) const {
+        spec::environment env;
+        for (std::size_t i = 0; i < variables.size(); ++i) {
+            if (!variables[i].domain.contains(values[i])) {
+                if (failed != nullptr) *failed = variables[i].name + " outside its domain";
+                return false;
+            }
+            env.emplace(variables[i].name, values[i]);
+        }
+        for (const auto& c : constraints) {
+            bool ok = false;
+            try {
+                ok = c.condition.eval(env) != 0;
+            } catch (const error&) {
+                ok = false;  // division by zero or overflow: this assignment is not a solution
+            }
+            if (!ok) {
+                if (failed != nullptr) *failed = c.condition.to_string() + " (" + c.reason + ")";
+                return false;
+            }
+        }
+        return true;
+    }
+};
+
+enum class solve_status : std::uint8_t { sat, unsat, unknown };
+
+struct solve_result {
+    solve_status status = solve_status::unknown;
+    std::vector<std::int64_t> values;  ///< one per variable when sat
+    std::string conflict;              ///< when unsat at the root: the constraint that emptied a domain
+    std::size_t nodes = 0;             ///< choice points visited
+    [[nodiscard]] bool sat() const noexcept { return status == solve_status::sat; }
+};
+
+struct solver_options {
+    std::size_t max_nodes = 4000;         ///< choice points before giving up (unknown)
+    std::size_t max_propagation_rounds = 40;
+};
+
+namespace detail {
+
+inline constexpr std::int64_t big = std::int64_t{1} << 62;  // "infinite" interval bounds
+
+[[nodiscard]] constexpr std::int64_t clamp_big(__int128 v) noexcept {
+    if (v > big) return big;
+    if (v < -big) return -big;
+    return static_cast<std::int64_t>(v);
+}
+[[nodiscard]] constexpr interval hull(interval a, interval b) noexcept {
+    if (a.empty()) return b;
+    if (b.empty()) return a;
+    return {std::min(a.lo, b.lo), std::max(a.hi, b.hi)};
+}
+[[nodiscard]] constexpr interval meet(interval a, interval b) noexcept {
+    return {std::max(a.lo, b.lo), std::min(a.hi, b.hi)};
+}
+[[nodiscard]] constexpr std::int64_t floor_div(__int128 a, __int128 b) noexcept {
+    __int128 q = a / b;
+    if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+    return clamp_big(q);
+}
+[[nodiscard]] constexpr std::int64_t ceil_div(__int128 a, __int128 b) noexcept {
+    __int128 q = a / b;
+    if ((a % b != 0) && ((a < 0) == (b < 0))) ++q;
+    return clamp_big(q);
+}
+/// Euclidean division, as spec::expr evaluates it.
+[[nodiscard]] constexpr std::int64_t euclid_div(std::int64_t a, std::int64_t b) noexcept {
+    std::int64_t q = a / b, m = a % b;
+    if (m < 0) q += (b > 0 ? -1 : 1);
+    return q;
+}
+
+/// A constraint flattened for fast repeated propagation: nodes in post-order,
+/// symbols resolved to variable indices.
+struct flat_node {
+    spec::expr_kind kind;
+    std::int64_t value = 0;  // constant
+    std::int32_t var = -1;   // symbol
+    std::int32_t a = -1, b = -1, cond = -1;
+};
+struct flat_constraint {
+    std::vector<flat_node> nodes;  // root last
+    std::vector<std::int32_t> vars;
+};
+
+class compiled_system {
+public:
+    explicit compiled_system(const constraint_system& s) {
+        for (std::size_t i = 0; i < s.variables.size(); ++i) index_.emplace(s.variables[i].name, static_cast<std::int32_t>(i));
+        for (const auto& c : s.constraints) {
+            flat_constraint f;
+            flatten(c.condition.root(), f);
+            std::sort(f.vars.begin(), f.vars.end());
+            f.vars.erase(std::unique(f.vars.begin(), f.vars.end()), f.vars.end());
+            constraints_.push_back(std::move(f));
+        }
+        watchers_.resize(s.variables.size());
+        for (std::size_t k = 0; k < constraints_.size(); ++k) {
+            for (const auto v : constraints_[k].vars) watchers_[static_cast<std::size_t>(v)].push_back(k);
+        }
+    }
+
+    /// Narrows `dom` towards a fixpoint of all constraints; false when a
+    /// domain became empty (`*failed` names the constraint).
+    bool propagate(std::vector<interval>& dom, std::size_t max_rounds, std::size_t* failed) const {
+        std::vector<char> queued(constraints_.size(), 1);
+        std::vector<std::size_t> queue(constraints_.size());
+        for (std::size_t k = 0; k < queue.size(); ++k) queue[k] = k;
+        std::size_t head = 0;
+        const std::size_t limit = max_rounds * std::max<std::size_t>(constraints_.size(), 1);
+        std::vector<interval> fwd;
+        std::vector<std::int32_t> touched;
+        while (head < queue.size()) {
+            if (head > limit) break;  // a slow fixpoint: stop narrowing (still sound)
+            const std::size_t k = queue[head++];
+            queued[k] = 0;
+            touched.clear();
+            if (!revise(constraints_[k], dom, fwd, touched)) {
+                if (failed != nullptr) *failed = k;
+                return false;
+            }
+            for (const auto v : touched) {
+                for (const std::size_t w : watchers_[static_cast<std::size_t>(v)]) {
+                    if (!queued[w] && w != k) {
+                        queued[w] = 1;
+                        queue.push_back(w);
+                    }
+                }
+            }
+        }
+        return true;
+    }
+
+    [[nodiscard]] std::size_t size() const noexcept { return constraints_.size(); }
+    /// Whether any constraint mentions variable i.
+    [[nodiscard]] bool constrained(std::size_t i) const noexcept { return !watchers_[i].empty(); }
+
+private:
+    std::int32_t flatten(const spec::expr::node& n, flat_constraint& f) {
+        flat_node out{n.kind};
+        if (n.kind == spec::expr_kind::constant) {
+            out.value = n.value;
+        } else if (n.kind == spec::expr_kind::symbol) {
+            const auto it = index_.find(n.name);
+            if (it == index_.end()) {
+                throw error("tensoracle::gen::solve", "constraint mentions '" + n.name + "', which is not a variable of the system");
+            }
+            out.var = it->second;
+            f.vars.push_back(it->second);
+        } else {
+            if (n.lhs) out.a = flatten(*n.lhs, f);
+            if (n.rhs) out.b = flatten(*n.rhs, f);
+            if (n.cond) out.cond = flatten(*n.cond, f);
+        }
+        f.nodes.push_back(out);
+        return static_cast<std::int32_t>(f.nodes.size() - 1);
+    }
+
+    static bool truthy_known(interval i) noexcept { return !i.empty() && !i.contains(0); }
+    static bool falsy_known(interval i) noexcept { return i.lo == 0 && i.hi == 0; }
+
+    // Forward: the interval of every node, bottom-up.
+    static void forward(const flat_constraint& f, const std::vector<interval>& dom, std::vector<interval>& v) {
+        using K = spec::expr_kind;
+        v.resize(f.nodes.size());
+        for (std::size_t i = 0; i < f.nodes.size(); ++i) {
+            const auto& n = f.nodes[i];
+            const interval A = n.a >= 0 ? v[static_cast<std::size_t>(n.a)] : interval{};
+            const interval B = n.b >= 0 ? v[static_cast<std::size_t>(n.b)] : interval{};
+            interval r{0, 1};
+            switch (n.kind) {
+                case K::constant: r = {n.value, n.value}; break;
+                case K::symbol: r = dom[static_cast<std::size_t>(n.var)]; break;
+                case K::add: r = {clamp_big(__int128(A.lo) + B.lo), clamp_big(__int128(A.hi) + B.hi)}; break;
+                case K::sub: r = {clamp_big(__int128(A.lo) - B.hi), clamp_big(__int128(A.hi) - B.lo)}; break;
+                case K::mul: {
+                    const __int128 p[4] = {__int128(A.lo) * B.lo, __int128(A.lo) * B.hi, __int128(A.hi) * B.lo,
+                                           __int128(A.hi) * B.hi};
+                    r = {clamp_big(*std::min_element(p, p + 4)), clamp_big(*std::max_element(p, p + 4))};
+                    break;
+                }
+                case K::div: r = div_range(A, B); break;
+                case K::mod: {
+                    if (A.singleton() && B.singleton()) {
+                        if (B.lo == 0) {
+                            r = {};  // division by zero: no value
+                        } else {
+                            const std::int64_t q = euclid_div(A.lo, B.lo);
+                            r.lo = r.hi = clamp_big(__int128(A.lo) - __int128(q) * B.lo);
+                        }
+                        break;
+                    }
+                    const std::int64_t m = std::max(B.hi > 0 ? B.hi : 0, B.lo < 0 ? clamp_big(-__int128(B.lo)) : 0);
+                    r = {0, m > 0 ? m - 1 : 0};
+                    if (A.lo >= 0) r.hi = std::min(r.hi, A.hi);
+                    if (A.lo >= 0 && B.lo > A.hi) r = A;  // a < b: a % b = a
+                    break;
+                }
+                case K::min: r = {std::min(A.lo, B.lo), std::min(A.hi, B.hi)}; break;
+                case K::max: r = {std::max(A.lo, B.lo), std::max(A.hi, B.hi)}; break;
+                case K::eq:
+                    if (A.singleton() && B.singleton() && A.lo == B.lo) r = {1, 1};
+                    else if (meet(A, B).empty()) r = {0, 0};
+                    break;
+                case K::ne:
+                    if (A.singleton() && B.singleton() && A.lo == B.lo) r = {0, 0};
+                    else if (meet(A, B).empty()) r = {1, 1};
+                    break;
+                case K::lt: r = A.hi < B.lo ? interval{1, 1} : (A.lo >= B.hi ? interval{0, 0} : r); break;
+                case K::le: r = A.hi <= B.lo ? interval{1, 1} : (A.lo > B.hi ? interval{0, 0} : r); break;
+                case K::gt: r = A.lo > B.hi ? interval{1, 1} : (A.hi <= B.lo ? interval{0, 0} : r); break;
+                case K::ge: r = A.lo >= B.hi ? interval{1, 1} : (A.hi < B.lo ? interval{0, 0} : r); break;
+                case K::logical_and:
+                    if (falsy_known(A) || falsy_known(B)) r = {0, 0};
+                    else if (truthy_known(A) && truthy_known(B)) r = {1, 1};
+                    break;
+                case K::logical_or:
+                    if (truthy_known(A) || truthy_known(B)) r = {1, 1};
+                    else if (falsy_known(A) && falsy_known(B)) r = {0, 0};
+                    break;
+                case K::logical_not:
+                    if (truthy_known(A)) r = {0, 0};
+                    else if (falsy_known(A)) r = {1, 1};
+                    break;
+                case K::select: {
+                    const interval C = v[static_cast<std::size_t>(n.cond)];
+                    r = truthy_known(C) ? A : (falsy_known(C) ? B : hull(A, B));
+                    break;
+                }
+            }
+            v[i] = r;
+        }
+    }
+
+    static interval div_range(interval A, interval B) {
+        interval r{};  // empty: only b == 0
+        auto part = [&](std::int64_t lo, std::int64_t hi) {
+            if (lo > hi) return;
+            const std::int64_t c[4] = {euclid_div(A.lo, lo), euclid_div(A.lo, hi), euclid_div(A.hi, lo), euclid_div(A.hi, hi)};
+            r = hull(r, {*std::min_element(c, c + 4), *std::max_element(c, c + 4)});
+        };
+        part(std::max<std::int64_t>(B.lo, 1), B.hi);
+        part(B.lo, std::min<std::int64_t>(B.hi, -1));
+        return r;
+    }
+
+    // Backward: narrows node i to target t, and its children accordingly.
+    static bool narrow(const flat_constraint& f, std::size_t i, interval t, std::vector<interval>& v,
+                       std::vector<interval>& dom, std::vector<std::int32_t>& touched) {
+        using K = spec::expr_kind;
+        const auto& n = f.nodes[i];
+        interval cur = meet(v[i], t);
+        if (cur.empty()) return false;
+        v[i] = cur;
+        auto child = [&](std::int32_t c, interval target) {
+            return narrow(f, static_cast<std::size_t>(c), target, v, dom, touched);
+        };
+        const interval A = n.a >= 0 ? v[static_cast<std::size_t>(n.a)] : interval{};
+        const interval B = n.b >= 0 ? v[static_cast<std::size_t>(n.b)] : interval{};
+        const interval any{-big, big};
+        switch (n.kind) {
+            case K::constant: return cur.contains(n.value);
+            case K::symbol: {
+                auto& d = dom[static_cast<std::size_t>(n.var)];
+                const interval nd = meet(d, cur);
+                if (nd.empty()) return false;
+                if (!(nd == d)) {
+                    d = nd;
+                    touched.push_back(n.var);
+                }
+                return true;
+            }
+            case K::add:
+                return child(n.a, {clamp_big(__int128(cur.lo) - B.hi), clamp_big(__int128(cur.hi) - B.lo)}) &&
+                       child(n.b, {clamp_big(__int128(cur.lo) - v[static_cast<std::size_t>(n.a)].hi),
+                                   clamp_big(__int128(cur.hi) - v[static_cast<std::size_t>(n.a)].lo)});
+            case K::sub:
+                return child(n.a, {clamp_big(__int128(cur.lo) + B.lo), clamp_big(__int128(cur.hi) + B.hi)}) &&
+                       child(n.b, {clamp_big(__int128(v[static_cast<std::size_t>(n.a)].lo) - cur.hi),
+                                   clamp_big(__int128(v[static_cast<std::size_t>(n.a)].hi) - cur.lo)});
+            case K::mul: {
+                auto quotient = [&](interval other) -> interval {
+                    if (other.contains(0)) return any;  // 0 * x covers anything
+                    std::int64_t lo = big, hi = -big;
+                    for (const std::int64_t y : {cur.lo, cur.hi}) {
+                        for (const std::int64_t d : {other.lo, other.hi}) {
+                            lo = std::min(lo, ceil_div(y, d));
+                            hi = std::max(hi, floor_div(y, d));
+                        }
+                    }
+                    // cur spans 0 with one-signed divisor: zero is reachable
+                    if (cur.contains(0)) {
+                        lo = std::min<std::int64_t>(lo, 0);
+                        hi = std::max<std::int64_t>(hi, 0);
+                    }
+                    return {lo, hi};
+                };
+                if (!child(n.a, quotient(B))) return false;
+                return child(n.b, quotient(v[static_cast<std::size_t>(n.a)]));
+            }
+            case K::div:
+            case K::mod: {
+                if (n.kind == K::mod || !(B.lo > 0)) return true;
+                // b > 0: q = floor(a / b), so b*q <= a <= b*q + b - 1.
+                const __int128 lo = std::min(__int128(cur.lo) * B.lo, __int128(cur.lo) * B.hi);
+                const __int128 hi = std::max(__int128(cur.hi) * B.hi + B.hi - 1, __int128(cur.hi) * B.lo + B.lo - 1);
+                return child(n.a, {clamp_big(lo), clamp_big(hi)});
+            }
+            case K::min:
+                return child(n.a, {cur.lo, big}) && child(n.b, {cur.lo, big}) &&
+                       (v[static_cast<std::size_t>(n.b)].lo <= cur.hi || child(n.a, {-big, cur.hi})) &&
+                       (v[static_cast<std::size_t>(n.a)].lo <= cur.hi || child(n.b, {-big, cur.hi}));
+            case K::max:
+                return child(n.a, {-big, cur.hi}) && child(n.b, {-big, cur.hi}) &&
+                       (v[static_cast<std::size_t>(n.b)].hi >= cur.lo || child(n.a, {cur.lo, big})) &&
+                       (v[static_cast<std::size_t>(n.a)].hi >= cur.lo || child(n.b, {cur.lo, big}));
+            case K::eq:
+            case K::ne:
+            case K::lt:
+            case K::le:
+            case K::gt:
+            case K::ge: {
+                if (!cur.singleton()) return true;
+                K k = n.kind;
+                if (cur.lo == 0) {  // the comparison must be false: negate it
+                    switch (k) {
+                        case K::eq: k = K::ne; break;
+                        case K::ne: k = K::eq; break;
+                        case K::lt: k = K::ge; break;
+                        case K::le: k = K::gt; break;
+                        case K::gt: k = K::le; break;
+                        default: k = K::lt; break;
+                    }
+                }
+                switch (k) {
+                    case K::eq: return child(n.a, B) && child(n.b, v[static_cast<std::size_t>(n.a)]);
+                    case K::ne:
+                        if (B.singleton()) {
+                            if (A.lo == B.lo && !child(n.a, {A.lo + 1, big})) return false;
+                            if (A.hi == B.lo && !child(n.a, {-big, v[static_cast<std::size_t>(n.a)].hi - 1})) return false;
+                        }
+                        if (A.singleton()) {
+                            const interval b2 = v[static_cast<std::size_t>(n.b)];
+                            if (b2.lo == A.lo && !child(n.b, {b2.lo + 1, big})) return false;
+                            if (v[static_cast<std::size_t>(n.b)].hi == A.lo &&
+                                !child(n.b, {-big, v[static_cast<std::size_t>(n.b)].hi - 1})) {
+                                return false;
+                            }
+                        }
+                        return true;
+                    case K::lt: return child(n.a, {-big, B.hi - 1}) && child(n.b, {v[static_cast<std::size_t>(n.a)].lo + 1, big});
+                    case K::le: return child(n.a, {-big, B.hi}) && child(n.b, {v[static_cast<std::size_t>(n.a)].lo, big});
+                    case K::gt: return child(n.a, {B.lo + 1, big}) && child(n.b, {-big, v[static_cast<std::size_t>(n.a)].hi - 1});
+                    default: return child(n.a, {B.lo, big}) && child(n.b, {-big, v[static_cast<std::size_t>(n.a)].hi});
+                }
+            }
+            case K::logical_and:
+                if (truthy_known(cur)) return require(f, n.a, true, v, dom, touched) && require(f, n.b, true, v, dom, touched);
+                if (falsy_known(cur)) {
+                    if (truthy_known(A)) return require(f, n.b, false, v, dom, touched);
+                    if (truthy_known(B)) return require(f, n.a, false, v, dom, touched);
+                }
+                return true;
+            case K::logical_or:
+                if (falsy_known(cur)) return require(f, n.a, false, v, dom, touched) && require(f, n.b, false, v, dom, touched);
+                if (truthy_known(cur)) {
+                    if (falsy_known(A)) return require(f, n.b, true, v, dom, touched);
+                    if (falsy_known(B)) return require(f, n.a, true, v, dom, touched);
+                }
+                return true;
+            case K::logical_not:
+                if (truthy_known(cur)) return require(f, n.a, false, v, dom, touched);
+                if (falsy_known(cur)) return require(f, n.a, true, v, dom, touched);
+                return true;
+            case K::select: {
+                const interval C = v[static_cast<std::size_t>(n.cond)];
+                if (truthy_known(C)) return child(n.a, cur);
+                if (falsy_known(C)) return child(n.b, cur);
+                const bool a_ok = !meet(A, cur).empty(), b_ok = !meet(B, cur).empty();
+                if (!a_ok && !b_ok) return false;
+                if (!a_ok) return require(f, n.cond, false, v, dom, touched) && child(n.b, cur);
+                if (!b_ok) return require(f, n.cond, true, v, dom, touched) && child(n.a, cur);
+                return true;
+            }
+        }
+        return true;
+    }
+
+    // A boolean-used node must be nonzero (truth) or zero.
+    static bool require(const flat_constraint& f, std::int32_t c, bool truth, std::vector<interval>& v,
+                        std::vector<interval>& dom, std::vector<std::int32_t>& touched) {
+        const interval cur = v[static_cast<std::size_t>(c)];
+        if (!truth) return narrow(f, static_cast<std::size_t>(c), {0, 0}, v, dom, touched);
+        if (cur.lo == 0 && cur.hi == 0) return false;
+        if (cur.lo == 0) return narrow(f, static_cast<std::size_t>(c), {1, cur.hi}, v, dom, touched);
+        if (cur.hi == 0) return narrow(f, static_cast<std::size_t>(c), {cur.lo, -1}, v, dom, touched);
+        return true;  // 0 strictly inside an integer range: nothing to narrow
+    }
+
+    static bool revise(const flat_constraint& f, std::vector<interval>& dom, std::vector<interval>& v,
+                       std::vector<std::int32_t>& touched) {
+        forward(f, dom, v);
+        return require(f, static_cast<std::int32_t>(f.nodes.size() - 1), true, v, dom, touched);
+    }
+
+    std::unordered_map<std::string, std::int32_t> index_;
+    std::vector<flat_constraint> constraints_;
+    std::vector<std::vector<std::size_t>> watchers_;
+};
+
+}  // namespace detail
+
+/// The domains of `system` narrowed by propagation alone; nullopt when a
+/// domain became empty (`*conflict` names the constraint).
+[[nodiscard]] inline std::optional<std::vector<interval>> propagate(const constraint_system& system,
+                                                                    std::string* conflict = nullptr,
+                                                                    const solver_options& options = {}) {
+    const detail::compiled_system compiled(system);
+    std::vector<interval> dom(system.variables.size());
+    for (std::size_t i = 0; i < dom.size(); ++i) dom[i] = system.variables[i].domain;
+    std::size_t failed = 0;
+    if (std::any_of(dom.begin(), dom.end(), [](interval d) { return d.empty(); })) {
+        if (conflict != nullptr) *conflict = "a variable has an empty domain";
+        return std::nullopt;
+    }
+    if (!compiled.propagate(dom, options.max_propagation_rounds, &failed)) {
+        if (conflict != nullptr) {
+            const auto& c = system.constraints[failed];
+            *conflict = c.condition.to_string() + " (" + c.reason + ")";
+        }
+        return std::nullopt;
+    }
+    return dom;
+}
+
+/// Solves `system` by propagation and randomized search; `g` picks values, so
+/// different generators give different (valid) solutions.
+[[nodiscard]] inline solve_result solve(const constraint_system& system, rng& g, const solver_options& options = {}) {
+    solve_result result;
+    const detail::compiled_system compiled(system);
+    std::vector<interval> root(system.variables.size());
+    for (std::size_t i = 0; i < root.size(); ++i) {
+        root[i] = system.variables[i].domain;
+        if (root[i].empty()) {
+            result.status = solve_status::unsat;
+            result.conflict = "variable " + system.variables[i].name + " has an empty domain";
+            return result;
+        }
+    }
+    std::size_t failed = 0;
+    if (!compiled.propagate(root, options.max_propagation_rounds, &failed)) {
+        result.status = solve_status::unsat;
+        const auto& c = system.constraints[failed];
+        result.conflict = c.condition.to_string() + " (" + c.reason + ")";
+        return result;
+    }
+    // Depth-first search over domain splits: pick the variable with the
+    // smallest non-singleton domain, a value v in it (often a special one:
+    // -1, 0, 1 or a bound, where shape rules have their solutions), and
+    // branch on {v}, then the two sides of v in random order. Branches are
+    // propagated when popped, not when pushed (the first usually succeeds).
+    // Randomized restarts with a growing node budget cut the heavy tail of
+    // one unlucky early choice; a restart that exhausts its tree without
+    // hitting the budget has searched everything, so the system is unsat.
+    std::size_t budget = std::min<std::size_t>(64, options.max_nodes);
+    for (;;) {
+        std::size_t nodes = 0;
+        bool cut = false;
+        std::vector<std::vector<interval>> stack{root};
+        while (!stack.empty()) {
+            if (nodes >= budget) {
+                cut = true;
+                break;
+            }
+            ++nodes;
+            ++result.nodes;
+            auto dom = std::move(stack.back());
+            stack.pop_back();
+            if (nodes > 1 && !compiled.propagate(dom, options.max_propagation_rounds, nullptr)) continue;
+            // Constrained variables first (smallest domain first: fail early);
+            // free ones last, where any value works.
+            std::size_t pick = dom.size();
+            auto better = [&](std::size_t i) {
+                if (pick == dom.size()) return true;
+                const bool ci = compiled.constrained(i), cp = compiled.constrained(pick);
+                if (ci != cp) return ci;
+                return dom[i].width() < dom[pick].width();
+            };
+            for (std::size_t i = 0; i < dom.size(); ++i) {
+                if (!dom[i].singleton() && better(i)) pick = i;
+            }
+            if (pick == dom.size()) {
+                std::vector<std::int64_t> values(dom.size());
+                for (std::size_t i = 0; i < dom.size(); ++i) values[i] = dom[i].lo;
+                if (system.satisfied_by(values)) {
+                    result.status = solve_status::sat;
+                    result.values = std::move(values);
+                    return result;
+                }
+                continue;  // propagation is a relaxation: an all-singleton box can still fail exactly
+            }
+            const interval d = dom[pick];
+            std::int64_t v = d.lo + static_cast<std::int64_t>(g.below(d.width() + 1));
+            if (compiled.constrained(pick) && g.bernoulli(0.25)) {
+                const std::int64_t special[] = {-1, 0, 1, d.lo, d.hi};
+                const std::int64_t s = special[g.below(5)];
+                if (d.contains(s)) v = s;
+            }
+            std::vector<interval> branches[3];
+            auto with = [&](interval iv) {
+                auto next = dom;
+                next[pick] = iv;
+                return next;
+            };
+            const bool low_first = g.bernoulli(0.5);
+            if (v > d.lo) branches[low_first ? 2 : 1] = with({d.lo, v - 1});
+            if (v < d.hi) branches[low_first ? 1 : 2] = with({v + 1, d.hi});
+            branches[0] = with({v, v});
+            // Push in reverse so {v} is explored first.
+            for (int b = 2; b >= 0; --b) {
+                if (!branches[b].empty()) stack.push_back(std::move(branches[b]));
+            }
+        }
+        if (!cut) break;  // the whole tree was searched
+        if (result.nodes >= options.max_nodes) {
+            result.status = solve_status::unknown;
+            return result;
+        }
+        budget = std::min(budget * 2, options.max_nodes - result.nodes);
+    }
+    result.status = solve_status::unsat;  // the whole finite space was searched
+    result.conflict = "no assignment satisfies every constraint (exhaustive search)";
+    return result;
+}
+
+}  // namespace tensoracle::gen

@@ -1,0 +1,187 @@
+// tensoracle: a generated test case on disk, in the ONNX backend-test
+// layout, so any runner of ONNX node tests reads it:
+//
+//   <dir>/<case id>/model.onnx                 graph, weights as initializers
+//   <dir>/<case id>/test_data_set_0/input_<k>.pb, output_<k>.pb
+//   <dir>/<case id>/model.txt                  readable dump
+//   <dir>/<case id>/case.json                  seed, index, config hash, ops,
+//                                              input-search outcome
+//
+// Needs ONNX (libonnx, protobuf) and nlohmann/json. The case id depends on
+// (seed, index) alone, and every file is a pure function of the case, so
+// two runs (or shards) write byte-identical files.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "tensoracle/core/error.hpp"
+#include "tensoracle/gen/generator.hpp"
+#include "tensoracle/gen/input_search.hpp"
+#include "tensoracle/graph/interpreter.hpp"
+#include "tensoracle/io/onnx.hpp"
+
+namespace tensoracle::io {
+
+/// "s<seed>_c<index>" with the index zero-padded to 8 digits: folder names
+/// sort in case order.
+[[nodiscard]] inline std::string case_id(std::uint64_t seed, std::uint64_t index) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "s%llu_c%08llu", static_cast<unsigned long long>(seed),
+                  static_cast<unsigned long long>(index));
+    return buf;
+}
+
+/// One generated case: the graph with its searched data and every value.
+struct generated_case {
+    std::uint64_t seed = 0, index = 0;
+    std::string config_hash;
+    graph::graph model;                                  ///< weights filled in
+    std::map<std::string, tensor, std::less<>> inputs;   ///< graph inputs
+    std::map<std::string, tensor, std::less<>> outputs;  ///< graph outputs (our interpreter)
+    std::vector<std::string> op_types;
+    gen::search_result search;
+    /// Every value of the graph (inputs, weights, intermediates, outputs).
+    std::map<std::string, tensor, std::less<>> values;
+};
+
+/// Generates and searches case `index` of `seed` under `gen`'s config: a
+/// pure function of (seed, index, config).
+[[nodiscard]] inline generated_case make_case(const gen::generator& gen, std::uint64_t seed, std::uint64_t index,
+                                              gen::generation_stats& stats) {
+    generated_case c;
+    c.seed = seed;
+    c.index = index;
+    c.config_hash = gen.settings().hash();
+    auto g = gen::case_rng(seed, index, c.config_hash);
+    const auto sketch = gen.generate(g, stats);
+    gen::search_options so;
+    so.iterations = gen.settings().search_iterations;
+    c.search = gen::search_inputs(sketch, g, so);
+    c.model = sketch.model;
+    c.op_types = sketch.op_types;
+    for (auto& [name, t] : c.model.initializers) {
+        if (const auto it = c.search.values.find(name); it != c.search.values.end()) t = it->second;
+    }
+    for (const auto& in : c.model.inputs) {
+        const auto it = c.search.values.find(in.name);
+        if (it == c.search.values.end()) {
+            throw error("tensoracle::io::make_case", "input search returned no data for graph input '" + in.name + "'");
+        }
+        c.inputs.emplace(in.name, it->second);
+    }
+    if (c.search.success) {
+        c.values = c.search.run;
+    } else {
+        // Still a valid graph: its outputs hold the non-finite values the search could not avoid.
+        c.values = graph::run(c.model, c.inputs, {.record_intermediates = true}).values;
+        for (const auto& [name, t] : c.model.initializers) c.values.insert_or_assign(name, t);
+        for (const auto& [name, t] : c.inputs) c.values.insert_or_assign(name, t);
+    }
+    for (const auto& out : c.model.outputs) c.outputs.emplace(out.name, c.values.at(out.name));
+    return c;
+}
+
+namespace detail {
+inline std::string attribute_text(const spec::attribute_value& v) {
+    std::ostringstream os;
+    std::visit(
+        [&](const auto& x) {
+            using X = std::decay_t<decltype(x)>;
+            if constexpr (std::is_same_v<X, std::int64_t> || std::is_same_v<X, double>) {
+                os << x;
+            } else if constexpr (std::is_same_v<X, std::string>) {
+                os << '"' << x << '"';
+            } else if constexpr (std::is_same_v<X, tensor>) {
+                os << "tensor " << name(x.element_dtype()) << to_string(x.shape());
+            } else {
+                os << '[';
+                for (std::size_t i = 0; i < x.size(); ++i) os << (i ? ", " : "") << x[i];
+                os << ']';
+            }
+        },
+        v);
+    return os.str();
+}
+inline std::string value_text(const std::string& name, dtype d, const shape_type& s) {
+    return name + ": " + std::string(tensoracle::name(d)) + to_string(s);
+}
+}  // namespace detail
+
+/// A readable dump: interface, initializers, one line per node.
+[[nodiscard]] inline std::string model_text(const graph::graph& m) {
+    std::ostringstream os;
+    os << "graph " << m.name << " (opset " << m.opset << ")\n";
+    for (const auto& in : m.inputs) os << "  input  " << detail::value_text(in.name, in.type, in.shape.value_or(shape_type{})) << '\n';
+    for (const auto& [name, t] : m.initializers) os << "  weight " << detail::value_text(name, t.element_dtype(), t.shape()) << '\n';
+    for (const auto& n : m.nodes) {
+        os << "  ";
+        for (std::size_t i = 0; i < n.outputs.size(); ++i) os << (i ? ", " : "") << n.outputs[i];
+        os << " = " << n.op_type << '(';
+        for (std::size_t i = 0; i < n.inputs.size(); ++i) os << (i ? ", " : "") << (n.inputs[i].empty() ? "<absent>" : n.inputs[i]);
+        os << ')';
+        bool first = true;
+        for (const auto& [k, v] : n.attributes) {
+            if (k.rfind("__", 0) == 0) continue;
+            os << (first ? " {" : ", ") << k << '=' << detail::attribute_text(v);
+            first = false;
+        }
+        if (!first) os << '}';
+        os << '\n';
+    }
+    for (const auto& out : m.outputs) os << "  output " << detail::value_text(out.name, out.type, out.shape.value_or(shape_type{})) << '\n';
+    return os.str();
+}
+
+/// case.json's content.
+[[nodiscard]] inline nlohmann::json case_json(const generated_case& c) {
+    nlohmann::json j;
+    j["id"] = case_id(c.seed, c.index);
+    j["seed"] = c.seed;
+    j["index"] = c.index;
+    j["config_hash"] = c.config_hash;
+    j["ops"] = c.op_types;
+    j["nodes"] = c.model.nodes.size();
+    j["input_search"] = {{"success", c.search.success},
+                         {"evaluations", c.search.evaluations},
+                         {"restarts", c.search.restarts},
+                         {"gradient_steps", c.search.gradient_steps},
+                         {"last_failure", c.search.success ? std::string() : c.search.last_failure}};
+    return j;
+}
+
+/// Writes `c` under `dir`/<case id>/; returns that folder.
+inline std::filesystem::path write_case(const generated_case& c, const std::filesystem::path& dir) {
+    const auto folder = dir / case_id(c.seed, c.index);
+    const auto data = folder / "test_data_set_0";
+    std::error_code ec;
+    std::filesystem::create_directories(data, ec);
+    if (ec) throw error("tensoracle::io::write_case(" + data.string() + ")", "cannot create: " + ec.message());
+    save_model(c.model, folder / "model.onnx");
+    for (std::size_t k = 0; k < c.model.inputs.size(); ++k) {
+        const auto& name = c.model.inputs[k].name;
+        save_tensor(c.inputs.at(name), data / ("input_" + std::to_string(k) + ".pb"), name);
+    }
+    for (std::size_t k = 0; k < c.model.outputs.size(); ++k) {
+        const auto& name = c.model.outputs[k].name;
+        save_tensor(c.outputs.at(name), data / ("output_" + std::to_string(k) + ".pb"), name);
+    }
+    auto write_text = [&](const std::filesystem::path& p, const std::string& text) {
+        std::ofstream out(p, std::ios::binary);
+        if (!out || !(out << text)) throw error("tensoracle::io::write_case(" + p.string() + ")", "cannot write");
+    };
+    write_text(folder / "model.txt", model_text(c.model));
+    write_text(folder / "case.json", case_json(c).dump(2) + "\n");
+    return folder;
+}
+
+}  // namespace tensoracle::io

@@ -1,0 +1,255 @@
+// Graph generation: validity, determinism, coverage, configuration errors.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include <tensoracle/gen/generator.hpp>
+#include <tensoracle/gen/input_search.hpp>
+#include <tensoracle/graph/interpreter.hpp>
+#include <tensoracle/ops/registry.hpp>
+
+namespace to = tensoracle;
+
+namespace {
+bool all_finite(const to::tensor& t) {
+    if (!to::info(t.element_dtype()).is_floating) return true;
+    const auto d = t.to<double>();
+    return std::all_of(d.begin(), d.end(), [](double x) { return std::isfinite(x); });
+}
+
+/// Structure of a graph as text (attributes included, tensor data by shape).
+std::string structure(const to::graph::graph& m) {
+    std::ostringstream os;
+    for (const auto& in : m.inputs) os << "in " << in.name << ' ' << to::name(in.type) << to::to_string(*in.shape) << '\n';
+    for (const auto& [k, t] : m.initializers) os << "init " << k << ' ' << to::name(t.element_dtype()) << to::to_string(t.shape()) << '\n';
+    for (const auto& n : m.nodes) {
+        os << n.op_type << '(';
+        for (const auto& i : n.inputs) os << i << ',';
+        os << ")->";
+        for (const auto& o : n.outputs) os << o << ',';
+        for (const auto& [k, v] : n.attributes) {
+            os << ' ' << k << '=';
+            if (const auto* i = std::get_if<std::int64_t>(&v)) os << *i;
+            else if (const auto* d = std::get_if<double>(&v)) os << *d;
+            else if (const auto* s = std::get_if<std::string>(&v)) os << *s;
+            else if (const auto* l = std::get_if<std::vector<std::int64_t>>(&v)) for (auto x : *l) os << x << ',';
+            else os << "other";
+        }
+        os << '\n';
+    }
+    for (const auto& o : m.outputs) os << "out " << o.name << '\n';
+    return os.str();
+}
+}  // namespace
+
+TEST_CASE("generator: default config, 10-node graphs are valid, run, and the search finds finite data") {
+    const to::gen::generator gen(to::gen::config{});
+    to::gen::generation_stats stats;
+    int found = 0;
+    const int graphs = 30;
+    for (int i = 0; i < graphs; ++i) {
+        CAPTURE(i);
+        auto g = to::gen::case_rng(2026, static_cast<std::uint64_t>(i), gen.settings().hash());
+        const auto sketch = gen.generate(g, stats);
+        const auto& m = sketch.model;
+        CHECK(m.nodes.size() == 10);
+        REQUIRE_NOTHROW(m.validate());
+        CHECK_FALSE(m.inputs.empty());
+        CHECK_FALSE(m.outputs.empty());
+        const auto r = to::gen::search_inputs(sketch, g);
+        std::map<std::string, to::tensor, std::less<>> feeds;
+        for (const auto& in : m.inputs) feeds.emplace(in.name, r.values.at(in.name));
+        auto model = m;
+        for (auto& [k, t] : model.initializers) {
+            if (const auto it = r.values.find(k); it != r.values.end()) t = it->second;
+        }
+        // The interpreter checks each node's output against the spec's shape
+        // and dtype inference; a generated graph must pass on any data.
+        to::graph::run_result run;
+        REQUIRE_NOTHROW(run = to::graph::run(model, feeds, {.record_intermediates = true}));
+        for (const auto& o : m.outputs) {
+            REQUIRE(run.values.count(o.name) == 1);
+            CHECK(run.values.at(o.name).shape() == *o.shape);
+            CHECK(run.values.at(o.name).element_dtype() == o.type);
+        }
+        if (r.success) {
+            ++found;
+            for (const auto& [name, t] : run.values) {
+                CAPTURE(name);
+                CHECK(all_finite(t));
+            }
+        }
+    }
+    CHECK(stats.graphs == graphs);
+    // The benchmark measures the rate on 512 graphs; this sample must not fall far below it.
+    CHECK(found >= graphs * 8 / 10);
+}
+
+TEST_CASE("generator: case i of seed s is a pure function of (s, i, config)") {
+    const to::gen::generator gen(to::gen::config{});
+    to::gen::generation_stats stats;
+    auto first = to::gen::case_rng(7, 5, gen.settings().hash());
+    const auto a = gen.generate(first, stats);
+    for (std::uint64_t i = 0; i < 5; ++i) {  // other cases in between change nothing
+        auto g = to::gen::case_rng(7, i, gen.settings().hash());
+        (void)gen.generate(g, stats);
+    }
+    auto again = to::gen::case_rng(7, 5, gen.settings().hash());
+    const auto b = gen.generate(again, stats);
+    CHECK(structure(a.model) == structure(b.model));
+    auto other = to::gen::case_rng(7, 6, gen.settings().hash());
+    CHECK(structure(gen.generate(other, stats).model) != structure(a.model));
+    // A different config is a different stream.
+    to::gen::config c2;
+    c2.max_nodes = 11;
+    CHECK(c2.hash() != gen.settings().hash());
+}
+
+TEST_CASE("generator: every registry op is drawable at opset 17 except ops not current there") {
+    const to::gen::generator gen(to::gen::config{});
+    std::set<std::string> table;
+    for (const auto& p : gen.ops()) table.insert(std::string(p.op->op_type));
+    for (const auto& e : to::ops::registry()) {
+        const std::string name(e.op_type);
+        CAPTURE(name);
+        if (gen.excluded().count(name) != 0) {
+            // Only opset reasons are acceptable under the default config.
+            CHECK(gen.excluded().at(name).find("opset") != std::string::npos);
+            CHECK(name == "Upsample");
+        } else {
+            CHECK(table.count(name) == 1);
+        }
+    }
+}
+
+TEST_CASE("generator: graphs cover the op table and the dtypes") {
+    to::gen::config cfg;
+    cfg.max_nodes = 12;
+    const to::gen::generator gen(cfg);
+    to::gen::generation_stats stats;
+    std::set<std::string> seen_ops;
+    std::set<to::dtype> seen_dtypes;
+    for (std::uint64_t i = 0; i < 200; ++i) {
+        auto g = to::gen::case_rng(99, i, cfg.hash());
+        const auto s = gen.generate(g, stats);
+        for (const auto& n : s.model.nodes) seen_ops.insert(n.op_type);
+        for (const auto& in : s.model.inputs) seen_dtypes.insert(in.type);
+        for (const auto& [k, t] : s.model.initializers) seen_dtypes.insert(t.element_dtype());
+        for (const auto& o : s.model.outputs) seen_dtypes.insert(o.type);
+    }
+    std::vector<std::string> missing;
+    for (const auto& p : gen.ops()) {
+        if (seen_ops.count(std::string(p.op->op_type)) == 0) missing.emplace_back(p.op->op_type);
+    }
+    CAPTURE(missing);
+    // 200 graphs of 12 nodes: about 20 draws per op; a handful may be unlucky.
+    CHECK(missing.size() <= 6);
+    for (const auto d : {to::dtype::f16, to::dtype::bf16, to::dtype::f32, to::dtype::f64, to::dtype::i64, to::dtype::boolean}) {
+        CAPTURE(d);
+        CHECK(seen_dtypes.count(d) == 1);
+    }
+}
+
+TEST_CASE("generator: single-input single-output mode and the support table") {
+    to::gen::config cfg;
+    cfg.single_io = true;
+    cfg.include_ops = {"Add", "Relu", "Conv", "Transpose", "Softmax", "Reshape"};
+    cfg.support["Conv"] = {to::dtype::f32};
+    cfg.support["Add"] = {to::dtype::f64, to::dtype::f32};
+    const to::gen::generator gen(cfg);
+    to::gen::generation_stats stats;
+    for (std::uint64_t i = 0; i < 20; ++i) {
+        auto g = to::gen::case_rng(1, i, cfg.hash());
+        const auto s = gen.generate(g, stats);
+        CHECK(s.model.inputs.size() == 1);
+        CHECK(s.model.outputs.size() == 1);
+        for (const auto& n : s.model.nodes) {
+            CHECK(std::find(cfg.include_ops.begin(), cfg.include_ops.end(), n.op_type) != cfg.include_ops.end());
+        }
+        // Conv only on f32, Add only on f32/f64: check each node's first input dtype.
+        const auto r = to::graph::run(s.model, [&] {
+            std::map<std::string, to::tensor, std::less<>> feeds;
+            for (const auto& in : s.model.inputs) feeds.emplace(in.name, to::tensor::zeros(in.type, *in.shape));
+            return feeds;
+        }(), {.record_intermediates = true});
+        for (const auto& n : s.model.nodes) {
+            const auto d = r.values.at(n.inputs[0]).element_dtype();
+            if (n.op_type == "Conv") CHECK(d == to::dtype::f32);
+            if (n.op_type == "Add") CHECK((d == to::dtype::f32 || d == to::dtype::f64));
+        }
+    }
+}
+
+TEST_CASE("generator: contradictory or malformed configs fail fast, naming the conflict") {
+    to::gen::config rank;
+    rank.include_ops = {"Conv", "MaxPool"};
+    rank.max_rank = 2;
+    CHECK_THROWS_WITH_AS(to::gen::generator{rank}, doctest::Contains("no op can be generated"), to::error);
+    try {
+        to::gen::generator{rank};
+    } catch (const to::error& e) {
+        const std::string what = e.what();
+        CHECK(what.find("Conv") != std::string::npos);
+        CHECK(what.find("MaxPool") != std::string::npos);
+    }
+    to::gen::config unknown;
+    unknown.include_ops = {"Conv2D"};
+    CHECK_THROWS_WITH_AS(to::gen::generator{unknown}, doctest::Contains("'Conv2D', which has no spec"), to::error);
+    to::gen::config no_dtypes;
+    no_dtypes.dtypes.clear();
+    CHECK_THROWS_WITH_AS(to::gen::generator{no_dtypes}, doctest::Contains("dtypes is empty"), to::error);
+    to::gen::config dims;
+    dims.min_dim = 10;
+    dims.max_dim = 2;
+    CHECK_THROWS_WITH_AS(to::gen::generator{dims}, doctest::Contains("dims range [10, 2]"), to::error);
+    to::gen::config support;
+    support.include_ops = {"Conv"};
+    support.support["Conv"] = {to::dtype::i8};
+    CHECK_THROWS_WITH_AS(to::gen::generator{support}, doctest::Contains("support table lists no dtype it accepts"), to::error);
+    to::gen::config only_vulnerable;
+    only_vulnerable.include_ops = {"Log", "Sqrt"};
+    only_vulnerable.vulnerable_ops = false;
+    CHECK_THROWS_WITH_AS(to::gen::generator{only_vulnerable}, doctest::Contains("vulnerable_ops is off"), to::error);
+}
+
+TEST_CASE("sample_op: a valid instance of every op from its spec and hints") {
+    for (const auto& e : to::ops::registry()) {
+        CAPTURE(e.op_type);
+        to::rng g(3);
+        const auto inst = to::gen::sample_op(e, g);
+        std::vector<const to::tensor*> p;
+        for (const auto& t : inst.inputs) p.push_back(t ? &*t : nullptr);
+        CHECK_NOTHROW((void)to::spec::evaluate(e, p, inst.attributes));
+    }
+}
+
+#ifdef TENSORACLE_TEST_JSON
+#include <tensoracle/gen/config_json.hpp>
+
+TEST_CASE("config: JSON round trip, partial files over defaults, and errors naming the key") {
+    to::gen::config c;
+    c.max_nodes = 20;
+    c.dtypes = {to::dtype::f32, to::dtype::f16};
+    c.support["Conv"] = {to::dtype::f32};
+    c.exclude_ops = {"Resize"};
+    const auto back = to::gen::config_from_json(to::gen::to_json(c));
+    CHECK(back.canonical() == c.canonical());
+    CHECK(back.hash() == c.hash());
+    const auto partial = to::gen::config_from_json(nlohmann::json::parse(R"({"max_rank": 3})"));
+    CHECK(partial.max_rank == 3);
+    CHECK(partial.max_nodes == to::gen::config{}.max_nodes);
+    CHECK_THROWS_WITH_AS((void)to::gen::config_from_json(nlohmann::json::parse(R"({"max_node": 3})")),
+                         doctest::Contains("max_node): unknown key"), to::error);
+    CHECK_THROWS_WITH_AS((void)to::gen::config_from_json(nlohmann::json::parse(R"({"max_nodes": "many"})")),
+                         doctest::Contains("max_nodes): wrong type"), to::error);
+    CHECK_THROWS_WITH_AS((void)to::gen::config_from_json(nlohmann::json::parse(R"({"dtypes": ["f33"]})")),
+                         doctest::Contains("dtypes"), to::error);
+    CHECK_THROWS_WITH_AS((void)to::gen::config_from_json(nlohmann::json::parse(R"({"min_rank": 4, "max_rank": 2})")),
+                         doctest::Contains("min_rank 4 > max_rank 2"), to::error);
+    CHECK_THROWS_WITH_AS((void)to::gen::load_config("/nonexistent/config.json"), doctest::Contains("cannot open"), to::error);
+}
+#endif
