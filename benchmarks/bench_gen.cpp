@@ -17,7 +17,6 @@
 #include <cmath>
 #include <cstdio>
 #include <set>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -70,23 +69,6 @@ speed_figures time_generation(const to::gen::generator& gen, std::uint64_t seed,
     return {median(t), percentile(t, 0.9), total / static_cast<double>(graphs), graphs, stats.short_graphs};
 }
 
-std::string attribute_key(const to::spec::attribute_value& v) {
-    std::ostringstream os;
-    std::visit(
-        [&](const auto& x) {
-            using X = std::decay_t<decltype(x)>;
-            if constexpr (std::is_same_v<X, std::int64_t> || std::is_same_v<X, double> || std::is_same_v<X, std::string>) {
-                os << x;
-            } else if constexpr (std::is_same_v<X, to::tensor>) {
-                os << to::to_string(x.shape());
-            } else {
-                for (const auto& e : x) os << e << ',';
-            }
-        },
-        v);
-    return os.str();
-}
-
 /// Unique (op, input dtypes and shapes, attributes) over `graphs` graphs.
 std::size_t unique_instances(const to::gen::generator& gen, std::uint64_t seed, std::size_t graphs) {
     std::set<std::string> seen;
@@ -100,26 +82,20 @@ std::size_t unique_instances(const to::gen::generator& gen, std::uint64_t seed, 
         // Intermediate shapes from a run on zeros would cost more than generation;
         // node output types come from the spec's inference instead.
         for (const auto& n : s.model.nodes) {
+            seen.insert(to::gen::instance_key(n, [&](const std::string& v) { return types.at(v); }));
             std::vector<to::tensor> tmp;
             std::vector<const to::tensor*> ptrs;
             tmp.reserve(n.inputs.size());
-            std::ostringstream key;
-            key << n.op_type << '(';
             for (const auto& in : n.inputs) {
                 if (in.empty()) {
                     ptrs.push_back(nullptr);
-                    key << "-,";
                     continue;
                 }
                 const auto& [d, shape] = types.at(in);
-                key << to::name(d) << to::to_string(shape) << ',';
                 const auto init = s.model.initializers.find(in);
                 tmp.push_back(init != s.model.initializers.end() ? init->second : to::tensor::zeros(d, shape));
                 ptrs.push_back(&tmp.back());
             }
-            key << ')';
-            for (const auto& [k, v] : n.attributes) key << k << '=' << attribute_key(v) << ';';
-            seen.insert(key.str());
             const auto& op = to::ops::get_op(n.op_type);
             auto attrs = n.attributes;
             if (n.outputs.size() > 1) attrs[std::string(to::graph::num_outputs_attribute)] = static_cast<std::int64_t>(n.outputs.size());

@@ -49,17 +49,15 @@ if(NOT EXISTS ${OUT}/split/s11_c00000004 OR EXISTS ${OUT}/split/s11_c00000003)
   message(FATAL_ERROR "--first 4 --count 4 should write cases 4..7")
 endif()
 
-# A contradictory configuration fails fast, naming the conflict.
-file(WRITE ${OUT}/bad.json "{\"include_ops\": [\"Conv\", \"MaxPool\"], \"max_rank\": 2}")
-execute_process(COMMAND ${EXE} gen --quiet --count 1 --out ${OUT}/bad --config ${OUT}/bad.json
-  RESULT_VARIABLE rc ERROR_VARIABLE err TIMEOUT 60)
-if(rc EQUAL 0 OR NOT err MATCHES "no op can be generated.*Conv")
-  message(FATAL_ERROR "contradictory config: rc ${rc}, stderr:\n${err}")
-endif()
-file(WRITE ${OUT}/typo.json "{\"max_node\": 3}")
-execute_process(COMMAND ${EXE} gen --quiet --count 1 --out ${OUT}/typo --config ${OUT}/typo.json
-  RESULT_VARIABLE rc ERROR_VARIABLE err TIMEOUT 60)
-if(rc EQUAL 0 OR NOT err MATCHES "max_node.*unknown key")
-  message(FATAL_ERROR "config typo: rc ${rc}, stderr:\n${err}")
-endif()
+# Bad configurations fail fast with a message naming the problem.
+function(rejects name json expect)
+  file(WRITE ${OUT}/${name}.json "${json}")
+  execute_process(COMMAND ${EXE} gen --quiet --count 1 --out ${OUT}/${name} --config ${OUT}/${name}.json
+    RESULT_VARIABLE rc ERROR_VARIABLE err TIMEOUT 60)
+  if(rc EQUAL 0 OR NOT err MATCHES "${expect}")
+    message(FATAL_ERROR "${name} config: rc ${rc}, stderr:\n${err}")
+  endif()
+endfunction()
+rejects(contradictory "{\"include_ops\": [\"Conv\", \"MaxPool\"], \"max_rank\": 2}" "no op can be generated.*Conv")
+rejects(typo "{\"max_node\": 3}" "max_node.*unknown key")
 message(STATUS "tensoracle gen: deterministic, split-stable, layout complete, bad configs rejected")

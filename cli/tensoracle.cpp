@@ -18,7 +18,6 @@
 #include <map>
 #include <mutex>
 #include <set>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -52,19 +51,10 @@ struct gen_statistics {
         evaluations += c.search.evaluations;
         for (const auto& n : c.model.nodes) {
             ++ops[n.op_type];
-            std::ostringstream key;
-            key << n.op_type << '(';
-            for (const auto& in : n.inputs) {
-                if (in.empty()) {
-                    key << "-,";
-                    continue;
-                }
-                const auto& t = c.values.at(in);
-                key << to::name(t.element_dtype()) << to::to_string(t.shape()) << ',';
-            }
-            key << ')';
-            for (const auto& [k, v] : n.attributes) key << k << '=' << to::io::detail::attribute_text(v) << ';';
-            unique_instances.insert(key.str());
+            unique_instances.insert(to::gen::instance_key(n, [&](const std::string& v) {
+                const auto& t = c.values.at(v);
+                return std::make_pair(t.element_dtype(), t.shape());
+            }));
             for (const auto& out : n.outputs) {
                 if (out.empty()) continue;
                 const auto& t = c.values.at(out);

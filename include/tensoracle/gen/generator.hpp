@@ -51,6 +51,24 @@ struct graph_sketch {
     std::vector<std::string> op_types;  ///< node ops, in node order
 };
 
+/// A node as one op instance (NNSmith's unit of diversity): op type, each
+/// input's dtype and shape (`type_of(name)` -> (dtype, shape)), attributes.
+template <class TypeOf>
+[[nodiscard]] std::string instance_key(const graph::node& n, TypeOf&& type_of) {
+    std::string key = n.op_type + '(';
+    for (const auto& in : n.inputs) {
+        if (in.empty()) {
+            key += "-,";
+            continue;
+        }
+        const auto [d, shape] = type_of(in);
+        key += std::string(tensoracle::name(d)) + tensoracle::to_string(shape) + ',';
+    }
+    key += ')';
+    for (const auto& [k, v] : n.attributes) key += k + '=' + spec::attribute_summary(v) + ';';
+    return key;
+}
+
 /// Counts of what generation did, for the statistics a run prints.
 struct generation_stats {
     rejection_counts rejected;
@@ -303,7 +321,7 @@ private:
 
     bool insert_forward(const op_profile& p, state& s, rng& g, generation_stats& stats) const {
         const auto& op = *p.op;
-        const std::size_t slots = p.variadic ? op.inputs.size() : op.inputs.size();
+        const std::size_t slots = op.inputs.size();
         // Type matching: slots with candidate values (dtype and rank fit).
         auto fits = [&](std::size_t slot, const value& v) {
             const auto& sp = op.inputs[std::min(slot, op.inputs.size() - 1)];

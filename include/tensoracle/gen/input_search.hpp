@@ -162,11 +162,11 @@ inline std::vector<tensor> estimate_gradient(const spec::domain_rule& rule, std:
     for (const auto& [name, t] : m.initializers) {
         if (sketch.fixed.count(name) == 0) add_free(name, t.element_dtype(), t.shape());
     }
-    double scale = 1.0;  // shrinks after failures no domain rule explains (overflow)
+    double scale = 1.0;  // range scale of the current start (see restart)
     auto draw = [&](detail::free_value& f, bool baseline) {
         const auto r = baseline ? options.baseline_range : f.range;
         const double lo = baseline ? r.first : r.first * scale, hi = baseline ? r.second : r.second * scale;
-        const tensor t = detail::random_data(g, f.type, f.shape, std::min(lo, hi), std::max(hi, lo + 1e-9));
+        const tensor t = spec::random_values(g, f.type, f.shape, std::min(lo, hi), std::max(hi, lo + 1e-9));
         f.x = t.to<double>();
         f.m = array<double>::from_shape(f.x.shape());
         f.v = array<double>::from_shape(f.x.shape());

@@ -134,23 +134,6 @@ inline interval pick_bin(interval dom, int k, rng& g) {
     return sub.empty() ? range : sub;
 }
 
-inline std::int64_t product_bound(const shape_type& s) {
-    std::int64_t n = 1;
-    for (const auto d : s) n *= static_cast<std::int64_t>(d);
-    return n;
-}
-
-inline spec::expr product(const std::vector<spec::expr>& dims) {
-    spec::expr p(1);
-    for (const auto& d : dims) p = p * d;
-    return p;
-}
-
-/// A random tensor of dtype d in [lo, hi) (see spec::random_values).
-inline tensor random_data(rng& g, dtype d, const shape_type& s, double lo, double hi) {
-    return spec::random_values(g, d, s, lo, hi);
-}
-
 }  // namespace detail
 
 /// The generator's view of one op: hints and attribute reflection, computed once.
@@ -474,15 +457,26 @@ struct instance_hooks {
             in[i].shape = before.at(i).shape();
             return "";
         };
+        // Calls into the spec with the symbolic context: it may ask for an input
+        // the generator left unknown (resolved: the next round) or reject the structure.
+        enum class asked { ok, next_round, refused };
+        std::string rejection;
+        auto ask = [&](auto&& call) {
+            try {
+                call();
+                return asked::ok;
+            } catch (const spec::unknown_input_error& e) {
+                rejection = resolve(e);
+                return rejection.empty() ? asked::next_round : asked::refused;
+            } catch (const error& e) {
+                rejection = std::string("structure: ") + e.what();
+                return asked::refused;
+            }
+        };
         std::vector<spec::constraint> cs;
-        try {
-            cs = op.constraints(ctx);
-        } catch (const spec::unknown_input_error& e) {
-            const auto why = resolve(e);
-            if (!why.empty()) return reject(why);
+        if (const auto a = ask([&] { cs = op.constraints(ctx); }); a != asked::ok) {
+            if (a == asked::refused) return reject(rejection);
             continue;
-        } catch (const error& e) {
-            return reject(std::string("structure: ") + e.what());
         }
         // A rule that already folded to false: this structure is invalid (and the
         // spec's shape inference may assume it holds, so do not call it).
@@ -508,7 +502,7 @@ struct instance_hooks {
                 sys.add_variable(spec::context::attr_length_name(key), 1, 2 * static_cast<std::int64_t>(cfg.max_rank) + 2);
                 for (std::size_t k = 0; k < v->size(); ++k) sys.add_variable(spec::context::attr_element_name(key, k), d.lo, d.hi);
             } else {
-                sys.add_variable("attr." + key, d.lo, d.hi);
+                sys.add_variable(spec::context::attr_name(key), d.lo, d.hi);
             }
         }
         sys.constraints = std::move(cs);
@@ -566,15 +560,13 @@ struct instance_hooks {
         // Shapes and dtypes, now that the structure is consistent.
         spec::shape_exprs shapes;
         std::vector<dtype> out_dtypes;
-        try {
-            shapes = op.output_shapes(ctx);
-            out_dtypes = op.output_dtypes(ctx);
-        } catch (const spec::unknown_input_error& e) {
-            const auto why = resolve(e);
-            if (!why.empty()) return reject(why);
+        if (const auto a = ask([&] {
+                shapes = op.output_shapes(ctx);
+                out_dtypes = op.output_dtypes(ctx);
+            });
+            a != asked::ok) {
+            if (a == asked::refused) return reject(rejection);
             continue;
-        } catch (const error& e) {
-            return reject(std::string("structure: ") + e.what());
         }
         if (shapes.empty()) return reject("no outputs");
         if (req.single_output && shapes.size() > 1) {
@@ -605,24 +597,21 @@ struct instance_hooks {
         }
         for (std::size_t o = 0; o < shapes.size(); ++o) {
             for (const auto& d : shapes[o]) sys.add(d >= 1, "output " + std::to_string(o) + " dims are at least 1");
-            sys.add(detail::product(shapes[o]) <= static_cast<std::int64_t>(cfg.max_elements),
+            sys.add(spec::product(shapes[o]) <= static_cast<std::int64_t>(cfg.max_elements),
                     "output " + std::to_string(o) + " has at most max_elements elements");
         }
         if (hints.work_estimate) {
-            try {
-                sys.add(hints.work_estimate(ctx, shapes) <= static_cast<std::int64_t>(cfg.max_work),
-                        "work is at most max_work");
-            } catch (const spec::unknown_input_error& e) {
-                const auto why = resolve(e);
-                if (!why.empty()) return reject(why);
-                continue;
-            }
+            const auto a = ask([&] {
+                sys.add(hints.work_estimate(ctx, shapes) <= static_cast<std::int64_t>(cfg.max_work), "work is at most max_work");
+            });
+            if (a == asked::refused) return reject(rejection);
+            if (a == asked::next_round) continue;
         }
         for (std::size_t i = 0; i < in.size(); ++i) {
             if (in[i].role != input_role::placeholder || in[i].shape.empty() || fixed_dims.count(i) != 0) continue;
             std::vector<spec::expr> dims;
             for (std::size_t a = 0; a < in[i].shape.size(); ++a) dims.push_back(spec::expr::symbol(spec::context::dim_name(i, a)));
-            sys.add(detail::product(dims) <= static_cast<std::int64_t>(cfg.max_elements),
+            sys.add(spec::product(dims) <= static_cast<std::int64_t>(cfg.max_elements),
                     "input " + std::to_string(i) + " has at most max_elements elements");
         }
         if (req.bound_output) {
@@ -667,7 +656,7 @@ struct instance_hooks {
             if (auto* v = std::get_if<std::vector<std::int64_t>>(&given[key])) {
                 for (std::size_t k = 0; k < v->size(); ++k) (*v)[k] = env.at(spec::context::attr_element_name(key, k));
             } else {
-                given[key] = env.at("attr." + key);
+                given[key] = env.at(spec::context::attr_name(key));
             }
         }
         op_instance out;
@@ -744,7 +733,7 @@ struct instance_hooks {
                 out.inputs.emplace_back(std::move(*i.data));
             } else {
                 const auto r = i.range.value_or(std::make_pair(-4.0, 4.0));
-                out.inputs.emplace_back(detail::random_data(g, i.type, i.shape, r.first, r.second));
+                out.inputs.emplace_back(spec::random_values(g, i.type, i.shape, r.first, r.second));
             }
         }
         out.attributes = std::move(inst->attributes);

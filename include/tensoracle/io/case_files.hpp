@@ -92,26 +92,6 @@ struct generated_case {
 }
 
 namespace detail {
-inline std::string attribute_text(const spec::attribute_value& v) {
-    std::ostringstream os;
-    std::visit(
-        [&](const auto& x) {
-            using X = std::decay_t<decltype(x)>;
-            if constexpr (std::is_same_v<X, std::int64_t> || std::is_same_v<X, double>) {
-                os << x;
-            } else if constexpr (std::is_same_v<X, std::string>) {
-                os << '"' << x << '"';
-            } else if constexpr (std::is_same_v<X, tensor>) {
-                os << "tensor " << name(x.element_dtype()) << to_string(x.shape());
-            } else {
-                os << '[';
-                for (std::size_t i = 0; i < x.size(); ++i) os << (i ? ", " : "") << x[i];
-                os << ']';
-            }
-        },
-        v);
-    return os.str();
-}
 inline std::string value_text(const std::string& name, dtype d, const shape_type& s) {
     return name + ": " + std::string(tensoracle::name(d)) + to_string(s);
 }
@@ -132,7 +112,7 @@ inline std::string value_text(const std::string& name, dtype d, const shape_type
         bool first = true;
         for (const auto& [k, v] : n.attributes) {
             if (k.rfind("__", 0) == 0) continue;
-            os << (first ? " {" : ", ") << k << '=' << detail::attribute_text(v);
+            os << (first ? " {" : ", ") << k << '=' << spec::attribute_summary(v);
             first = false;
         }
         if (!first) os << '}';

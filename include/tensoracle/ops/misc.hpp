@@ -91,7 +91,7 @@ struct Constant {
         // value: of the placeholder's dtype and shape when inserted backward, else a small random tensor.
         return h.tensor_attribute("value", [](rng& g, std::optional<dtype> d, const std::optional<shape_type>& s) {
             const dtype dt = d ? *d : detail::pick_dtype(g, spec::types::all);
-            return detail::random_tensor(g, dt, s ? *s : detail::random_shape(g, 0, 3), -5, 5);
+            return spec::random_values(g, dt, s ? *s : detail::random_shape(g, 0, 3), -5, 5);
         });
     }
 };
@@ -196,7 +196,7 @@ struct Dropout {
         return spec::hints{}
             .omit("seed")
             .after_solving(1, [](rng& g, const spec::context&, dtype d, const shape_type& s) {
-                return detail::random_tensor(g, d, s, 0.0, 0.9);
+                return spec::random_values(g, d, s, 0.0, 0.9);
             })
             .after_solving(2, [](rng&, const spec::context&, dtype d, const shape_type& s) { return tensor::zeros(d, s); });
     }
@@ -440,7 +440,7 @@ struct OneHot {
             })
             .after_solving(0, [](rng& g, const spec::context& c, dtype d, const shape_type& s) {
                 const double depth = static_cast<double>(depth_of(c));  // indices in [-depth, depth]: some miss
-                return detail::random_tensor(g, d, s, -depth, depth + 1);
+                return spec::random_values(g, d, s, -depth, depth + 1);
             });
     }
 };

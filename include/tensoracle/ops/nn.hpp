@@ -476,7 +476,7 @@ struct conv : nn::two_inputs_and_optional_third<conv> {
             .range(2, -1, 1)
             // each output element: one multiply-add per weight of its group
             .work([](const spec::context& c, const std::vector<std::vector<spec::expr>>& out) {
-                return detail::nn::product_from(out[0]) * detail::nn::product_from(c.shape(1), 1);
+                return spec::product(out[0]) * spec::product(nn::tail(c.shape(1), 1));
             });
     }
 };
@@ -667,7 +667,7 @@ struct conv_transpose : nn::two_inputs_and_optional_third<conv_transpose> {
             .range(2, -1, 1)
             // each input element scatters into one window per output channel of its group
             .work([](const spec::context& c, const std::vector<std::vector<spec::expr>>&) {
-                return detail::nn::product_from(c.shape(0)) * detail::nn::product_from(c.shape(1), 1);
+                return spec::product(c.shape(0)) * spec::product(nn::tail(c.shape(1), 1));
             });
     }
 };
@@ -711,6 +711,11 @@ inline pool_model pool_shape_model(const std::vector<expr>& x, const std::vector
     m.y.insert(m.y.end(), m.geo.out.begin(), m.geo.out.end());
     m.ok = true;
     return m;
+}
+
+/// The pools' work estimate (spec::hints::work): one step per window element per output.
+inline spec::expr pool_work(const spec::context& c, const std::vector<std::vector<spec::expr>>& out) {
+    return spec::product(out[0]) * spec::product(c.attr_ints("kernel_shape"));
 }
 
 }  // namespace nn
@@ -839,9 +844,7 @@ struct max_pool {
             .choice("auto_pad", {std::string("NOTSET"), std::string("SAME_UPPER"), std::string("SAME_LOWER"), std::string("VALID")}, 0.4)
             .flag("ceil_mode", 0.4)
             .flag("storage_order", 0.3)
-            .work([](const spec::context& c, const std::vector<std::vector<spec::expr>>& out) {
-                return detail::nn::product_from(out[0]) * detail::nn::product_from(c.attr_ints("kernel_shape"));
-            });
+            .work(nn::pool_work);
     }
 };
 
@@ -940,9 +943,7 @@ struct average_pool {
             .choice("auto_pad", {std::string("NOTSET"), std::string("SAME_UPPER"), std::string("SAME_LOWER"), std::string("VALID")}, 0.4)
             .flag("ceil_mode", 0.4)
             .flag("count_include_pad", 0.5)
-            .work([](const spec::context& c, const std::vector<std::vector<spec::expr>>& out) {
-                return detail::nn::product_from(out[0]) * detail::nn::product_from(c.attr_ints("kernel_shape"));
-            });
+            .work(nn::pool_work);
     }
 };
 

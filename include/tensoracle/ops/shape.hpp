@@ -144,7 +144,7 @@ struct reshape {
         }
         out.push_back({shape_util::sum(minus) <= 1, "at most one shape value is -1"});
         out.push_back({az == 0 || !(shape_util::any_of(zero) && shape_util::sum(minus) >= 1), "with allowzero, shape may not hold both 0 and -1"});
-        const auto p = shape_util::product(res), total = shape_util::product(c.shape(0));
+        const auto p = spec::product(res), total = spec::product(c.shape(0));
         out.push_back({select(shape_util::sum(minus) >= 1, p != 0 && total % shape_util::emax(p, spec::expr(1)) == 0, p == total),
                        "the new shape holds as many elements as the input (-1 divides exactly)"});
         return out;
@@ -153,7 +153,7 @@ struct reshape {
         const auto v = c.values(1);
         std::vector<spec::expr> res, out;
         for (std::size_t i = 0; i < v.size(); ++i) res.push_back(resolved(c, v, i));
-        const auto p = shape_util::product(res), total = shape_util::product(c.shape(0));
+        const auto p = spec::product(res), total = spec::product(c.shape(0));
         for (std::size_t i = 0; i < v.size(); ++i) out.push_back(select(v[i] == -1, total / shape_util::emax(p, spec::expr(1)), res[i]));
         return {out};
     }
@@ -513,7 +513,7 @@ struct flatten {
             outer.push_back(select(spec::expr(j) < a, c.dim(0, j), spec::expr(1)));
             inner.push_back(select(spec::expr(j) < a, spec::expr(1), c.dim(0, j)));
         }
-        return {{shape_util::product(outer), shape_util::product(inner)}};
+        return {{spec::product(outer), spec::product(inner)}};
     }
     static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
@@ -1605,7 +1605,7 @@ struct constant_of_shape {
         return spec::hints{}.tensor_attribute(
             "value",
             [](rng& g, std::optional<dtype> d, const std::optional<shape_type>&) {
-                return detail::random_tensor(g, d ? *d : detail::pick_dtype(g, value_types), {1}, -9, 9);
+                return spec::random_values(g, d ? *d : detail::pick_dtype(g, value_types), {1}, -9, 9);
             },
             0.7);
     }

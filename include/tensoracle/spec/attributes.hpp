@@ -267,6 +267,18 @@ inline std::ostream& operator<<(std::ostream& os, const attribute_value& v) {
     return os;
 }
 
+/// One line for an attribute: as operator<< prints it, but a tensor by its
+/// dtype and shape (a Constant's value may be large): dumps and keys.
+[[nodiscard]] inline std::string attribute_summary(const attribute_value& v) {
+    std::ostringstream os;
+    if (const auto* t = std::get_if<tensor>(&v)) {
+        os << "tensor " << name(t->element_dtype()) << tensoracle::to_string(t->shape());
+    } else {
+        os << v;
+    }
+    return os.str();
+}
+
 [[nodiscard]] inline std::string to_string(const attribute_map& m) {
     std::ostringstream os;
     bool first = true;

@@ -246,6 +246,13 @@ expr min(const expr& a, const expr& b);
 expr max(const expr& a, const expr& b);
 expr select(const expr& cond, const expr& a, const expr& b);
 
+/// Product of expressions (1 for none): element counts, work estimates.
+[[nodiscard]] inline expr product(const std::vector<expr>& v) {
+    expr out(1);
+    for (const auto& e : v) out = out * e;
+    return out;
+}
+
 /// The length of a list of expressions as an expression: for a list an op
 /// spec got from a context (`attr_ints`), the symbol "<name>.length" that the
 /// context binds (concrete) or leaves unknown (the generator's symbolic

@@ -169,8 +169,8 @@ public:
         }
         for (const auto& [key, v] : attributes_) {
             if (const auto* p = std::get_if<std::int64_t>(&v)) {
-                env_["attr." + key] = *p;
-                int_attributes_.emplace(key, expr::symbol("attr." + key));
+                env_[attr_name(key)] = *p;
+                int_attributes_.emplace(key, expr::symbol(attr_name(key)));
             }
             if (const auto* p = std::get_if<std::vector<std::int64_t>>(&v)) {
                 std::vector<expr> syms;
@@ -199,7 +199,7 @@ public:
         };
         for (const auto& [key, v] : c.attributes_) {
             if (const auto* p = std::get_if<std::int64_t>(&v)) {
-                c.int_attributes_.emplace(key, unknown(key) ? expr::symbol("attr." + key) : expr(*p));
+                c.int_attributes_.emplace(key, unknown(key) ? expr::symbol(attr_name(key)) : expr(*p));
             }
             if (const auto* p = std::get_if<std::vector<std::int64_t>>(&v)) {
                 std::vector<expr> e;
@@ -323,12 +323,14 @@ public:
     [[nodiscard]] static std::string value_name(std::size_t i, std::size_t k) {
         return "in" + std::to_string(i) + ".value[" + std::to_string(k) + "]";
     }
+    /// The symbol of an int attribute ("attr.<key>").
+    [[nodiscard]] static std::string attr_name(std::string_view key) { return "attr." + std::string(key); }
     [[nodiscard]] static std::string attr_element_name(std::string_view key, std::size_t k) {
-        return "attr." + std::string(key) + "[" + std::to_string(k) + "]";
+        return attr_name(key) + "[" + std::to_string(k) + "]";
     }
     /// The symbol spec::list_length gives an ints attribute's elements.
     [[nodiscard]] static std::string attr_length_name(std::string_view key) {
-        return "attr." + std::string(key) + ".length";
+        return attr_name(key) + ".length";
     }
 
 private:

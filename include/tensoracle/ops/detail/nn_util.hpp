@@ -265,11 +265,4 @@ void fill_conv_dims(conv_dims& d, const array<T>& x, const array<T>& w, const st
     d.auto_pad = parse_auto_pad(at.auto_pad, op_type);
 }
 
-/// The product of dims[from..]: work estimates (spec::hints::work).
-inline expr product_from(const std::vector<expr>& dims, std::size_t from = 0) {
-    expr p(1);
-    for (std::size_t i = from; i < dims.size(); ++i) p = p * dims[i];
-    return p;
-}
-
 }  // namespace tensoracle::ops::detail::nn

@@ -51,13 +51,6 @@ inline expr pick(const std::vector<expr>& v, const expr& idx, const expr& fallba
     return out;
 }
 
-/// Product of expressions (1 for none).
-inline expr product(const std::vector<expr>& v) {
-    expr out(1);
-    for (const auto& e : v) out = out * e;
-    return out;
-}
-
 /// Sum of expressions (0 for none).
 inline expr sum(const std::vector<expr>& v) {
     expr out(0);
