@@ -135,7 +135,7 @@ int main(int argc, char** argv) {
         to::gen::config cfg;
         to::gen::generator gen(cfg);
         const auto ours = time_generation(gen, seed, std::max<std::size_t>(graphs / 10, 1));
-        gen.set_hooks({.solver = to::gen::z3_solver(2000), .observe = {}});
+        gen.set_hooks({.solver = to::gen::z3_solver(), .observe = {}});
         const auto z3 = time_generation(gen, seed, std::max<std::size_t>(graphs / 10, 1));
         std::printf("  10 nodes, Z3 backend: median %.3f ms, mean %.3f ms vs ours median %.3f ms, mean %.3f ms (%zu graphs): %.1fx\n",
                     z3.median_ms, z3.mean_ms, ours.median_ms, ours.mean_ms, z3.graphs, z3.median_ms / std::max(ours.median_ms, 1e-9));
