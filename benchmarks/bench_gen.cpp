@@ -174,6 +174,7 @@ int main(int argc, char** argv) {
         for (const bool sampling : {false, true}) {
             std::vector<double> t;
             std::size_t ok = 0, evaluations = 0;
+            std::map<std::string, std::size_t> failures;  // op of the node still failing at the end
             for (std::size_t i = 0; i < sketches.size(); ++i) {
                 to::rng g(seed * 7919 + i);
                 to::gen::search_options so;
@@ -183,11 +184,17 @@ int main(int argc, char** argv) {
                 t.push_back(ms_since(start));
                 ok += r.success ? 1 : 0;
                 evaluations += r.evaluations;
+                if (!r.success) ++failures[r.failing_op];
             }
             std::printf("  %-30s success %5.1f%% (%zu/%zu), median %.3f ms, p90 %.3f ms, %.1f evaluations/graph\n",
                         sampling ? "sampling baseline [1, 9]:" : "gradient search (Adam, proxy):",
                         100.0 * static_cast<double>(ok) / static_cast<double>(sketches.size()), ok, sketches.size(),
                         median(t), percentile(t, 0.9), static_cast<double>(evaluations) / static_cast<double>(sketches.size()));
+            if (!failures.empty()) {
+                std::printf("    still failing at the end, by node:");
+                for (const auto& [what, count] : failures) std::printf(" %s %zu", what.c_str(), count);
+                std::printf("\n");
+            }
         }
     }
 

@@ -45,8 +45,7 @@ struct gen_statistics {
         if (c.search.success) {
             ++search_success;
         } else {
-            const auto cut = c.search.last_failure.find(':');
-            ++search_failures[c.search.last_failure.substr(0, cut)];
+            ++search_failures[c.search.failing_op];
         }
         evaluations += c.search.evaluations;
         for (const auto& n : c.model.nodes) {
@@ -89,7 +88,7 @@ struct gen_statistics {
         j["input_search"] = {{"success", search_success},
                              {"failure", cases - search_success},
                              {"evaluations", evaluations},
-                             {"failures_by_node", search_failures}};
+                             {"failures_by_op", search_failures}};
         j["insertions"] = {{"forward", generation.forward}, {"backward", generation.backward}};
         j["rejections"] = generation.rejected.by_reason;
         return j;
@@ -180,7 +179,7 @@ int run_gen(std::uint64_t count, std::uint64_t seed, std::uint64_t first, std::s
     std::printf("input search: %zu of %zu cases free of NaN/Inf (%.1f%%), %zu evaluations\n", total.search_success,
                 total.cases, total.cases ? 100.0 * static_cast<double>(total.search_success) / static_cast<double>(total.cases) : 0.0,
                 total.evaluations);
-    print_histogram("input search failures (node)", total.search_failures, 10);
+    print_histogram("input search failures (op of the failing node)", total.search_failures, 10);
     print_histogram("rejections by reason", total.generation.rejected.by_reason, 15);
     std::printf("statistics: %s\n", (fs::path(out) / "gen_stats.json").string().c_str());
     for (const auto& e : errors) std::fprintf(stderr, "error: %s\n", e.c_str());

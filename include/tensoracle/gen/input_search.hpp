@@ -46,6 +46,7 @@ struct search_result {
     std::size_t restarts = 0;       ///< re-draws after zero or unexplained gradients
     std::size_t gradient_steps = 0;
     std::string last_failure;       ///< the last failing node and why
+    std::string failing_op;         ///< op_type of that node (empty on success)
     /// Data of every free value (graph inputs and weights).
     std::map<std::string, tensor, std::less<>> values;
     /// Every value of the successful run (graph outputs included).
@@ -201,11 +202,14 @@ inline std::vector<tensor> estimate_gradient(const spec::domain_rule& rule, std:
         const auto fail = detail::run_until_failure(m, values);
         if (!fail) {
             result.success = true;
+            result.last_failure.clear();
+            result.failing_op.clear();
             for (const auto& f : free) result.values.emplace(f.name, values.at(f.name));
             result.run = std::move(values);
             return result;
         }
         result.last_failure = fail->reason;
+        result.failing_op = m.nodes[fail->node].op_type;
         if (options.sampling) {
             for (auto& f : free) draw(f, true);
             continue;

@@ -135,7 +135,8 @@ inline std::string value_text(const std::string& name, dtype d, const shape_type
                          {"evaluations", c.search.evaluations},
                          {"restarts", c.search.restarts},
                          {"gradient_steps", c.search.gradient_steps},
-                         {"last_failure", c.search.success ? std::string() : c.search.last_failure}};
+                         {"last_failure", c.search.last_failure},
+                         {"failing_op", c.search.failing_op}};
     return j;
 }
 
