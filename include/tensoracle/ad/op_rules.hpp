@@ -235,7 +235,7 @@ template <class V, class Op>
 /// Rules of every differentiable op in the Hana tuple of types `ops` (all
 /// registry ops by default), sorted by op_type. Each V instantiates every
 /// kernel three times (V, dual<V>, rvar<V>): call it from few translation units.
-template <class V, class Ops = decltype(ops::all_ops)>
+template <class V, class Ops = ops::all_ops_type>
 [[nodiscard]] const std::vector<derivative_rules<V>>& rules_table(Ops op_list = ops::all_ops) {
     static const std::vector<derivative_rules<V>> table = [&] {
         std::vector<derivative_rules<V>> v;
@@ -250,7 +250,14 @@ template <class V, class Ops = decltype(ops::all_ops)>
 }
 
 /// The rules of op_type, or nullptr when the op is not differentiable.
-template <class V, class Ops = decltype(ops::all_ops)>
+#ifdef TENSORACLE_SEPARATE_REGISTRY
+// Instantiated once per target, in the file that includes
+// <tensoracle/registry_definition.hpp> (see ops/registry.hpp).
+extern template const std::vector<derivative_rules<double>>& rules_table<double, ops::all_ops_type>(ops::all_ops_type);
+extern template const std::vector<derivative_rules<float>>& rules_table<float, ops::all_ops_type>(ops::all_ops_type);
+#endif
+
+template <class V, class Ops = ops::all_ops_type>
 [[nodiscard]] const derivative_rules<V>* find_rules(std::string_view op_type, Ops op_list = ops::all_ops) {
     const auto& t = rules_table<V>(op_list);
     const auto it = std::lower_bound(t.begin(), t.end(), op_type,

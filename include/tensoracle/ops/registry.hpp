@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <boost/hana/concat.hpp>
@@ -26,16 +27,35 @@ inline constexpr auto all_ops =
     hana::concat(hana::concat(hana::concat(unary_ops, binary_ops), hana::concat(shape_ops, reduce_ops)),
                  hana::concat(nn_ops, misc_ops));
 
+/// The type of all_ops (a Hana tuple of types).
+using all_ops_type = std::remove_cv_t<decltype(all_ops)>;
+
+namespace detail {
+/// The entries of the ops in `op_list`, sorted by op_type. A template so
+/// that only a translation unit that calls it instantiates every kernel.
+template <class Ops>
+[[nodiscard]] std::vector<spec::op_entry> make_registry(Ops op_list) {
+    std::vector<spec::op_entry> v;
+    hana::for_each(op_list, [&](auto t) { v.push_back(spec::make_entry<typename decltype(t)::type>()); });
+    std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.op_type < b.op_type; });
+    return v;
+}
+}  // namespace detail
+
+#ifdef TENSORACLE_SEPARATE_REGISTRY
+/// The type-erased entries, one per op, sorted by op_type. With
+/// TENSORACLE_SEPARATE_REGISTRY defined for a whole target, this is only a
+/// declaration: exactly one source file of the target includes
+/// <tensoracle/registry_definition.hpp>, so every kernel of every op is
+/// instantiated once per target instead of once per file (~20 s each at -O0).
+[[nodiscard]] const std::vector<spec::op_entry>& registry();
+#else
 /// The type-erased entries, one per op, sorted by op_type.
 [[nodiscard]] inline const std::vector<spec::op_entry>& registry() {
-    static const std::vector<spec::op_entry> entries = [] {
-        std::vector<spec::op_entry> v;
-        hana::for_each(all_ops, [&](auto t) { v.push_back(spec::make_entry<typename decltype(t)::type>()); });
-        std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.op_type < b.op_type; });
-        return v;
-    }();
+    static const std::vector<spec::op_entry> entries = detail::make_registry(all_ops);
     return entries;
 }
+#endif
 
 /// The entry of an ONNX op_type; nullptr when the kit has no spec for it.
 [[nodiscard]] inline const spec::op_entry* find_op(std::string_view op_type) {
