@@ -35,7 +35,9 @@ using clock_type = std::chrono::steady_clock;
 
 namespace {
 
-double ms_since(clock_type::time_point t) { return std::chrono::duration<double, std::milli>(clock_type::now() - t).count(); }
+double ms_since(clock_type::time_point t) {
+    return std::chrono::duration<double, std::milli>(clock_type::now() - t).count();
+}
 
 double median(std::vector<double> v) {
     if (v.empty()) return 0.0;
@@ -97,9 +99,7 @@ std::size_t unique_instances(const to::gen::generator& gen, std::uint64_t seed, 
                 ptrs.push_back(&tmp.back());
             }
             const auto& op = to::ops::get_op(n.op_type);
-            auto attrs = n.attributes;
-            if (n.outputs.size() > 1) attrs[std::string(to::graph::num_outputs_attribute)] = static_cast<std::int64_t>(n.outputs.size());
-            const auto inferred = to::spec::infer(op, ptrs, attrs);
+            const auto inferred = to::spec::infer(op, ptrs, to::graph::call_attributes(op, n));
             for (std::size_t o = 0; o < n.outputs.size() && o < inferred.shapes.size(); ++o) {
                 if (!n.outputs[o].empty()) types[n.outputs[o]] = {inferred.dtypes[o], inferred.shapes[o]};
             }
@@ -115,47 +115,83 @@ int main(int argc, char** argv) {
     std::size_t graphs = 1000, search_graphs = 512, validity = 1000;
     std::uint64_t seed = 1;
     app.add_option("--graphs", graphs, "Graphs per speed and binning figure")->capture_default_str();
-    app.add_option("--search-graphs", search_graphs, "Vulnerable graphs for the input search figure")->capture_default_str();
+    app.add_option("--search-graphs", search_graphs, "Vulnerable graphs for the input search figure")
+        ->capture_default_str();
     app.add_option("--validity", validity, "Graphs for the validity figure (0: skip)")->capture_default_str();
     app.add_option("--seed", seed, "Seed")->capture_default_str();
+    std::size_t z3_graphs = 100;
+    app.add_option("--z3-graphs", z3_graphs, "Graphs for each Z3-backend figure (speed, binning)")
+        ->capture_default_str();
+    std::vector<std::string> sections{"speed", "binning", "search", "validity"};
+    app.add_option("--sections", sections, "Which figures to measure")
+        ->delimiter(',')
+        ->check(CLI::IsMember({"speed", "binning", "search", "validity"}))
+        ->capture_default_str();
     CLI11_PARSE(app, argc, argv);
+    const auto want = [&](const char* name) {
+        return std::find(sections.begin(), sections.end(), name) != sections.end();
+    };
     std::setvbuf(stdout, nullptr, _IOLBF, 0);  // sections appear as they finish, also through a pipe
 
-    std::printf("== speed: median ms per valid graph (generation + solving), one core, %zu graphs each ==\n", graphs);
-    for (const std::size_t nodes : {10u, 20u, 50u}) {
-        to::gen::config cfg;
-        cfg.max_nodes = nodes;
-        const to::gen::generator gen(cfg);
-        const auto f = time_generation(gen, seed, nodes == 50 ? std::max<std::size_t>(graphs / 4, 1) : graphs);
-        std::printf("  %2zu nodes: median %.3f ms, p90 %.3f ms, mean %.3f ms (%zu graphs, %zu short of %zu nodes)\n", nodes,
-                    f.median_ms, f.p90_ms, f.mean_ms, f.graphs, f.short_graphs, nodes);
-    }
+    if (want("speed")) {
+        std::printf("== speed: median ms per valid graph (generation + solving), one core, %zu graphs each ==\n",
+                    graphs);
+        for (const std::size_t nodes : {10u, 20u, 50u}) {
+            to::gen::config cfg;
+            cfg.max_nodes = nodes;
+            const to::gen::generator gen(cfg);
+            const auto f = time_generation(gen, seed, nodes == 50 ? std::max<std::size_t>(graphs / 4, 1) : graphs);
+            std::printf(
+                "  %2zu nodes: median %.3f ms, p90 %.3f ms, mean %.3f ms (%zu graphs, %zu short of %zu nodes)\n", nodes,
+                f.median_ms, f.p90_ms, f.mean_ms, f.graphs, f.short_graphs, nodes);
+        }
 #ifdef TENSORACLE_BENCH_WITH_Z3
-    {
-        to::gen::config cfg;
-        to::gen::generator gen(cfg);
-        const auto ours = time_generation(gen, seed, std::max<std::size_t>(graphs / 10, 1));
-        gen.set_hooks({.solver = to::gen::z3_solver(), .observe = {}});
-        const auto z3 = time_generation(gen, seed, std::max<std::size_t>(graphs / 10, 1));
-        std::printf("  10 nodes, Z3 backend: median %.3f ms, mean %.3f ms vs ours median %.3f ms, mean %.3f ms (%zu graphs): %.1fx\n",
-                    z3.median_ms, z3.mean_ms, ours.median_ms, ours.mean_ms, z3.graphs, z3.median_ms / std::max(ours.median_ms, 1e-9));
-    }
+        {
+            to::gen::config cfg;
+            to::gen::generator gen(cfg);
+            const auto ours = time_generation(gen, seed, z3_graphs);
+            gen.set_hooks({.solver = to::gen::z3_solver(), .observe = {}});
+            const auto z3 = time_generation(gen, seed, z3_graphs);
+            std::printf(
+                "  10 nodes, Z3 backend: median %.3f ms, mean %.3f ms vs ours median %.3f ms, mean %.3f ms (%zu "
+                "graphs): %.1fx\n",
+                z3.median_ms, z3.mean_ms, ours.median_ms, ours.mean_ms, z3.graphs,
+                z3.median_ms / std::max(ours.median_ms, 1e-9));
+        }
 #else
-    std::printf("  (built without Z3: no Z3-backend figure)\n");
+        std::printf("  (built without Z3: no Z3-backend figure)\n");
 #endif
-
-    std::printf("== binning: unique op instances per %zu graphs of 10 nodes ==\n", graphs);
-    {
-        to::gen::config with, without;
-        without.binning = false;
-        const auto a = unique_instances(to::gen::generator(with), seed, graphs);
-        const auto b = unique_instances(to::gen::generator(without), seed, graphs);
-        std::printf("  with binning %zu, without %zu: %.2fx (NNSmith reported 2.07x)\n", a, b,
-                    static_cast<double>(a) / static_cast<double>(std::max<std::size_t>(b, 1)));
     }
 
-    std::printf("== input search: %zu graphs of 10 nodes, each with a vulnerable op ==\n", search_graphs);
-    {
+    if (want("binning")) {
+        std::printf("== binning: unique op instances per %zu graphs of 10 nodes ==\n", graphs);
+        {
+            to::gen::config with, without;
+            without.binning = false;
+            const auto a = unique_instances(to::gen::generator(with), seed, graphs);
+            const auto b = unique_instances(to::gen::generator(without), seed, graphs);
+            std::printf("  our solver (randomized): with binning %zu, without %zu: %.2fx (NNSmith reported 2.07x)\n", a,
+                        b, static_cast<double>(a) / static_cast<double>(std::max<std::size_t>(b, 1)));
+        }
+#ifdef TENSORACLE_BENCH_WITH_Z3
+        {
+            // NNSmith's setting: an SMT solver returns the same corner of the
+            // solution space each time unless binning pushes it elsewhere.
+            to::gen::config with, without;
+            without.binning = false;
+            to::gen::generator a_gen(with), b_gen(without);
+            a_gen.set_hooks({.solver = to::gen::z3_solver(), .observe = {}});
+            b_gen.set_hooks({.solver = to::gen::z3_solver(), .observe = {}});
+            const auto a = unique_instances(a_gen, seed, z3_graphs);
+            const auto b = unique_instances(b_gen, seed, z3_graphs);
+            std::printf("  Z3 backend (%zu graphs): with binning %zu, without %zu: %.2fx\n", z3_graphs, a, b,
+                        static_cast<double>(a) / static_cast<double>(std::max<std::size_t>(b, 1)));
+        }
+#endif
+    }
+
+    if (want("search")) {
+        std::printf("== input search: %zu graphs of 10 nodes, each with a vulnerable op ==\n", search_graphs);
         to::gen::config cfg;
         const to::gen::generator gen(cfg);
         std::set<std::string> vulnerable;
@@ -167,7 +203,8 @@ int main(int argc, char** argv) {
         for (std::uint64_t i = 0; sketches.size() < search_graphs; ++i) {
             auto g = to::gen::case_rng(seed + 1000, i, cfg.hash());
             auto s = gen.generate(g, stats);
-            if (std::any_of(s.op_types.begin(), s.op_types.end(), [&](const std::string& o) { return vulnerable.count(o) != 0; })) {
+            if (std::any_of(s.op_types.begin(), s.op_types.end(),
+                            [&](const std::string& o) { return vulnerable.count(o) != 0; })) {
                 sketches.push_back(std::move(s));
             }
         }
@@ -189,7 +226,8 @@ int main(int argc, char** argv) {
             std::printf("  %-30s success %5.1f%% (%zu/%zu), median %.3f ms, p90 %.3f ms, %.1f evaluations/graph\n",
                         sampling ? "sampling baseline [1, 9]:" : "gradient search (Adam, proxy):",
                         100.0 * static_cast<double>(ok) / static_cast<double>(sketches.size()), ok, sketches.size(),
-                        median(t), percentile(t, 0.9), static_cast<double>(evaluations) / static_cast<double>(sketches.size()));
+                        median(t), percentile(t, 0.9),
+                        static_cast<double>(evaluations) / static_cast<double>(sketches.size()));
             if (!failures.empty()) {
                 std::printf("    still failing at the end, by node:");
                 for (const auto& [what, count] : failures) std::printf(" %s %zu", what.c_str(), count);
@@ -199,7 +237,7 @@ int main(int argc, char** argv) {
     }
 
 #ifdef TENSORACLE_BENCH_WITH_ONNX
-    if (validity > 0) {
+    if (validity > 0 && want("validity")) {
         std::printf("== validity: %zu graphs of 10 nodes, default config (vulnerable ops on) ==\n", validity);
         to::gen::config cfg;
         const to::gen::generator gen(cfg);
@@ -264,8 +302,10 @@ int main(int argc, char** argv) {
             }
             finite += all_finite ? 1 : 0;
         }
-        std::printf("  our validation %zu, onnx checker %zu, strict shape inference agrees %zu, runs %zu, finite outputs %zu (of %zu)\n",
-                    ours, checker, shapes, ran, finite, validity);
+        std::printf(
+            "  our validation %zu, onnx checker %zu, strict shape inference agrees %zu, runs %zu, finite outputs %zu "
+            "(of %zu)\n",
+            ours, checker, shapes, ran, finite, validity);
         for (const auto& [what, n] : problems) std::printf("    %zu x %s\n", n, what.substr(0, 160).c_str());
     }
 #endif

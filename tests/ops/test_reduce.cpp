@@ -1234,6 +1234,28 @@ TEST_CASE("domain rules: losses are zero inside, positive outside") {
     CHECK(loss("BatchNormalization", {f32({1, 1}, {1}), c, c, c, f32({1}, {-1})}) > 0.0);
 }
 
+TEST_CASE("domain rules: the loss gradient descends, also at a symmetric kink") {
+    // |B| > 0 at B = 0 exactly (what ReLU outputs): the central difference of
+    // -|B| is 0 there, which left the input search with nothing to follow.
+    const auto grad = [](std::string_view op, const std::vector<to::tensor>& in, std::size_t input) {
+        const auto& e = ops::get_op(op);
+        const auto rules = e.domain(e.normalize_attributes({}));
+        REQUIRE(rules.size() == 1);
+        REQUIRE(rules[0].gradient);
+        return rules[0].gradient(in).at(input).to<double>();
+    };
+    const auto r = grad("Reciprocal", {f32({3}, {0, 2, -1e-20f})}, 0);
+    CHECK(r(0) != 0.0);  // violated at the kink: a direction to move
+    CHECK(r(1) == 0.0);  // inside the domain: no pull
+    CHECK(r(2) > 0.0);   // violated just below 0: descent (x -= lr * g) moves away from 0
+    const auto d = grad("Div", {f32({2}, {1, 1}), f32({2}, {0, 3})}, 1);
+    CHECK(d(0) != 0.0);
+    CHECK(d(1) == 0.0);
+    const auto l = grad("Log", {f32({2}, {-2, 5})}, 0);
+    CHECK(l(0) < 0.0);  // X > 0: descent increases X
+    CHECK(l(1) == 0.0);
+}
+
 TEST_CASE("input candidates: backward inference") {
     const auto& rs = ops::get_op("ReduceSum");
     const auto c = rs.input_candidates(to::dtype::i32, 2);

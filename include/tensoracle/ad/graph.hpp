@@ -56,12 +56,7 @@ inline node_call prepare(const graph::node& n, const value_map& values) {
     call.op = &ops::get_op(n.op_type);
     for (const auto& in : n.inputs) call.args.push_back(in.empty() ? nullptr : &values.at(in));
     while (!call.args.empty() && call.args.back() == nullptr) call.args.pop_back();
-    call.attributes = n.attributes;
-    const auto names = call.op->attribute_names();
-    if (std::find(names.begin(), names.end(), graph::num_outputs_attribute) != names.end()) {
-        call.attributes.insert_or_assign(std::string(graph::num_outputs_attribute),
-                                         static_cast<std::int64_t>(n.outputs.size()));
-    }
+    call.attributes = graph::call_attributes(*call.op, n);
     return call;
 }
 

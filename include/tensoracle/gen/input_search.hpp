@@ -18,8 +18,8 @@
 #include <cmath>
 #include <cstdint>
 #include <map>
-#include <set>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -43,10 +43,10 @@ struct search_options {
 struct search_result {
     bool success = false;
     std::size_t evaluations = 0;
-    std::size_t restarts = 0;       ///< re-draws after zero or unexplained gradients
+    std::size_t restarts = 0;  ///< re-draws after zero or unexplained gradients
     std::size_t gradient_steps = 0;
-    std::string last_failure;       ///< the last failing node and why
-    std::string failing_op;         ///< op_type of that node (empty on success)
+    std::string last_failure;  ///< the last failing node and why
+    std::string failing_op;    ///< op_type of that node (empty on success)
     /// Data of every free value (graph inputs and weights).
     std::map<std::string, tensor, std::less<>> values;
     /// Every value of the successful run (graph outputs included).
@@ -72,7 +72,8 @@ struct failure {
     std::string reason;
 };
 
-inline std::optional<failure> run_until_failure(const graph::graph& m, std::map<std::string, tensor, std::less<>>& values) {
+inline std::optional<failure> run_until_failure(const graph::graph& m,
+                                                std::map<std::string, tensor, std::less<>>& values) {
     for (std::size_t i = 0; i < m.nodes.size(); ++i) {
         const auto& n = m.nodes[i];
         const auto call = ad::detail::prepare(n, values);
@@ -146,7 +147,8 @@ inline std::vector<tensor> estimate_gradient(const spec::domain_rule& rule, std:
 
 /// Finds data for the free values of `sketch` (its graph inputs and weights
 /// not fixed by the generator) under which every node's output is finite.
-[[nodiscard]] inline search_result search_inputs(const graph_sketch& sketch, rng& g, const search_options& options = {}) {
+[[nodiscard]] inline search_result search_inputs(const graph_sketch& sketch, rng& g,
+                                                 const search_options& options = {}) {
     const auto& m = sketch.model;
     search_result result;
     std::vector<detail::free_value> free;
@@ -178,7 +180,8 @@ inline std::vector<tensor> estimate_gradient(const spec::domain_rule& rule, std:
     std::pair<std::size_t, std::size_t> target{SIZE_MAX, SIZE_MAX};
     std::set<std::pair<std::size_t, std::size_t>> visited;  // (node, rule) targets since the last draw
     double step_scale = 1.0;
-    std::size_t adam_t = 0, steps_on_target = 0;
+    std::size_t adam_t = 0, stalled_steps = 0;
+    double best_loss = 0.0;  // lowest loss on the current target
     // A fresh random start. Ranges cycle through scales 1, 1/2, ..., 1/128:
     // small values avoid overflow and the flat zones of integer and
     // piecewise-constant paths no gradient crosses; large ones reach domains
@@ -226,8 +229,8 @@ inline std::vector<tensor> estimate_gradient(const spec::domain_rule& rule, std:
             rules.clear();
         }
         std::optional<std::size_t> which;
+        double loss = 0.0;
         for (std::size_t r = 0; r < rules.size() && !fail->thrown; ++r) {
-            double loss = 0.0;
             try {
                 loss = rules[r].loss(args);
             } catch (const error&) {
@@ -250,7 +253,8 @@ inline std::vector<tensor> estimate_gradient(const spec::domain_rule& rule, std:
             // the gradient, so halve the step until it fits their common interval.
             if (!visited.insert({fail->node, *which}).second) step_scale = std::max(step_scale * 0.5, 1.0 / 64.0);
             target = {fail->node, *which};
-            steps_on_target = 0;
+            stalled_steps = 0;
+            best_loss = loss;
             adam_t = 0;
             for (auto& f : free) {
                 f.m.fill(0.0);
@@ -258,8 +262,8 @@ inline std::vector<tensor> estimate_gradient(const spec::domain_rule& rule, std:
             }
         }
         // d loss / d (node inputs), then back through the nodes before it.
-        std::vector<tensor> grads = rules[*which].gradient ? rules[*which].gradient(args)
-                                                           : detail::estimate_gradient(rules[*which], args, g);
+        std::vector<tensor> grads =
+            rules[*which].gradient ? rules[*which].gradient(args) : detail::estimate_gradient(rules[*which], args, g);
         std::map<std::string, array<double>, std::less<>> cot;
         auto accumulate = [&](const std::string& name, const array<double>& d) {
             if (name.empty() || d.size() == 0) return;
@@ -287,7 +291,8 @@ inline std::vector<tensor> estimate_gradient(const spec::domain_rule& rule, std:
                 std::vector<array<double>> w;
                 for (std::size_t o = 0; o < dts.size(); ++o) {
                     const auto it = o < node.outputs.size() ? cot.find(node.outputs[o]) : cot.end();
-                    w.push_back(it != cot.end() && info(dts[o]).is_floating ? it->second : ad::detail::empty_array<double>());
+                    w.push_back(it != cot.end() && info(dts[o]).is_floating ? it->second
+                                                                            : ad::detail::empty_array<double>());
                 }
                 const auto back = r->vjp(ctx, xs, w, {.proxy = true});
                 for (const std::size_t i : ids) accumulate(node.inputs[i], back.cotangents[i]);
@@ -295,9 +300,16 @@ inline std::vector<tensor> estimate_gradient(const spec::domain_rule& rule, std:
                 continue;
             }
         }
-        // Adam on the free floating values the loss reaches; a target that
-        // resists for 16 steps gets smaller steps (it may be narrower than lr).
-        if (++steps_on_target % 16 == 0) step_scale = std::max(step_scale * 0.5, 1.0 / 64.0);
+        // Adam on the free floating values the loss reaches. A target whose
+        // loss has not dropped by 1% in 16 steps gets smaller steps (it may be
+        // narrower than lr); one that is still shrinking keeps its pace, since
+        // a large tensor can need many steps of lr to move all its elements.
+        if (loss < best_loss * 0.99) {
+            best_loss = loss;
+            stalled_steps = 0;
+        } else if (++stalled_steps % 16 == 0) {
+            step_scale = std::max(step_scale * 0.5, 1.0 / 64.0);
+        }
         ++adam_t;
         ++result.gradient_steps;
         bool moved = false;

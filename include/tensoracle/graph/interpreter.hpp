@@ -3,6 +3,7 @@
 // input search, reduction and EMI later).
 #pragma once
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
@@ -26,6 +27,17 @@ struct run_result {
     std::map<std::string, tensor, std::less<>> values;   // every value, if recorded
 };
 
+/// The attributes op receives for node n: the node's own, plus the node's
+/// output count for ops whose outputs are counted that way (Split).
+[[nodiscard]] inline spec::attribute_map call_attributes(const spec::op_entry& op, const node& n) {
+    auto attrs = n.attributes;
+    const auto names = op.attribute_names();
+    if (std::find(names.begin(), names.end(), num_outputs_attribute) != names.end()) {
+        attrs.insert_or_assign(std::string(num_outputs_attribute), static_cast<std::int64_t>(n.outputs.size()));
+    }
+    return attrs;
+}
+
 namespace detail {
 inline void check_feed(const value_info& v, const tensor& t, const std::string& where) {
     if (t.element_dtype() != v.type) {
@@ -33,8 +45,8 @@ inline void check_feed(const value_info& v, const tensor& t, const std::string& 
                                      std::string(name(t.element_dtype())));
     }
     if (v.shape && *v.shape != t.shape()) {
-        throw shape_error(where, "input '" + v.name + "' is declared " + to_string(*v.shape) + " but fed " +
-                                     to_string(t.shape()));
+        throw shape_error(
+            where, "input '" + v.name + "' is declared " + to_string(*v.shape) + " but fed " + to_string(t.shape()));
     }
 }
 /// Rethrows e with more context, keeping its kind (unsupported, dtype, shape).
@@ -57,7 +69,8 @@ inline void check_feed(const value_info& v, const tensor& t, const std::string& 
     for (const auto& feed : feeds) {
         const std::string& k = feed.first;  // named: lambdas may not capture bindings (Clang 14)
         const tensor& t = feed.second;
-        const auto it = std::find_if(g.inputs.begin(), g.inputs.end(), [&](const value_info& v) { return v.name == k; });
+        const auto it =
+            std::find_if(g.inputs.begin(), g.inputs.end(), [&](const value_info& v) { return v.name == k; });
         if (it == g.inputs.end()) throw error(where, "feed '" + k + "' is not a graph input");
         detail::check_feed(*it, t, where);
         values.insert_or_assign(k, t);
@@ -71,11 +84,7 @@ inline void check_feed(const value_info& v, const tensor& t, const std::string& 
         std::vector<const tensor*> args;
         for (const auto& in : n.inputs) args.push_back(in.empty() ? nullptr : &values.at(in));
         while (!args.empty() && args.back() == nullptr) args.pop_back();
-        auto attrs = n.attributes;
-        const auto names = op.attribute_names();
-        if (std::find(names.begin(), names.end(), num_outputs_attribute) != names.end()) {
-            attrs.insert_or_assign(std::string(num_outputs_attribute), static_cast<std::int64_t>(n.outputs.size()));
-        }
+        const auto attrs = call_attributes(op, n);
         std::vector<tensor> out;
         try {
             out = spec::evaluate(op, args, attrs);

@@ -67,10 +67,17 @@ std::vector<tensor> hinge_gradient(std::span<const tensor> in, std::size_t input
     for (std::size_t k = 0; k < x.size(); ++k) {
         const double v = x.data()[k];
         double slope = 0.0;
-        if (f(v) > 0.0) {
+        if (const double fv = f(v); fv > 0.0) {
             const double step = 1e-6 * std::max(1.0, std::fabs(v));
             slope = (f(v + step) - f(v - step)) / (2.0 * step);
-            if (!std::isfinite(slope)) slope = 0.0;
+            if (slope == 0.0 || !std::isfinite(slope)) {
+                // At a symmetric kink (|B| > 0 at B = 0 exactly, as ReLU
+                // outputs it) the central difference is 0: take the one-sided
+                // slope that descends, upwards on a tie, so the search moves.
+                const double up = (f(v + step) - fv) / step, down = (fv - f(v - step)) / step;
+                slope = up <= -down ? up : down;
+                if (!std::isfinite(slope)) slope = 0.0;
+            }
         }
         d.data()[k] = slope;
     }
