@@ -146,7 +146,7 @@ int main(int argc, char** argv) {
                 f.median_ms, f.p90_ms, f.mean_ms, f.graphs, f.short_graphs, nodes);
         }
 #ifdef TENSORACLE_BENCH_WITH_Z3
-        {
+        if (z3_graphs > 0) {
             to::gen::config cfg;
             to::gen::generator gen(cfg);
             const auto ours = time_generation(gen, seed, z3_graphs);
@@ -174,7 +174,7 @@ int main(int argc, char** argv) {
                         b, static_cast<double>(a) / static_cast<double>(std::max<std::size_t>(b, 1)));
         }
 #ifdef TENSORACLE_BENCH_WITH_Z3
-        {
+        if (z3_graphs > 0) {
             // NNSmith's setting: an SMT solver returns the same corner of the
             // solution space each time unless binning pushes it elsewhere.
             to::gen::config with, without;
