@@ -245,6 +245,8 @@ int main(int argc, char** argv) {
         std::size_t ours = 0, checker = 0, shapes = 0, ran = 0, finite = 0;
         std::map<std::string, std::size_t> problems;
         for (std::uint64_t i = 0; i < validity; ++i) {
+            // Progress on stderr (a 10,000-graph run takes about half an hour).
+            if (i % 100 == 0) std::fprintf(stderr, "\r  %llu/%zu graphs", static_cast<unsigned long long>(i), validity);
             auto g = to::gen::case_rng(seed + 2000, i, cfg.hash());
             const auto s = gen.generate(g, stats);
             try {
@@ -302,6 +304,7 @@ int main(int argc, char** argv) {
             }
             finite += all_finite ? 1 : 0;
         }
+        std::fprintf(stderr, "\r%40s\r", "");  // clears the progress line
         std::printf(
             "  our validation %zu, onnx checker %zu, strict shape inference agrees %zu, runs %zu, finite outputs %zu "
             "(of %zu)\n",
