@@ -165,28 +165,23 @@ int main(int argc, char** argv) {
 
     if (want("binning")) {
         std::printf("== binning: unique op instances per %zu graphs of 10 nodes ==\n", graphs);
-        {
-            to::gen::config with, without;
-            without.binning = false;
-            const auto a = unique_instances(to::gen::generator(with), seed, graphs);
-            const auto b = unique_instances(to::gen::generator(without), seed, graphs);
-            std::printf("  our solver (randomized): with binning %zu, without %zu: %.2fx (NNSmith reported 2.07x)\n", a,
-                        b, static_cast<double>(a) / static_cast<double>(std::max<std::size_t>(b, 1)));
-        }
-#ifdef TENSORACLE_BENCH_WITH_Z3
-        if (z3_graphs > 0) {
-            // NNSmith's setting: an SMT solver returns the same corner of the
-            // solution space each time unless binning pushes it elsewhere.
+        // With vs without binning, same seeds; `solver` empty means ours.
+        const auto compare = [&](const char* label, std::size_t n, const to::gen::instance_hooks& hooks) {
             to::gen::config with, without;
             without.binning = false;
             to::gen::generator a_gen(with), b_gen(without);
-            a_gen.set_hooks({.solver = to::gen::z3_solver(), .observe = {}});
-            b_gen.set_hooks({.solver = to::gen::z3_solver(), .observe = {}});
-            const auto a = unique_instances(a_gen, seed, z3_graphs);
-            const auto b = unique_instances(b_gen, seed, z3_graphs);
-            std::printf("  Z3 backend (%zu graphs): with binning %zu, without %zu: %.2fx\n", z3_graphs, a, b,
-                        static_cast<double>(a) / static_cast<double>(std::max<std::size_t>(b, 1)));
-        }
+            a_gen.set_hooks(hooks);
+            b_gen.set_hooks(hooks);
+            const auto a = unique_instances(a_gen, seed, n);
+            const auto b = unique_instances(b_gen, seed, n);
+            std::printf("  %s (%zu graphs): with binning %zu, without %zu: %.2fx (NNSmith reported 2.07x)\n", label, n,
+                        a, b, static_cast<double>(a) / static_cast<double>(std::max<std::size_t>(b, 1)));
+        };
+        compare("our solver (randomized)", graphs, {});
+#ifdef TENSORACLE_BENCH_WITH_Z3
+        // NNSmith's setting: an SMT solver returns the same corner of the
+        // solution space each time unless binning pushes it elsewhere.
+        if (z3_graphs > 0) compare("Z3 backend", z3_graphs, {.solver = to::gen::z3_solver(), .observe = {}});
 #endif
     }
 
