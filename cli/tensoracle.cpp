@@ -90,6 +90,7 @@ struct gen_statistics {
                              {"evaluations", evaluations},
                              {"failures_by_op", search_failures}};
         j["insertions"] = {{"forward", generation.forward}, {"backward", generation.backward}};
+        j["graphs_redrawn"] = generation.redrawn;  // grown again: a vulnerable op's domain was out of reach
         j["rejections"] = generation.rejected.by_reason;
         return j;
     }

@@ -15,11 +15,14 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -49,6 +52,8 @@ struct graph_sketch {
     /// Initial data range of a free value (graph input or weight), from the consuming op's hint.
     std::map<std::string, std::pair<double, double>> ranges;
     std::vector<std::string> op_types;  ///< node ops, in node order
+    /// Shape of every value: graph inputs, initializers and node outputs.
+    std::map<std::string, shape_type, std::less<>> shapes;
 };
 
 /// A node as one op instance (NNSmith's unit of diversity): op type, each
@@ -72,13 +77,15 @@ template <class TypeOf>
 /// Counts of what generation did, for the statistics a run prints.
 struct generation_stats {
     rejection_counts rejected;
-    std::size_t forward = 0, backward = 0, graphs = 0, short_graphs = 0;
+    std::size_t forward = 0, backward = 0, graphs = 0, short_graphs = 0;  // graphs grown, kept or not
+    std::size_t redrawn = 0;  ///< graphs grown again because a domain was out of reach
     void merge(const generation_stats& o) {
         rejected.merge(o.rejected);
         forward += o.forward;
         backward += o.backward;
         graphs += o.graphs;
         short_graphs += o.short_graphs;
+        redrawn += o.redrawn;
     }
 };
 
@@ -158,6 +165,7 @@ public:
             if (excluded_.empty()) msg += ": include_ops selects nothing";
             throw error(where, msg);
         }
+        for (std::size_t i = 0; i < profiles_.size(); ++i) by_type_.emplace(std::string(profiles_[i].op->op_type), i);
         // Seed values must have a dtype some op consumes.
         for (const auto d : cfg_.dtypes) {
             for (const auto& p : profiles_) {
@@ -177,8 +185,8 @@ public:
     /// Ops of the registry the config leaves out, with the reason.
     [[nodiscard]] const std::map<std::string, std::string>& excluded() const noexcept { return excluded_; }
 
-    /// Grows one graph from `g`.
-    [[nodiscard]] graph_sketch generate(rng& g, generation_stats& stats) const {
+    /// Grows one graph from `g` (generate() keeps only reachable domains).
+    [[nodiscard]] graph_sketch grow(rng& g, generation_stats& stats) const {
         state s;
         // The seed placeholder.
         {
@@ -210,6 +218,110 @@ public:
         ++stats.graphs;
         if (s.nodes.size() < cfg_.max_nodes) ++stats.short_graphs;
         return finish(s, g);
+    }
+
+    /// Grows graphs from `g` until one has no domain that data cannot reach
+    /// (unreachable_domain), at most `attempts` times; the last one otherwise.
+    [[nodiscard]] graph_sketch generate(rng& g, generation_stats& stats) const {
+        constexpr int attempts = 16;
+        for (int a = 1;; ++a) {
+            graph_sketch sk = grow(g, stats);
+            const auto why = unreachable_domain(sk);
+            if (!why || a == attempts) return sk;
+            stats.rejected.add("graph re-drawn: " + *why);
+            ++stats.redrawn;
+        }
+    }
+
+    /// Why no data for the free values of `sketch` can make every node
+    /// finite, judged from the value facts of its ops (spec::value_facts):
+    /// a vulnerable node whose element-wise domain rule fails on a value its
+    /// input always holds (Log after Hardmax's zeros) or on every value its
+    /// input can hold (Acosh after Sigmoid), or whose rules together leave
+    /// no room (Asin and Acosh of the same value). "op: rule (why)"; empty
+    /// when nothing is found (which does not prove the graph feasible).
+    [[nodiscard]] std::optional<std::string> unreachable_domain(const graph_sketch& sketch) const {
+        const auto& m = sketch.model;
+        std::map<std::string, spec::value_facts, std::less<>> facts;
+        const auto& shapes = sketch.shapes;
+        for (const auto& [name, t] : m.initializers) {
+            if (sketch.fixed.count(name) == 0 || t.size() == 0) continue;
+            const auto d = t.to<double>();
+            const auto [lo, hi] = std::minmax_element(d.begin(), d.end());
+            spec::value_facts f = spec::value_facts::within(*lo, *hi);
+            f.force(*lo).force(*hi);
+            facts.emplace(name, f);
+        }
+        const spec::value_facts unknown;
+        auto facts_of = [&](const std::string& name) -> const spec::value_facts& {
+            const auto it = facts.find(name);
+            return it == facts.end() ? unknown : it->second;
+        };
+        for (const auto& n : m.nodes) {
+            const auto* p = profile(n.op_type);
+            if (p == nullptr) continue;
+            std::vector<spec::value_facts> in;
+            std::vector<shape_type> in_shapes;
+            for (const auto& name : n.inputs) {
+                in.push_back(name.empty() ? unknown : facts_of(name));
+                const auto it = shapes.find(name);
+                in_shapes.push_back(it == shapes.end() ? shape_type{} : it->second);
+            }
+            if (p->vulnerable) {
+                std::vector<spec::domain_rule> rules;
+                try {
+                    rules = p->op->domain(p->op->normalize_attributes(n.attributes));
+                } catch (const error&) {
+                    rules.clear();
+                }
+                for (const auto& r : rules) {
+                    if (!r.elementwise || !r.elementwise_input || *r.elementwise_input >= in.size()) continue;
+                    const std::size_t k = *r.elementwise_input;
+                    auto& x = in[k];
+                    const auto& f = r.elementwise;
+                    for (const double v : x.forced) {
+                        if (!r.elementwise_any && f(v) > 0.0) {
+                            return n.op_type + ": " + r.description + " (input " + std::to_string(k) +
+                                   " always holds a value outside it)";
+                        }
+                    }
+                    // Where the rule holds strictly inside the input's enclosure
+                    // (a single point such as Sigmoid's saturation does not count).
+                    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+                    const bool point = x.lo == x.hi;
+                    for (const double v : spec::facts::probe_points(x.lo, x.hi)) {
+                        if (point ? f(v) <= 0.0 : f(v) < 0.0) {
+                            lo = std::min(lo, v);
+                            hi = std::max(hi, v);
+                        }
+                    }
+                    if (lo > hi) {
+                        return n.op_type + ": " + r.description + " (input " + std::to_string(k) +
+                               " holds no value inside it)";
+                    }
+                    if (r.elementwise_any) continue;
+                    // Later readers of the same value see only what this rule leaves.
+                    x.lo = std::max(x.lo, lo);
+                    x.hi = std::min(x.hi, hi);
+                    if (!n.inputs[k].empty()) facts.insert_or_assign(n.inputs[k], x);
+                }
+            }
+            if (!p->hints.output_facts) continue;
+            std::vector<spec::value_facts> out;
+            try {
+                out = p->hints.output_facts(in, n.attributes, in_shapes);
+            } catch (const error&) {
+                out.clear();
+            }
+            // A variadic output (Split's) is one kind of value: the last fact given holds for the rest.
+            const bool variadic = !p->op->outputs.empty() && p->op->outputs.back().variadic;
+            for (std::size_t o = 0; o < n.outputs.size() && !out.empty(); ++o) {
+                if (o >= out.size() && !variadic) break;
+                const auto& f = out[std::min(o, out.size() - 1)];
+                if (!n.outputs[o].empty() && !f.is_unknown()) facts.insert_or_assign(n.outputs[o], f);
+            }
+        }
+        return std::nullopt;
     }
 
 private:
@@ -447,7 +559,10 @@ private:
         }
         // Outputs: node outputs nothing consumes.
         std::map<std::string, std::size_t> by_name;
-        for (std::size_t k = 0; k < s.values.size(); ++k) by_name.emplace(s.values[k].name, k);
+        for (std::size_t k = 0; k < s.values.size(); ++k) {
+            by_name.emplace(s.values[k].name, k);
+            out.shapes.emplace(s.values[k].name, s.values[k].shape);
+        }
         std::set<std::string> consumed;
         for (const auto& n : m.nodes) {
             for (const auto& in : n.inputs) consumed.insert(in);
@@ -463,8 +578,14 @@ private:
         return out;
     }
 
+    [[nodiscard]] const op_profile* profile(std::string_view op_type) const {
+        const auto it = by_type_.find(op_type);
+        return it == by_type_.end() ? nullptr : &profiles_[it->second];
+    }
+
     config cfg_;
     instance_hooks hooks_;
+    std::map<std::string, std::size_t, std::less<>> by_type_;  ///< op type -> index in profiles_
     std::vector<op_profile> profiles_;
     std::map<std::string, std::string> excluded_;
     std::vector<dtype> seed_dtypes_;

@@ -165,12 +165,23 @@ inline std::vector<tensor> estimate_gradient(const spec::domain_rule& rule, std:
     for (const auto& [name, t] : m.initializers) {
         if (sketch.fixed.count(name) == 0) add_free(name, t.element_dtype(), t.shape());
     }
-    double scale = 1.0;  // range scale of the current start (see restart)
+    double scale = 1.0;     // range scale of the current start (see restart)
+    bool positive = false;  // the current start draws only the positive part of each range
+    bool nonzero_integers = false;  // after an integer division by zero: integer data without zeros
     auto draw = [&](detail::free_value& f, bool baseline) {
-        const auto r = baseline ? options.baseline_range : f.range;
+        auto r = baseline ? options.baseline_range : f.range;
+        if (!baseline && positive && r.second > 0.0) {
+            // Integers from 1: a zero is what divisions and Relu paths fail on, and no gradient moves it.
+            r.first = std::max(r.first, info(f.type).is_floating ? 0.0 : 1.0 / scale);
+        }
         const double lo = baseline ? r.first : r.first * scale, hi = baseline ? r.second : r.second * scale;
         const tensor t = spec::random_values(g, f.type, f.shape, std::min(lo, hi), std::max(hi, lo + 1e-9));
         f.x = t.to<double>();
+        if (nonzero_integers && !info(f.type).is_floating && f.type != dtype::boolean) {
+            for (auto& v : f.x) {
+                if (v == 0.0) v = positive || g.bernoulli(0.5) || !info(f.type).is_signed ? 1.0 : -1.0;
+            }
+        }
         f.m = array<double>::from_shape(f.x.shape());
         f.v = array<double>::from_shape(f.x.shape());
         f.m.fill(0.0);
@@ -180,19 +191,23 @@ inline std::vector<tensor> estimate_gradient(const spec::domain_rule& rule, std:
     std::pair<std::size_t, std::size_t> target{SIZE_MAX, SIZE_MAX};
     std::set<std::pair<std::size_t, std::size_t>> visited;  // (node, rule) targets since the last draw
     double step_scale = 1.0;
-    std::size_t adam_t = 0, stalled_steps = 0;
+    std::size_t adam_t = 0, stalled_steps = 0, steps_since_start = 0;
     double best_loss = 0.0;  // lowest loss on the current target
     // A fresh random start. Ranges cycle through scales 1, 1/2, ..., 1/128:
     // small values avoid overflow and the flat zones of integer and
     // piecewise-constant paths no gradient crosses; large ones reach domains
-    // such as x >= 1.
+    // such as x >= 1. Every other start draws only positive values: a
+    // domain behind a sign change (Acosh(Floor(1 / x)) needs x > 0 in every
+    // element) is a local minimum the gradient does not leave.
     auto restart = [&]() {
         ++result.restarts;
-        scale = std::ldexp(1.0, -static_cast<int>(result.restarts % 8));
+        positive = result.restarts % 2 == 1;
+        scale = std::ldexp(1.0, -static_cast<int>((result.restarts / 2) % 8));
         for (auto& f : free) draw(f, false);
         target = {SIZE_MAX, SIZE_MAX};
         visited.clear();
         step_scale = 1.0;
+        steps_since_start = 0;
     };
 
     for (; result.evaluations < options.iterations;) {
@@ -244,6 +259,7 @@ inline std::vector<tensor> estimate_gradient(const spec::domain_rule& rule, std:
         if (!which) {
             // Nothing to descend on (an overflow no rule describes, or an
             // integer error): re-draw at the next scale.
+            nonzero_integers = nonzero_integers || fail->thrown;
             restart();
             continue;
         }
@@ -309,6 +325,12 @@ inline std::vector<tensor> estimate_gradient(const spec::domain_rule& rule, std:
             stalled_steps = 0;
         } else if (++stalled_steps % 16 == 0) {
             step_scale = std::max(step_scale * 0.5, 1.0 / 64.0);
+        }
+        // A local minimum (smaller steps did not help), or targets that keep
+        // trading places (each fix breaks another rule): start elsewhere.
+        if (stalled_steps >= 48 || ++steps_since_start >= 96) {
+            restart();
+            continue;
         }
         ++adam_t;
         ++result.gradient_steps;

@@ -677,7 +677,8 @@ struct Cast {
         }
         return {y};
     }
-    static spec::hints hints() { return spec::hints{}.dtype_attribute("to").range(0, -100, 100); }
+    // Facts carry over: 0 and 1 stay 0 and 1 in every dtype, ranges about hold.
+    static spec::hints hints() { return spec::hints{}.facts(spec::facts::copy_of(0)).dtype_attribute("to").range(0, -100, 100); }
 };
 
 inline constexpr auto binary_ops =

@@ -144,7 +144,7 @@ struct CastLike {
         for (std::size_t i = 0; i < v.size(); ++i) y.data()[i] = value_cast<S>(v.data()[i]);
         return {y};
     }
-    static spec::hints hints() { return spec::hints{}.range(0, -50, 50); }
+    static spec::hints hints() { return spec::hints{}.facts(spec::facts::copy_of(0)).range(0, -50, 50); }
 };
 
 struct dropout_attr {
@@ -281,7 +281,17 @@ struct CumSum {
         if (!info(c.input_dtype(0)).is_floating) return {array<S>{}};
         return {compute<S>(x[0], axis, a)};
     }
-    static spec::hints hints() { return spec::hints{}.flag("exclusive").flag("reverse"); }
+    static spec::hints hints() {
+        // An exclusive sum starts every row at 0.
+        return spec::hints{}.flag("exclusive").flag("reverse").facts(
+            [](std::span<const spec::value_facts>, const spec::attribute_map& attrs, std::span<const shape_type>) {
+                spec::value_facts out;
+                const auto it = attrs.find("exclusive");
+                const auto* e = it == attrs.end() ? nullptr : std::get_if<std::int64_t>(&it->second);
+                if (e != nullptr && *e != 0) out.force(0.0);
+                return std::vector<spec::value_facts>{out};
+            });
+    }
 };
 
 struct eye_like_attr {
@@ -322,7 +332,22 @@ struct EyeLike {
         });
         return {out};
     }
-    static spec::hints hints() { return spec::hints{}.dtype_attribute("dtype", 0.5).range(0, 0, 3); }
+    static spec::hints hints() {
+        // Zeros off the diagonal (every matrix but 1 x 1), ones on it (where k keeps it inside).
+        return spec::hints{}.dtype_attribute("dtype", 0.5).range(0, 0, 3).facts(
+            [](std::span<const spec::value_facts>, const spec::attribute_map& attrs, std::span<const shape_type> shapes) {
+                spec::value_facts out = spec::value_facts::within(0.0, 1.0);
+                if (shapes.empty() || shapes[0].size() != 2) return std::vector<spec::value_facts>{out};
+                const auto rows = static_cast<std::int64_t>(shapes[0][0]), cols = static_cast<std::int64_t>(shapes[0][1]);
+                std::int64_t k = 0;
+                if (const auto it = attrs.find("k"); it != attrs.end()) {
+                    if (const auto* v = std::get_if<std::int64_t>(&it->second)) k = *v;
+                }
+                if (rows * cols != 1) out.force(0.0);
+                if (k > -rows && k < cols) out.force(1.0);
+                return std::vector<spec::value_facts>{out};
+            });
+    }
 };
 
 struct one_hot_attr {
@@ -555,7 +580,7 @@ struct TopK {
         if (!info(c.input_dtype(0)).is_floating) return {array<S>{}, array<S>{}};
         return {compute<S>(x[0], axis, k, a).first, array<S>{}};
     }
-    static spec::hints hints() { return spec::hints{}.flag("largest").flag("sorted").range(0, -50, 50); }
+    static spec::hints hints() { return spec::hints{}.facts(spec::facts::selection_of(0)).flag("largest").flag("sorted").range(0, -50, 50); }
 };
 
 inline constexpr auto misc_ops = hana::tuple_t<Constant, CastLike, Dropout, CumSum, EyeLike, OneHot, TopK>;

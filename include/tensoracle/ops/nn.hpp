@@ -840,7 +840,7 @@ struct max_pool {
         return {compute<S>(x[0], at).first, array<S>{}};
     }
     static spec::hints hints() {
-        return spec::hints{}
+        return spec::hints{}.facts(spec::facts::selection_of(0))
             .choice("auto_pad", {std::string("NOTSET"), std::string("SAME_UPPER"), std::string("SAME_LOWER"), std::string("VALID")}, 0.4)
             .flag("ceil_mode", 0.4)
             .flag("storage_order", 0.3)

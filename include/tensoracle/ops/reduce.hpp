@@ -375,6 +375,12 @@ struct reduce_op {
                            }
                            return loss;
                        }});
+        if constexpr (F::op_type == "ReduceLogSum") {
+            // log of a sum: some element must be positive for the sum to be (what the generator checks).
+            out.back().elementwise_input = 0;
+            out.back().elementwise = [](double x) { return 1e-10 - x; };
+            out.back().elementwise_any = true;
+        }
         if constexpr (requires { F::rules(); }) {
             for (auto& rule : F::rules()) {
                 const auto f = rule.second;  // named: lambdas may not capture bindings (Clang 14)
@@ -434,6 +440,15 @@ struct reduce_op {
         h.flag("keepdims");
         if constexpr (axes_input) h.flag("noop_with_empty_axes", 0.3).optional_input(1, 0.7);
         if constexpr (requires { F::range; }) h.range(0, F::range[0], F::range[1]);
+        // Max, min and mean stay within the input's range; norms are >= 0.
+        constexpr std::string_view t = F::op_type;
+        if constexpr (t == "ReduceMax" || t == "ReduceMin" || t == "ReduceMean") {
+            h.facts(spec::facts::selection_of(0));
+        } else if constexpr (t == "ReduceL1" || t == "ReduceL2" || t == "ReduceSumSquare") {
+            h.facts([](std::span<const spec::value_facts>, const spec::attribute_map&, std::span<const shape_type>) {
+                return std::vector<spec::value_facts>{spec::value_facts::within(0.0, std::numeric_limits<double>::infinity())};
+            });
+        }
         return h;
     }
 
@@ -575,6 +590,10 @@ struct softmax_fn {
         for (A& x : v) s += (x = math::exp(x - m));
         for (A& x : v) x /= s;
     }
+    /// Rows of length n: (0, 1] (0 on underflow); all ones when n = 1.
+    static spec::value_facts facts(std::size_t n) {
+        return n == 1 ? spec::value_facts::constant(1.0) : spec::value_facts::within(0.0, 1.0);
+    }
 };
 struct log_softmax_fn {
     static constexpr std::string_view op_type = "LogSoftmax";
@@ -588,6 +607,11 @@ struct log_softmax_fn {
         const A ls = math::log(s);
         for (A& x : v) x = (x - m) - ls;
     }
+    /// (-inf, 0]; all zeros when n = 1.
+    static spec::value_facts facts(std::size_t n) {
+        return n == 1 ? spec::value_facts::constant(0.0)
+                      : spec::value_facts::within(-std::numeric_limits<double>::infinity(), 0.0);
+    }
 };
 // 1 at the first maximum of the row (numpy argmax: the first NaN, if any), 0 elsewhere.
 struct hardmax_fn {
@@ -599,6 +623,10 @@ struct hardmax_fn {
             if (replaces<true>(v[i], v[best], false)) best = i;
         }
         for (std::size_t i = 0; i < v.size(); ++i) v[i] = i == best ? A(1) : A(0);
+    }
+    /// A one in every row, zeros beside it when n > 1.
+    static spec::value_facts facts(std::size_t n) {
+        return n == 1 ? spec::value_facts::constant(1.0) : spec::value_facts::within(0.0, 1.0, {0.0, 1.0});
     }
 };
 }  // namespace reduce
@@ -653,7 +681,19 @@ struct axis_normalizer {
     static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
         return {compute<S>(x[0], spec::parse_attributes<attributes>(c.attributes(), op_type))};
     }
-    static spec::hints hints() { return spec::hints{}.range(0, -6, 6); }
+    static spec::hints hints() {
+        return spec::hints{}.range(0, -6, 6).facts(
+            [](std::span<const spec::value_facts>, const spec::attribute_map& attrs, std::span<const shape_type> shapes)
+                -> std::vector<spec::value_facts> {
+                if (shapes.empty() || shapes[0].empty()) return {spec::value_facts{}};
+                try {
+                    const auto a = spec::parse_attributes<attributes>(attrs, op_type);
+                    return {F::facts(shapes[0][spec::normalize_axis(a.axis, shapes[0].size(), op_type)])};
+                } catch (const error&) {
+                    return {spec::value_facts{}};
+                }
+            });
+    }
 };
 
 using softmax = axis_normalizer<reduce::softmax_fn>;
@@ -1079,7 +1119,7 @@ struct lp_normalization {
     }
     static std::vector<spec::domain_rule> domain(const spec::attribute_map& attrs) {
         const auto a = spec::parse_attributes<attributes>(attrs, op_type);
-        return {{"||x||_p > 0 along axis (and finite)", [a](std::span<const tensor> in) {
+        std::vector<spec::domain_rule> rules{{"||x||_p > 0 along axis (and finite)", [a](std::span<const tensor> in) {
                      const std::size_t r = in[0].rank();
                      if (a.axis < -static_cast<std::int64_t>(r) || a.axis >= static_cast<std::int64_t>(r)) return 1.0;
                      const std::size_t axis = spec::normalize_axis(a.axis, r, op_type);
@@ -1093,6 +1133,11 @@ struct lp_normalization {
                      }
                      return loss;
                  }}};
+        // A non-zero norm needs some non-zero element (what the generator checks).
+        rules[0].elementwise_input = 0;
+        rules[0].elementwise = [](double x) { return 1e-10 - std::fabs(x); };
+        rules[0].elementwise_any = true;
+        return rules;
     }
 
     template <class T>

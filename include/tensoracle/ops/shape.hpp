@@ -217,7 +217,7 @@ struct reshape {
     static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
         return shape_detail::run_real_data<reshape>(c, x);
     }
-    static spec::hints hints() { return spec::hints{}.flag("allowzero", 0.3); }
+    static spec::hints hints() { return spec::hints{}.flag("allowzero", 0.3).facts(spec::facts::copy_of(0)); }
 };
 
 // ---------------------------------------------------------------- Transpose
@@ -230,6 +230,7 @@ struct transpose_attr {
 /// the reversed axes. perm must be a permutation of [0, rank).
 struct transpose {
     static constexpr std::string_view op_type = "Transpose";
+    static spec::hints hints() { return spec::hints{}.facts(spec::facts::copy_of(0)); }  // every element carries over
     static constexpr int opset = 13;
     using attributes = transpose_attr;
     static constexpr std::array<spec::value_spec, 1> inputs{{{"data", spec::types::all}}};
@@ -313,6 +314,7 @@ struct transpose {
 /// axes, every dim of size 1. An empty axes input removes nothing.
 struct squeeze {
     static constexpr std::string_view op_type = "Squeeze";
+    static spec::hints hints() { return spec::hints{}.facts(spec::facts::copy_of(0)); }  // every element carries over
     static constexpr int opset = 13;
     using attributes = spec::no_attributes;
     static constexpr std::array<spec::value_spec, 2> inputs{
@@ -416,6 +418,7 @@ struct squeeze {
 /// output (axes normalized against the output rank, any order, no repeats).
 struct unsqueeze {
     static constexpr std::string_view op_type = "Unsqueeze";
+    static spec::hints hints() { return spec::hints{}.facts(spec::facts::copy_of(0)); }  // every element carries over
     static constexpr int opset = 13;
     using attributes = spec::no_attributes;
     static constexpr std::array<spec::value_spec, 2> inputs{
@@ -495,6 +498,7 @@ struct flatten_attr {
 /// Flatten-13(input): [prod(dims[:axis]), prod(dims[axis:])], axis in [-r, r].
 struct flatten {
     static constexpr std::string_view op_type = "Flatten";
+    static spec::hints hints() { return spec::hints{}.facts(spec::facts::copy_of(0)); }  // every element carries over
     static constexpr int opset = 13;
     using attributes = flatten_attr;
     static constexpr std::array<spec::value_spec, 1> inputs{{{"input", spec::types::all}}};
@@ -557,6 +561,7 @@ struct flatten {
 /// to [0, len(starts)), steps to 1; steps must be non-zero.
 struct slice {
     static constexpr std::string_view op_type = "Slice";
+    static spec::hints hints() { return spec::hints{}.facts(spec::facts::selection_of(0)); }  // a subset of the elements
     static constexpr int opset = 13;
     using attributes = spec::no_attributes;
     static constexpr std::array<spec::value_spec, 5> inputs{{{"data", spec::types::all},
@@ -718,6 +723,19 @@ struct concat_attr {
 /// Concat-13(inputs...): joined along axis; every other dim must match.
 struct concat {
     static constexpr std::string_view op_type = "Concat";
+    /// Every element of every input, in one tensor.
+    static spec::hints hints() {
+        return spec::hints{}.facts([](std::span<const spec::value_facts> in, const spec::attribute_map&,
+                                      std::span<const shape_type>) {
+            spec::value_facts out = in.empty() ? spec::value_facts{} : in[0];
+            for (std::size_t i = 1; i < in.size(); ++i) {
+                out.lo = std::min(out.lo, in[i].lo);
+                out.hi = std::max(out.hi, in[i].hi);
+                for (const double v : in[i].forced) out.force(v);
+            }
+            return std::vector<spec::value_facts>{out};
+        });
+    }
     static constexpr int opset = 13;
     using attributes = concat_attr;
     static constexpr std::array<spec::value_spec, 1> inputs{{{"inputs", spec::types::all, {1, 8}, "T", false, true}}};
@@ -829,6 +847,7 @@ struct split_attr {
 /// `__num_outputs` equal parts (the axis length must divide evenly).
 struct split {
     static constexpr std::string_view op_type = "Split";
+    static spec::hints hints() { return spec::hints{}.facts(spec::facts::selection_of(0)); }  // each part: some elements
     static constexpr int opset = 13;
     using attributes = split_attr;
     static constexpr std::string_view num_outputs_attribute = "__num_outputs";
@@ -957,6 +976,7 @@ struct split {
 /// a 1 in shape keeps the input's dim).
 struct expand {
     static constexpr std::string_view op_type = "Expand";
+    static spec::hints hints() { return spec::hints{}.facts(spec::facts::copy_of(0)); }  // every element carries over
     static constexpr int opset = 13;
     using attributes = spec::no_attributes;
     static constexpr std::array<spec::value_spec, 2> inputs{
@@ -1026,6 +1046,7 @@ struct expand {
 /// Tile-13(input, repeats): output dim i is dim i * repeats[i].
 struct tile {
     static constexpr std::string_view op_type = "Tile";
+    static spec::hints hints() { return spec::hints{}.facts(spec::facts::copy_of(0)); }  // every element carries over
     static constexpr int opset = 13;
     using attributes = spec::no_attributes;
     static constexpr std::array<spec::value_spec, 2> inputs{
@@ -1217,7 +1238,33 @@ struct pad {
         if (!info(c.input_dtype(0)).is_floating) return {array<S>{}};
         return {run_typed<S>(c, x[0], c.has_input(2) ? &x[2] : nullptr)};
     }
-    static spec::hints hints() { return spec::hints{}.choice("mode", {std::string("constant"), std::string("reflect"), std::string("edge")}, 0.8); }
+    static spec::hints hints() {
+        return spec::hints{}
+            .choice("mode", {std::string("constant"), std::string("reflect"), std::string("edge")}, 0.8)
+            .facts(padded_facts);
+    }
+    /// Constant mode adds elements equal to constant_value (0 when absent; a
+    /// graph's constant_value input is whatever the search makes it).
+    static std::vector<spec::value_facts> padded_facts(std::span<const spec::value_facts> in,
+                                                       const spec::attribute_map& attrs, std::span<const shape_type>) {
+        spec::value_facts out = in.empty() ? spec::value_facts{} : in[0];
+        const auto it = attrs.find("mode");
+        const auto* mode = it == attrs.end() ? nullptr : std::get_if<std::string>(&it->second);
+        const bool constant = mode == nullptr || *mode == "constant";
+        if (!constant) return {out};
+        if (in.size() > 2 && !in[2].is_unknown()) {
+            out.lo = std::min(out.lo, in[2].lo);
+            out.hi = std::max(out.hi, in[2].hi);
+            for (const double v : in[2].forced) out.force(v);
+        } else if (in.size() <= 2) {
+            out.force(0.0);
+        } else {
+            out = out.range_only();
+            out.lo = -std::numeric_limits<double>::infinity();
+            out.hi = std::numeric_limits<double>::infinity();
+        }
+        return {out};
+    }
 };
 
 // ---------------------------------------------------------------- Gather
@@ -1305,7 +1352,7 @@ struct gather {
     }
     static spec::hints hints() {
         // Indices into the (solved) axis dim, negative ones included.
-        return spec::hints{}.after_solving(1, [](rng& g, const spec::context& c, dtype d, const shape_type& s) {
+        return spec::hints{}.facts(spec::facts::selection_of(0)).after_solving(1, [](rng& g, const spec::context& c, dtype d, const shape_type& s) {
             return shape_detail::random_indices(g, c, d, s);
         });
     }
@@ -1383,7 +1430,7 @@ struct gather_elements {
         return shape_detail::run_real_data<gather_elements>(c, x);
     }
     static spec::hints hints() {
-        return spec::hints{}.after_solving(1, [](rng& g, const spec::context& c, dtype d, const shape_type& s) {
+        return spec::hints{}.facts(spec::facts::selection_of(0)).after_solving(1, [](rng& g, const spec::context& c, dtype d, const shape_type& s) {
             return shape_detail::random_indices(g, c, d, s);
         });
     }
@@ -1448,7 +1495,17 @@ struct trilu {
     static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
         return shape_detail::run_real_data<trilu>(c, x);
     }
-    static spec::hints hints() { return spec::hints{}.flag("upper"); }
+    static spec::hints hints() {
+        // Zeros where the triangle leaves elements out (every matrix but 1 x 1 and the widest k).
+        return spec::hints{}.flag("upper").facts([](std::span<const spec::value_facts> in, const spec::attribute_map&,
+                                                    std::span<const shape_type> shapes) {
+            spec::value_facts out = in.empty() ? spec::value_facts{} : in[0];
+            const bool single = !shapes.empty() && shapes[0].size() >= 2 && shapes[0][shapes[0].size() - 1] == 1 &&
+                                shapes[0][shapes[0].size() - 2] == 1;
+            if (!single) out.force(0.0);
+            return std::vector<spec::value_facts>{out};
+        });
+    }
 };
 
 // ---------------------------------------------------------------- Shape
@@ -1607,7 +1664,17 @@ struct constant_of_shape {
             [](rng& g, std::optional<dtype> d, const std::optional<shape_type>&) {
                 return spec::random_values(g, d ? *d : detail::pick_dtype(g, value_types), {1}, -9, 9);
             },
-            0.7);
+            0.7)
+            .facts([](std::span<const spec::value_facts>, const spec::attribute_map& attrs, std::span<const shape_type>) {
+                // Every element is `value` (0 when not given), whatever the shape input.
+                double v = 0.0;
+                if (const auto it = attrs.find("value"); it != attrs.end()) {
+                    if (const auto* t = std::get_if<tensor>(&it->second); t != nullptr && t->size() == 1) {
+                        v = t->to<double>().data()[0];
+                    }
+                }
+                return std::vector<spec::value_facts>{spec::value_facts::constant(v)};
+            });
     }
 };
 
@@ -1780,7 +1847,7 @@ struct depth_to_space {
     static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
         return shape_detail::run_real_data<depth_to_space>(c, x);
     }
-    static spec::hints hints() { return spec::hints{}.choice("mode", {std::string("DCR"), std::string("CRD")}, 0.6).solve("blocksize", 1, 4, 1.0); }
+    static spec::hints hints() { return spec::hints{}.facts(spec::facts::copy_of(0)).choice("mode", {std::string("DCR"), std::string("CRD")}, 0.6).solve("blocksize", 1, 4, 1.0); }
 };
 
 struct space_to_depth_attr {
@@ -1842,7 +1909,7 @@ struct space_to_depth {
     static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
         return shape_detail::run_real_data<space_to_depth>(c, x);
     }
-    static spec::hints hints() { return spec::hints{}.solve("blocksize", 1, 4, 1.0); }
+    static spec::hints hints() { return spec::hints{}.facts(spec::facts::copy_of(0)).solve("blocksize", 1, 4, 1.0); }
 };
 
 inline constexpr auto shape_ops =

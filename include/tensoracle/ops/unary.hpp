@@ -91,13 +91,29 @@ struct unary_elementwise {
         return {compute_unchecked<S>(x[0], spec::parse_attributes<attributes>(c.attributes(), op_type))};
     }
     static spec::hints hints() {
+        spec::hints h;
         if constexpr (requires { F::hints(); }) {
-            return F::hints();
+            h = F::hints();
         } else {
-            spec::hints h;
             if constexpr (requires { F::range; }) h.range(0, F::range.lo, F::range.hi);
-            return h;
         }
+        // What Y holds is F's image of what X holds (Sigmoid's (0, 1), Relu's
+        // [0, inf)); integer-only ops (bitwise) are left unknown.
+        if constexpr (!(F::types & spec::types::floating).empty()) {
+            if (!h.output_facts) h.facts(image_facts);
+        }
+        return h;
+    }
+    static std::vector<spec::value_facts> image_facts(std::span<const spec::value_facts> in,
+                                                      const spec::attribute_map& attrs, std::span<const shape_type>) {
+        attributes a;
+        try {
+            a = spec::parse_attributes<attributes>(attrs, op_type);
+        } catch (const error&) {
+            return {spec::value_facts{}};
+        }
+        return {spec::facts::image(in.empty() ? spec::value_facts{} : in[0],
+                                   [&a](double x) { return static_cast<double>(F::apply(x, a)); })};
     }
 
 private:
@@ -439,6 +455,7 @@ struct shrink_fn {
     static constexpr dtype_set types = (types::ieee_floating | types::integers);
     static constexpr dtype_set out_types = (types::ieee_floating | types::integers);
     using attributes = shrink_attr;
+    static constexpr double proxy_slope = 0.1;  // derivative is 0 inside [-lambd, lambd]
     template <class V>
     static V apply(V x, const attributes& a) {
         if constexpr (std::is_integral_v<V>) {

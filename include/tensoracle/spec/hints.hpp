@@ -19,6 +19,8 @@
 #include <utility>
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <span>
 #include <vector>
 
 #include "tensoracle/core/dtype.hpp"
@@ -44,6 +46,104 @@ inline tensor random_values(rng& g, dtype d, const shape_type& s, double lo, dou
     }
     return g.uniform_tensor(d, s, lo, hi);
 }
+
+/// What the generator knows of a value's data whatever the free inputs and
+/// weights hold: an enclosure [lo, hi] of its elements (possibly infinite),
+/// and values some element always takes (Hardmax's 0 and 1, an exclusive
+/// CumSum's leading 0, Pad's constant). A vulnerable op placed on a value
+/// whose facts exclude its domain (Acosh after Sigmoid, Log after Hardmax)
+/// yields a graph no input search can make finite; the generator uses the
+/// facts to keep such graphs out. Facts are an over-approximation: unknown
+/// means anything.
+struct value_facts {
+    double lo = -std::numeric_limits<double>::infinity();
+    double hi = std::numeric_limits<double>::infinity();
+    std::vector<double> forced;  ///< values some element takes for every data (at most a few)
+
+    [[nodiscard]] static value_facts unknown() { return {}; }
+    [[nodiscard]] static value_facts constant(double c) { return {c, c, {c}}; }
+    [[nodiscard]] static value_facts within(double lo, double hi, std::vector<double> forced = {}) {
+        return {lo, hi, std::move(forced)};
+    }
+    [[nodiscard]] bool is_unknown() const noexcept { return std::isinf(lo) && lo < 0 && std::isinf(hi) && hi > 0 && forced.empty(); }
+    /// The same enclosure without the forced values (selections: Slice, Gather, MaxPool may drop them).
+    [[nodiscard]] value_facts range_only() const { return {lo, hi, {}}; }
+    /// Adds a forced value (widening the enclosure to hold it).
+    value_facts& force(double v) {
+        lo = std::min(lo, v);
+        hi = std::max(hi, v);
+        if (std::find(forced.begin(), forced.end(), v) == forced.end()) forced.push_back(v);
+        return *this;
+    }
+};
+
+/// Facts of an op's outputs from its inputs' facts, attributes and input
+/// shapes (absent inputs: unknown facts, empty shape).
+using facts_function = std::function<std::vector<value_facts>(std::span<const value_facts>, const attribute_map&,
+                                                              std::span<const shape_type>)>;
+
+namespace facts {
+/// Every output element is an input element of input `i` and every input element appears
+/// (Reshape, Transpose, Expand, Tile): range and forced values carry over.
+[[nodiscard]] inline facts_function copy_of(std::size_t i = 0, std::size_t outputs = 1) {
+    return [i, outputs](std::span<const value_facts> in, const attribute_map&, std::span<const shape_type>) {
+        return std::vector<value_facts>(outputs, i < in.size() ? in[i] : value_facts{});
+    };
+}
+/// Every output element is some element of input `i` (Slice, Gather, MaxPool, ReduceMax):
+/// the range carries over, forced values may be left out.
+[[nodiscard]] inline facts_function selection_of(std::size_t i = 0, std::size_t outputs = 1) {
+    return [i, outputs](std::span<const value_facts> in, const attribute_map&, std::span<const shape_type>) {
+        return std::vector<value_facts>(outputs, i < in.size() ? in[i].range_only() : value_facts{});
+    };
+}
+/// Points of [lo, hi] that probe an element-wise function: both ends, a
+/// dense grid where values are moderate, and magnitudes 1e-8 ... 1e30 of
+/// both signs, so saturation, poles near 0 and overflow show.
+[[nodiscard]] inline std::vector<double> probe_points(double lo, double hi) {
+    std::vector<double> p;
+    auto add = [&](double x) {
+        if (x >= lo && x <= hi) p.push_back(x);
+    };
+    add(lo);
+    add(hi);
+    add(0.0);
+    const double a = std::max(lo, -16.0), b = std::min(hi, 16.0);
+    if (a <= b) {
+        for (int k = 0; k <= 64; ++k) add(a + (b - a) * k / 64.0);
+    }
+    for (int e = -8; e <= 30; e += 2) {
+        add(std::pow(10.0, e));
+        add(-std::pow(10.0, e));
+    }
+    return p;
+}
+
+/// The facts of f applied to every element of a value with facts `x`: the
+/// enclosure of f over probe points (a sampled image, exact for the monotone
+/// and saturating functions of the unary ops), forced values mapped. Points
+/// where f is NaN (outside its domain) are left out.
+template <class Fn>
+[[nodiscard]] value_facts image(const value_facts& x, Fn&& f) {
+    value_facts out;
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+    for (const double p : probe_points(x.lo, x.hi)) {
+        const double y = static_cast<double>(f(p));
+        if (std::isnan(y)) continue;
+        lo = std::min(lo, y);
+        hi = std::max(hi, y);
+    }
+    if (lo > hi) return out;  // f is NaN everywhere probed: nothing known
+    out.lo = lo;
+    out.hi = hi;
+    for (const double v : x.forced) {
+        const double y = static_cast<double>(f(v));
+        if (!std::isnan(y)) out.force(y);
+    }
+    return out;
+}
+
+}  // namespace facts
 
 /// How the generator draws one attribute.
 struct attribute_hint {
@@ -91,6 +191,9 @@ struct hints {
     /// cost billions of operations. Ops whose work is about their output size
     /// leave it empty.
     std::function<expr(const context&, const std::vector<std::vector<expr>>&)> work_estimate;
+    /// What the op's outputs hold given what its inputs hold (value_facts);
+    /// empty: nothing known (every output may be anything).
+    facts_function output_facts;
 
     [[nodiscard]] const attribute_hint* attribute(std::string_view name) const {
         for (const auto& a : attributes) {
@@ -184,6 +287,10 @@ struct hints {
     hints& variadic(std::size_t lo, std::size_t hi) {
         variadic_min = lo;
         variadic_max = hi;
+        return *this;
+    }
+    hints& facts(facts_function f) {
+        output_facts = std::move(f);
         return *this;
     }
     hints& frequency(double w) {

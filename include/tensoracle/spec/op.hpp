@@ -363,6 +363,14 @@ struct domain_rule {
     /// the loss does not depend on it). Optional: without it the input search
     /// estimates the gradient from the loss alone (slower, noisier).
     std::function<std::vector<tensor>(std::span<const tensor>)> gradient;
+    /// Rules of the form "f(x) <= 0 for every element x of one input" (most
+    /// of them) name the input and f, so the generator can tell from what it
+    /// knows of that input's values (spec::value_facts) whether the rule can
+    /// hold at all. Empty for rules over whole tensors.
+    std::optional<std::size_t> elementwise_input;
+    std::function<double(double)> elementwise;
+    /// f(x) <= 0 is needed of some element only (a sum's log needs one positive term).
+    bool elementwise_any = false;
 
     domain_rule() = default;
     domain_rule(std::string what, std::function<double(std::span<const tensor>)> loss_of,

@@ -89,8 +89,11 @@ std::vector<tensor> hinge_gradient(std::span<const tensor> in, std::size_t input
 /// hinge loss and the loss's gradient, for the input search.
 template <class F>
 domain_rule hinge_rule(std::string text, std::size_t input, F f) {
-    return {std::move(text), [input, f](std::span<const tensor> in) { return hinge_loss(in[input], f); },
-            [input, f](std::span<const tensor> in) { return hinge_gradient(in, input, f); }};
+    domain_rule r{std::move(text), [input, f](std::span<const tensor> in) { return hinge_loss(in[input], f); },
+                  [input, f](std::span<const tensor> in) { return hinge_gradient(in, input, f); }};
+    r.elementwise_input = input;
+    r.elementwise = [f](double x) { return static_cast<double>(f(x)); };
+    return r;
 }
 
 /// Largest finite value of a floating dtype, as double.
