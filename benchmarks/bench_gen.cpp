@@ -9,7 +9,9 @@
 //   validity  graphs that pass our validation, onnx::checker, ONNX's strict
 //             shape inference (agreeing with ours on every value it infers)
 //             and run on the interpreter with finite outputs
-// Usage: tensoracle_bench_gen [--graphs N] [--search-graphs N] [--validity N] [--seed S]
+// Usage: tensoracle_bench_gen [--graphs N] [--search-graphs N] [--validity N] [--validity-first I] [--seed S]
+// The validity cases are I ... I+N-1 of one stream, so a long run shards over
+// processes (--validity-first 0 --validity 5000, --validity-first 5000 ...).
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -112,12 +114,14 @@ std::size_t unique_instances(const to::gen::generator& gen, std::uint64_t seed, 
 
 int main(int argc, char** argv) {
     CLI::App app{"tensoracle generation benchmark"};
-    std::size_t graphs = 1000, search_graphs = 512, validity = 1000;
+    std::size_t graphs = 1000, search_graphs = 512, validity = 1000, validity_first = 0;
     std::uint64_t seed = 1;
     app.add_option("--graphs", graphs, "Graphs per speed and binning figure")->capture_default_str();
     app.add_option("--search-graphs", search_graphs, "Vulnerable graphs for the input search figure")
         ->capture_default_str();
     app.add_option("--validity", validity, "Graphs for the validity figure (0: skip)")->capture_default_str();
+    app.add_option("--validity-first", validity_first, "First case of the validity figure (sharding)")
+        ->capture_default_str();
     app.add_option("--seed", seed, "Seed")->capture_default_str();
     std::size_t z3_graphs = 100;
     app.add_option("--z3-graphs", z3_graphs, "Graphs for each Z3-backend figure (speed, binning)")
@@ -234,15 +238,18 @@ int main(int argc, char** argv) {
 
 #ifdef TENSORACLE_BENCH_WITH_ONNX
     if (validity > 0 && want("validity")) {
-        std::printf("== validity: %zu graphs of 10 nodes, default config (vulnerable ops on) ==\n", validity);
+        std::printf("== validity: %zu graphs of 10 nodes (cases %zu..%zu), default config (vulnerable ops on) ==\n",
+                    validity, validity_first, validity_first + validity - 1);
         to::gen::config cfg;
         const to::gen::generator gen(cfg);
         to::gen::generation_stats stats;
         std::size_t ours = 0, checker = 0, shapes = 0, ran = 0, finite = 0;
         std::map<std::string, std::size_t> problems;
-        for (std::uint64_t i = 0; i < validity; ++i) {
+        for (std::uint64_t i = validity_first; i < validity_first + validity; ++i) {
             // Progress on stderr (a 10,000-graph run takes about half an hour).
-            if (i % 100 == 0) std::fprintf(stderr, "\r  %llu/%zu graphs", static_cast<unsigned long long>(i), validity);
+            if ((i - validity_first) % 100 == 0) {
+                std::fprintf(stderr, "\r  %llu/%zu graphs", static_cast<unsigned long long>(i - validity_first), validity);
+            }
             auto g = to::gen::case_rng(seed + 2000, i, cfg.hash());
             const auto s = gen.generate(g, stats);
             try {

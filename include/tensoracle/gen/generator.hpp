@@ -243,85 +243,104 @@ public:
     [[nodiscard]] std::optional<std::string> unreachable_domain(const graph_sketch& sketch) const {
         const auto& m = sketch.model;
         std::map<std::string, spec::value_facts, std::less<>> facts;
-        const auto& shapes = sketch.shapes;
         for (const auto& [name, t] : m.initializers) {
-            if (sketch.fixed.count(name) == 0 || t.size() == 0) continue;
-            const auto d = t.to<double>();
-            const auto [lo, hi] = std::minmax_element(d.begin(), d.end());
-            spec::value_facts f = spec::value_facts::within(*lo, *hi);
-            f.force(*lo).force(*hi);
-            facts.emplace(name, f);
+            if (sketch.fixed.count(name) != 0) facts.emplace(name, data_facts(t));
         }
         const spec::value_facts unknown;
-        auto facts_of = [&](const std::string& name) -> const spec::value_facts& {
-            const auto it = facts.find(name);
-            return it == facts.end() ? unknown : it->second;
-        };
         for (const auto& n : m.nodes) {
             const auto* p = profile(n.op_type);
             if (p == nullptr) continue;
             std::vector<spec::value_facts> in;
             std::vector<shape_type> in_shapes;
             for (const auto& name : n.inputs) {
-                in.push_back(name.empty() ? unknown : facts_of(name));
-                const auto it = shapes.find(name);
-                in_shapes.push_back(it == shapes.end() ? shape_type{} : it->second);
+                const auto f = facts.find(name);
+                in.push_back(name.empty() || f == facts.end() ? unknown : f->second);
+                const auto it = sketch.shapes.find(name);
+                in_shapes.push_back(it == sketch.shapes.end() ? shape_type{} : it->second);
             }
-            if (p->vulnerable) {
-                std::vector<spec::domain_rule> rules;
-                try {
-                    rules = p->op->domain(p->op->normalize_attributes(n.attributes));
-                } catch (const error&) {
-                    rules.clear();
-                }
-                for (const auto& r : rules) {
-                    if (!r.elementwise || !r.elementwise_input || *r.elementwise_input >= in.size()) continue;
-                    const std::size_t k = *r.elementwise_input;
-                    auto& x = in[k];
-                    const auto& f = r.elementwise;
-                    for (const double v : x.forced) {
-                        if (!r.elementwise_any && f(v) > 0.0) {
-                            return n.op_type + ": " + r.description + " (input " + std::to_string(k) +
-                                   " always holds a value outside it)";
-                        }
-                    }
-                    // Where the rule holds strictly inside the input's enclosure
-                    // (a single point such as Sigmoid's saturation does not count).
-                    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
-                    const bool point = x.lo == x.hi;
-                    for (const double v : spec::facts::probe_points(x.lo, x.hi)) {
-                        if (point ? f(v) <= 0.0 : f(v) < 0.0) {
-                            lo = std::min(lo, v);
-                            hi = std::max(hi, v);
-                        }
-                    }
-                    if (lo > hi) {
-                        return n.op_type + ": " + r.description + " (input " + std::to_string(k) +
-                               " holds no value inside it)";
-                    }
-                    if (r.elementwise_any) continue;
-                    // Later readers of the same value see only what this rule leaves.
-                    x.lo = std::max(x.lo, lo);
-                    x.hi = std::min(x.hi, hi);
-                    if (!n.inputs[k].empty()) facts.insert_or_assign(n.inputs[k], x);
-                }
+            if (auto why = check_domain(*p, n.attributes, in)) return why;
+            for (std::size_t k = 0; k < n.inputs.size(); ++k) {
+                if (!n.inputs[k].empty() && !in[k].is_unknown()) facts.insert_or_assign(n.inputs[k], in[k]);
             }
-            if (!p->hints.output_facts) continue;
-            std::vector<spec::value_facts> out;
-            try {
-                out = p->hints.output_facts(in, n.attributes, in_shapes);
-            } catch (const error&) {
-                out.clear();
-            }
-            // A variadic output (Split's) is one kind of value: the last fact given holds for the rest.
-            const bool variadic = !p->op->outputs.empty() && p->op->outputs.back().variadic;
-            for (std::size_t o = 0; o < n.outputs.size() && !out.empty(); ++o) {
-                if (o >= out.size() && !variadic) break;
-                const auto& f = out[std::min(o, out.size() - 1)];
-                if (!n.outputs[o].empty() && !f.is_unknown()) facts.insert_or_assign(n.outputs[o], f);
+            const auto out = output_facts(*p, n.attributes, in, in_shapes, n.outputs.size());
+            for (std::size_t o = 0; o < n.outputs.size(); ++o) {
+                if (!n.outputs[o].empty() && !out[o].is_unknown()) facts.insert_or_assign(n.outputs[o], out[o]);
             }
         }
         return std::nullopt;
+    }
+
+    /// Facts of fixed data: its range, its extremes as forced values.
+    [[nodiscard]] static spec::value_facts data_facts(const tensor& t) {
+        if (t.size() == 0) return {};
+        const auto d = t.to<double>();
+        const auto [lo, hi] = std::minmax_element(d.begin(), d.end());
+        spec::value_facts f = spec::value_facts::within(*lo, *hi);
+        f.force(*lo).force(*hi);
+        return f;
+    }
+
+    /// Why one of p's element-wise domain rules cannot hold on inputs with
+    /// facts `in` (empty: each can); narrows `in` to where the rules hold,
+    /// so later readers of the same values see only what is left.
+    [[nodiscard]] static std::optional<std::string> check_domain(const op_profile& p, const spec::attribute_map& attrs,
+                                                                 std::vector<spec::value_facts>& in) {
+        if (!p.vulnerable) return std::nullopt;
+        std::vector<spec::domain_rule> rules;
+        try {
+            rules = p.op->domain(p.op->normalize_attributes(attrs));
+        } catch (const error&) {
+            return std::nullopt;
+        }
+        const std::string op(p.op->op_type);
+        for (const auto& r : rules) {
+            if (!r.elementwise || !r.elementwise_input || *r.elementwise_input >= in.size()) continue;
+            const std::size_t k = *r.elementwise_input;
+            auto& x = in[k];
+            const auto& f = r.elementwise;
+            for (const double v : x.forced) {
+                if (!r.elementwise_any && f(v) > 0.0) {
+                    return op + ": " + r.description + " (input " + std::to_string(k) + " always holds a value outside it)";
+                }
+            }
+            // Where the rule holds strictly inside the input's enclosure (a
+            // single point such as Sigmoid's saturation does not count).
+            double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+            const bool point = x.lo == x.hi;
+            for (const double v : spec::facts::probe_points(x.lo, x.hi)) {
+                if (point ? f(v) <= 0.0 : f(v) < 0.0) {
+                    lo = std::min(lo, v);
+                    hi = std::max(hi, v);
+                }
+            }
+            if (lo > hi) return op + ": " + r.description + " (input " + std::to_string(k) + " holds no value inside it)";
+            if (r.elementwise_any) continue;
+            x.lo = std::max(x.lo, lo);
+            x.hi = std::min(x.hi, hi);
+        }
+        return std::nullopt;
+    }
+
+    /// Facts of a node's `count` outputs (unknown where the op gives none).
+    [[nodiscard]] static std::vector<spec::value_facts> output_facts(const op_profile& p, const spec::attribute_map& attrs,
+                                                                     const std::vector<spec::value_facts>& in,
+                                                                     const std::vector<shape_type>& in_shapes,
+                                                                     std::size_t count) {
+        std::vector<spec::value_facts> out(count);
+        if (!p.hints.output_facts) return out;
+        std::vector<spec::value_facts> given;
+        try {
+            given = p.hints.output_facts(in, attrs, in_shapes);
+        } catch (const error&) {
+            return out;
+        }
+        // A variadic output (Split's) is one kind of value: the last fact given holds for the rest.
+        const bool variadic = !p.op->outputs.empty() && p.op->outputs.back().variadic;
+        for (std::size_t o = 0; o < count && !given.empty(); ++o) {
+            if (o >= given.size() && !variadic) break;
+            out[o] = given[std::min(o, given.size() - 1)];
+        }
+        return out;
     }
 
 private:
@@ -335,6 +354,7 @@ private:
         std::optional<std::pair<double, double>> range;
         std::size_t uses = 0;
         bool seed = false;
+        spec::value_facts facts;  // what its data holds whatever the free values (unknown for those)
     };
     struct state {
         std::vector<value> values;
@@ -371,8 +391,26 @@ private:
 
     /// Adds the node of a solved instance; `inputs` names the bound slots'
     /// values; `out0` reuses a placeholder as output 0 (backward insertion).
+    /// Facts and shapes of an instance's inputs: bound values' facts, fixed data's, unknown for new placeholders.
+    static std::pair<std::vector<spec::value_facts>, std::vector<shape_type>> input_facts(
+        const state& s, const op_instance& inst, const std::map<std::size_t, std::size_t>& bound) {
+        std::vector<spec::value_facts> in(inst.inputs.size());
+        std::vector<shape_type> shapes(inst.inputs.size());
+        for (std::size_t i = 0; i < inst.inputs.size(); ++i) {
+            const auto& x = inst.inputs[i];
+            shapes[i] = x.shape;
+            if (x.role == input_role::bound) {
+                in[i] = s.values[bound.at(i)].facts;
+            } else if (x.role == input_role::constant && x.data) {
+                in[i] = data_facts(*x.data);
+            }
+        }
+        return {std::move(in), std::move(shapes)};
+    }
+
     void add_node(state& s, const op_instance& inst, const std::map<std::size_t, std::size_t>& bound,
                   std::optional<std::size_t> out0, rng& g) const {
+        const auto [in_facts, in_shapes] = input_facts(s, inst, bound);
         graph::node n;
         n.op_type = std::string(inst.op->op_type);
         n.name = "n" + std::to_string(s.nodes.size()) + "_" + n.op_type;
@@ -396,6 +434,7 @@ private:
                     if (in.role == input_role::constant) {
                         v.fixed = true;
                         v.data = in.data;
+                        if (in.data) v.facts = data_facts(*in.data);
                     }
                     n.inputs.push_back(v.name);
                     break;
@@ -418,13 +457,18 @@ private:
             }
         }
         count = std::min(count, inst.output_shapes.size());
+        const auto* p = profile(inst.op->op_type);
+        const auto out_facts = p != nullptr ? output_facts(*p, inst.attributes, in_facts, in_shapes, count)
+                                            : std::vector<spec::value_facts>(count);
         for (std::size_t o = 0; o < count; ++o) {
             if (o == 0 && out0) {
                 s.values[*out0].placeholder = false;
+                s.values[*out0].facts = out_facts[0];
                 n.outputs.push_back(s.values[*out0].name);
                 continue;
             }
             const std::size_t k = s.add_value(inst.output_dtypes[o], inst.output_shapes[o], false);
+            s.values[k].facts = out_facts[o];
             n.outputs.push_back(s.values[k].name);
             if (o == 0 && cfg_.single_io) s.leaf = k;
         }
@@ -482,6 +526,15 @@ private:
         }
         auto inst = generate_instance(p, req, cfg_, g, stats.rejected, hooks_);
         if (!inst) return false;
+        if (p.vulnerable) {
+            // A domain the consumed values cannot reach: no data would make the node finite.
+            auto in = input_facts(s, *inst, bound).first;
+            if (check_domain(p, inst->attributes, in)) {
+                stats.rejected.add(std::string(op.op_type) + ": its domain is out of reach of the values (forward)");
+                return false;
+            }
+            for (const auto& [b_slot, b_value] : bound) s.values[b_value].facts = in[b_slot];
+        }
         add_node(s, *inst, bound, std::nullopt, g);
         return true;
     }
