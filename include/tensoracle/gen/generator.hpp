@@ -556,8 +556,38 @@ private:
         const instance_request req{&op, {}, typed_shape{s.values[k].type, s.values[k].shape}, false};
         auto inst = generate_instance(p, req, cfg_, g, stats.rejected, hooks_);
         if (!inst) return false;
+        // The placeholder's readers were placed when it could hold anything:
+        // what the op produces must leave their domains within reach.
+        const auto [in_facts, in_shapes] = input_facts(s, *inst, {});
+        const auto produced = output_facts(p, inst->attributes, in_facts, in_shapes, 1)[0];
+        if (!produced.is_unknown() && leaves_reader_out_of_reach(s, k, produced)) {
+            stats.rejected.add(std::string(op.op_type) + ": a reader's domain would be out of reach (backward)");
+            return false;
+        }
         add_node(s, *inst, {}, k, g);
         return true;
+    }
+
+    /// Whether value k holding `facts` leaves a vulnerable reader's domain out of reach.
+    bool leaves_reader_out_of_reach(const state& s, std::size_t k, const spec::value_facts& facts) const {
+        const std::string& name = s.values[k].name;
+        for (const auto& n : s.nodes) {
+            if (std::find(n.inputs.begin(), n.inputs.end(), name) == n.inputs.end()) continue;
+            const auto* q = profile(n.op_type);
+            if (q == nullptr || !q->vulnerable) continue;
+            std::vector<spec::value_facts> in;
+            for (const auto& input : n.inputs) {
+                if (input == name) {
+                    in.push_back(facts);
+                    continue;
+                }
+                const auto it = std::find_if(s.values.begin(), s.values.end(),
+                                             [&](const value& v) { return v.name == input; });
+                in.push_back(input.empty() || it == s.values.end() ? spec::value_facts{} : it->facts);
+            }
+            if (check_domain(*q, n.attributes, in)) return true;
+        }
+        return false;
     }
 
     graph_sketch finish(state& s, rng& g) const {

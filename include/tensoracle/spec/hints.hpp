@@ -101,7 +101,9 @@ namespace facts {
 /// dense grid where values are moderate, and magnitudes 1e-8 ... 1e30 of
 /// both signs, so saturation, poles near 0 and overflow show.
 [[nodiscard]] inline std::vector<double> probe_points(double lo, double hi) {
+    static constexpr double magnitudes[] = {1e-8, 1e-4, 1e-2, 1e2, 1e3, 1e4, 1e6, 1e10, 1e20, 1e30};
     std::vector<double> p;
+    p.reserve(56);
     auto add = [&](double x) {
         if (x >= lo && x <= hi) p.push_back(x);
     };
@@ -110,11 +112,11 @@ namespace facts {
     add(0.0);
     const double a = std::max(lo, -16.0), b = std::min(hi, 16.0);
     if (a <= b) {
-        for (int k = 0; k <= 64; ++k) add(a + (b - a) * k / 64.0);
+        for (int k = 0; k <= 32; ++k) add(a + (b - a) * k / 32.0);
     }
-    for (int e = -8; e <= 30; e += 2) {
-        add(std::pow(10.0, e));
-        add(-std::pow(10.0, e));
+    for (const double m : magnitudes) {
+        add(m);
+        add(-m);
     }
     return p;
 }
