@@ -438,7 +438,9 @@ struct reduce_op {
     static spec::hints hints() {
         spec::hints h;
         h.flag("keepdims");
-        if constexpr (axes_input) h.flag("noop_with_empty_axes", 0.3).optional_input(1, 0.7);
+        // ReduceSum-13 takes axes only as an input: the attribute (which the spec
+        // still reads, for older models) is not valid ONNX there.
+        if constexpr (axes_input) h.flag("noop_with_empty_axes", 0.3).optional_input(1, 0.7).omit("axes");
         if constexpr (requires { F::range; }) h.range(0, F::range[0], F::range[1]);
         // Max, min and mean stay within the input's range; norms are >= 0.
         constexpr std::string_view t = F::op_type;
