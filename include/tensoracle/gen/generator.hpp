@@ -389,8 +389,6 @@ private:
         return s;
     }
 
-    /// Adds the node of a solved instance; `inputs` names the bound slots'
-    /// values; `out0` reuses a placeholder as output 0 (backward insertion).
     /// Facts and shapes of an instance's inputs: bound values' facts, fixed data's, unknown for new placeholders.
     static std::pair<std::vector<spec::value_facts>, std::vector<shape_type>> input_facts(
         const state& s, const op_instance& inst, const std::map<std::size_t, std::size_t>& bound) {
@@ -408,9 +406,11 @@ private:
         return {std::move(in), std::move(shapes)};
     }
 
+    /// Adds the node of a solved instance; `inputs` names the bound slots'
+    /// values; `out0` reuses a placeholder as output 0 (backward insertion);
+    /// `out_facts` holds the facts of every output the instance can have.
     void add_node(state& s, const op_instance& inst, const std::map<std::size_t, std::size_t>& bound,
-                  std::optional<std::size_t> out0, rng& g) const {
-        const auto [in_facts, in_shapes] = input_facts(s, inst, bound);
+                  std::optional<std::size_t> out0, const std::vector<spec::value_facts>& out_facts, rng& g) const {
         graph::node n;
         n.op_type = std::string(inst.op->op_type);
         n.name = "n" + std::to_string(s.nodes.size()) + "_" + n.op_type;
@@ -457,9 +457,6 @@ private:
             }
         }
         count = std::min(count, inst.output_shapes.size());
-        const auto* p = profile(inst.op->op_type);
-        const auto out_facts = p != nullptr ? output_facts(*p, inst.attributes, in_facts, in_shapes, count)
-                                            : std::vector<spec::value_facts>(count);
         for (std::size_t o = 0; o < count; ++o) {
             if (o == 0 && out0) {
                 s.values[*out0].placeholder = false;
@@ -526,16 +523,17 @@ private:
         }
         auto inst = generate_instance(p, req, cfg_, g, stats.rejected, hooks_);
         if (!inst) return false;
+        auto [in_facts, in_shapes] = input_facts(s, *inst, bound);
         if (p.vulnerable) {
             // A domain the consumed values cannot reach: no data would make the node finite.
-            auto in = input_facts(s, *inst, bound).first;
-            if (check_domain(p, inst->attributes, in)) {
+            if (check_domain(p, inst->attributes, in_facts)) {
                 stats.rejected.add(std::string(op.op_type) + ": its domain is out of reach of the values (forward)");
                 return false;
             }
-            for (const auto& [b_slot, b_value] : bound) s.values[b_value].facts = in[b_slot];
+            for (const auto& [b_slot, b_value] : bound) s.values[b_value].facts = in_facts[b_slot];
         }
-        add_node(s, *inst, bound, std::nullopt, g);
+        add_node(s, *inst, bound, std::nullopt,
+                 output_facts(p, inst->attributes, in_facts, in_shapes, inst->output_shapes.size()), g);
         return true;
     }
 
@@ -559,12 +557,13 @@ private:
         // The placeholder's readers were placed when it could hold anything:
         // what the op produces must leave their domains within reach.
         const auto [in_facts, in_shapes] = input_facts(s, *inst, {});
-        const auto produced = output_facts(p, inst->attributes, in_facts, in_shapes, 1)[0];
-        if (!produced.is_unknown() && leaves_reader_out_of_reach(s, k, produced)) {
+        const auto produced =
+            output_facts(p, inst->attributes, in_facts, in_shapes, std::max<std::size_t>(inst->output_shapes.size(), 1));
+        if (!produced[0].is_unknown() && leaves_reader_out_of_reach(s, k, produced[0])) {
             stats.rejected.add(std::string(op.op_type) + ": a reader's domain would be out of reach (backward)");
             return false;
         }
-        add_node(s, *inst, {}, k, g);
+        add_node(s, *inst, {}, k, produced, g);
         return true;
     }
 

@@ -286,9 +286,7 @@ struct CumSum {
         return spec::hints{}.flag("exclusive").flag("reverse").facts(
             [](std::span<const spec::value_facts>, const spec::attribute_map& attrs, std::span<const shape_type>) {
                 spec::value_facts out;
-                const auto it = attrs.find("exclusive");
-                const auto* e = it == attrs.end() ? nullptr : std::get_if<std::int64_t>(&it->second);
-                if (e != nullptr && *e != 0) out.force(0.0);
+                if (spec::parse_attributes<attributes>(attrs, op_type).exclusive != 0) out.force(0.0);
                 return std::vector<spec::value_facts>{out};
             });
     }
@@ -339,10 +337,7 @@ struct EyeLike {
                 spec::value_facts out = spec::value_facts::within(0.0, 1.0);
                 if (shapes.empty() || shapes[0].size() != 2) return std::vector<spec::value_facts>{out};
                 const auto rows = static_cast<std::int64_t>(shapes[0][0]), cols = static_cast<std::int64_t>(shapes[0][1]);
-                std::int64_t k = 0;
-                if (const auto it = attrs.find("k"); it != attrs.end()) {
-                    if (const auto* v = std::get_if<std::int64_t>(&it->second)) k = *v;
-                }
+                const std::int64_t k = spec::parse_attributes<attributes>(attrs, op_type).k;
                 if (rows * cols != 1) out.force(0.0);
                 if (k > -rows && k < cols) out.force(1.0);
                 return std::vector<spec::value_facts>{out};

@@ -141,6 +141,7 @@ TENSORACLE_REDUCE(sum, "ReduceSum", sum_types)
 };
 // reduced = sum(x) / count (empty: 0 / 0 = NaN)
 TENSORACLE_REDUCE(mean, "ReduceMean", sum_types)
+    static constexpr bool within_input = true;  // value facts: inside the input's range
     static constexpr bool real_valued = true;  // integer inputs: computed in double, truncated (numpy astype)
     template <class T, class A>
     static A reduce(std::span<const A> v) {
@@ -151,6 +152,7 @@ TENSORACLE_REDUCE(mean, "ReduceMean", sum_types)
 };
 // reduced = max(x) (empty: -inf / lowest; NaN propagates)
 TENSORACLE_REDUCE(max, "ReduceMax", minmax_types)
+    static constexpr bool within_input = true;
     template <class T, class A>
     static A reduce(std::span<const A> v) {
         A m;
@@ -170,6 +172,7 @@ TENSORACLE_REDUCE(max, "ReduceMax", minmax_types)
 };
 // reduced = min(x) (empty: +inf / max; NaN propagates)
 TENSORACLE_REDUCE(min, "ReduceMin", minmax_types)
+    static constexpr bool within_input = true;
     template <class T, class A>
     static A reduce(std::span<const A> v) {
         A m;
@@ -200,6 +203,7 @@ TENSORACLE_REDUCE(prod, "ReduceProd", sum_types)
 };
 // reduced = sum(|x|)
 TENSORACLE_REDUCE(l1, "ReduceL1", sum_types)
+    static constexpr bool non_negative = true;  // value facts: [0, inf)
     template <class T, class A>
     static A reduce(std::span<const A> v) {
         A s{0};
@@ -209,6 +213,7 @@ TENSORACLE_REDUCE(l1, "ReduceL1", sum_types)
 };
 // reduced = sqrt(sum(x^2))
 TENSORACLE_REDUCE(l2, "ReduceL2", sum_types)
+    static constexpr bool non_negative = true;
     static constexpr bool real_valued = true;  // integer inputs: computed in double, truncated (numpy astype)
     template <class T, class A>
     static A reduce(std::span<const A> v) {
@@ -233,6 +238,7 @@ TENSORACLE_REDUCE(l2, "ReduceL2", sum_types)
 };
 // reduced = sum(x^2)
 TENSORACLE_REDUCE(sum_square, "ReduceSumSquare", sum_types)
+    static constexpr bool non_negative = true;
     template <class T, class A>
     static A reduce(std::span<const A> v) {
         A s{0};
@@ -256,6 +262,8 @@ TENSORACLE_REDUCE(log_sum, "ReduceLogSum", sum_types)
                      return 1e-10 - s;
                  }}};
     }
+    /// A group's sum is positive only if some element is.
+    static constexpr double (*some_element)(double) = [](double x) { return 1e-10 - x; };
     static constexpr std::array<double, 2> range{0.1, 4.0};
 };
 // reduced = log(sum(exp(x))), computed as max + log(sum(exp(x - max))) (value-preserving)
@@ -375,12 +383,6 @@ struct reduce_op {
                            }
                            return loss;
                        }});
-        if constexpr (F::op_type == "ReduceLogSum") {
-            // log of a sum: some element must be positive for the sum to be (what the generator checks).
-            out.back().elementwise_input = 0;
-            out.back().elementwise = [](double x) { return 1e-10 - x; };
-            out.back().elementwise_any = true;
-        }
         if constexpr (requires { F::rules(); }) {
             for (auto& rule : F::rules()) {
                 const auto f = rule.second;  // named: lambdas may not capture bindings (Clang 14)
@@ -393,6 +395,12 @@ struct reduce_op {
                                    return loss;
                                }});
             }
+        }
+        if constexpr (requires { F::some_element; }) {
+            // The last rule holds only if some element satisfies F::some_element (what the generator checks).
+            out.back().elementwise_input = 0;
+            out.back().elementwise = F::some_element;
+            out.back().elementwise_any = true;
         }
         return out;
     }
@@ -442,11 +450,9 @@ struct reduce_op {
         // still reads, for older models) is not valid ONNX there.
         if constexpr (axes_input) h.flag("noop_with_empty_axes", 0.3).optional_input(1, 0.7).omit("axes");
         if constexpr (requires { F::range; }) h.range(0, F::range[0], F::range[1]);
-        // Max, min and mean stay within the input's range; norms are >= 0.
-        constexpr std::string_view t = F::op_type;
-        if constexpr (t == "ReduceMax" || t == "ReduceMin" || t == "ReduceMean") {
+        if constexpr (requires { F::within_input; }) {
             h.facts(spec::facts::selection_of(0));
-        } else if constexpr (t == "ReduceL1" || t == "ReduceL2" || t == "ReduceSumSquare") {
+        } else if constexpr (requires { F::non_negative; }) {
             h.facts([](std::span<const spec::value_facts>, const spec::attribute_map&, std::span<const shape_type>) {
                 return std::vector<spec::value_facts>{spec::value_facts::within(0.0, std::numeric_limits<double>::infinity())};
             });
@@ -688,12 +694,8 @@ struct axis_normalizer {
             [](std::span<const spec::value_facts>, const spec::attribute_map& attrs, std::span<const shape_type> shapes)
                 -> std::vector<spec::value_facts> {
                 if (shapes.empty() || shapes[0].empty()) return {spec::value_facts{}};
-                try {
-                    const auto a = spec::parse_attributes<attributes>(attrs, op_type);
-                    return {F::facts(shapes[0][spec::normalize_axis(a.axis, shapes[0].size(), op_type)])};
-                } catch (const error&) {
-                    return {spec::value_facts{}};
-                }
+                const auto a = spec::parse_attributes<attributes>(attrs, op_type);
+                return {F::facts(shapes[0][spec::normalize_axis(a.axis, shapes[0].size(), op_type)])};
             });
     }
 };

@@ -728,11 +728,7 @@ struct concat {
         return spec::hints{}.facts([](std::span<const spec::value_facts> in, const spec::attribute_map&,
                                       std::span<const shape_type>) {
             spec::value_facts out = in.empty() ? spec::value_facts{} : in[0];
-            for (std::size_t i = 1; i < in.size(); ++i) {
-                out.lo = std::min(out.lo, in[i].lo);
-                out.hi = std::max(out.hi, in[i].hi);
-                for (const double v : in[i].forced) out.force(v);
-            }
+            for (std::size_t i = 1; i < in.size(); ++i) out.join(in[i]);
             return std::vector<spec::value_facts>{out};
         });
     }
@@ -1248,22 +1244,10 @@ struct pad {
     static std::vector<spec::value_facts> padded_facts(std::span<const spec::value_facts> in,
                                                        const spec::attribute_map& attrs, std::span<const shape_type>) {
         spec::value_facts out = in.empty() ? spec::value_facts{} : in[0];
-        const auto it = attrs.find("mode");
-        const auto* mode = it == attrs.end() ? nullptr : std::get_if<std::string>(&it->second);
-        const bool constant = mode == nullptr || *mode == "constant";
-        if (!constant) return {out};
-        if (in.size() > 2 && !in[2].is_unknown()) {
-            out.lo = std::min(out.lo, in[2].lo);
-            out.hi = std::max(out.hi, in[2].hi);
-            for (const double v : in[2].forced) out.force(v);
-        } else if (in.size() <= 2) {
-            out.force(0.0);
-        } else {
-            out = out.range_only();
-            out.lo = -std::numeric_limits<double>::infinity();
-            out.hi = std::numeric_limits<double>::infinity();
-        }
-        return {out};
+        if (spec::parse_attributes<attributes>(attrs, op_type).mode != "constant") return {out};
+        if (in.size() <= 2) return {out.force(0.0)};
+        if (in[2].is_unknown()) return {spec::value_facts{}};
+        return {out.join(in[2])};
     }
 };
 

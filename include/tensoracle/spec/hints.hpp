@@ -60,7 +60,6 @@ struct value_facts {
     double hi = std::numeric_limits<double>::infinity();
     std::vector<double> forced;  ///< values some element takes for every data (at most a few)
 
-    [[nodiscard]] static value_facts unknown() { return {}; }
     [[nodiscard]] static value_facts constant(double c) { return {c, c, {c}}; }
     [[nodiscard]] static value_facts within(double lo, double hi, std::vector<double> forced = {}) {
         return {lo, hi, std::move(forced)};
@@ -75,26 +74,36 @@ struct value_facts {
         if (std::find(forced.begin(), forced.end(), v) == forced.end()) forced.push_back(v);
         return *this;
     }
+    /// Both values' elements in one (Concat, Pad's added constant): the hull, every forced value.
+    value_facts& join(const value_facts& o) {
+        lo = std::min(lo, o.lo);
+        hi = std::max(hi, o.hi);
+        for (const double v : o.forced) force(v);
+        return *this;
+    }
 };
 
 /// Facts of an op's outputs from its inputs' facts, attributes and input
-/// shapes (absent inputs: unknown facts, empty shape).
+/// shapes (absent inputs: unknown facts, empty shape). Fewer facts than
+/// outputs leave the rest unknown, except for a variadic output, which the
+/// last fact describes. May throw tensoracle::error (attributes it cannot
+/// parse): the generator then knows nothing of the outputs.
 using facts_function = std::function<std::vector<value_facts>(std::span<const value_facts>, const attribute_map&,
                                                               std::span<const shape_type>)>;
 
 namespace facts {
 /// Every output element is an input element of input `i` and every input element appears
 /// (Reshape, Transpose, Expand, Tile): range and forced values carry over.
-[[nodiscard]] inline facts_function copy_of(std::size_t i = 0, std::size_t outputs = 1) {
-    return [i, outputs](std::span<const value_facts> in, const attribute_map&, std::span<const shape_type>) {
-        return std::vector<value_facts>(outputs, i < in.size() ? in[i] : value_facts{});
+[[nodiscard]] inline facts_function copy_of(std::size_t i = 0) {
+    return [i](std::span<const value_facts> in, const attribute_map&, std::span<const shape_type>) {
+        return std::vector<value_facts>{i < in.size() ? in[i] : value_facts{}};
     };
 }
 /// Every output element is some element of input `i` (Slice, Gather, MaxPool, ReduceMax):
 /// the range carries over, forced values may be left out.
-[[nodiscard]] inline facts_function selection_of(std::size_t i = 0, std::size_t outputs = 1) {
-    return [i, outputs](std::span<const value_facts> in, const attribute_map&, std::span<const shape_type>) {
-        return std::vector<value_facts>(outputs, i < in.size() ? in[i].range_only() : value_facts{});
+[[nodiscard]] inline facts_function selection_of(std::size_t i = 0) {
+    return [i](std::span<const value_facts> in, const attribute_map&, std::span<const shape_type>) {
+        return std::vector<value_facts>{i < in.size() ? in[i].range_only() : value_facts{}};
     };
 }
 /// Points of [lo, hi] that probe an element-wise function: both ends, a
