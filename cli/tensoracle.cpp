@@ -91,6 +91,7 @@ struct gen_statistics {
                              {"failures_by_op", search_failures}};
         j["insertions"] = {{"forward", generation.forward}, {"backward", generation.backward}};
         j["graphs_redrawn"] = generation.redrawn;  // grown again: a vulnerable op's domain was out of reach
+        j["graphs_regrown_after_search"] = generation.search_regrown;  // grown again: the input search failed
         j["rejections"] = generation.rejected.by_reason;
         return j;
     }

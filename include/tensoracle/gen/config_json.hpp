@@ -38,6 +38,7 @@ namespace tensoracle::gen {
     j["single_io"] = c.single_io;
     j["initializer_probability"] = c.initializer_probability;
     j["binning"] = c.binning;
+    j["avoid_onnx_shape_inference_bugs"] = c.avoid_onnx_shape_inference_bugs;
     j["bins"] = c.bins;
     j["opset"] = c.opset;
     auto support = nlohmann::json::object();
@@ -48,6 +49,7 @@ namespace tensoracle::gen {
     }
     j["support"] = support;
     j["search_iterations"] = c.search_iterations;
+    j["search_attempts"] = c.search_attempts;
     return j;
 }
 
@@ -82,9 +84,11 @@ namespace tensoracle::gen {
             else if (key == "single_io") c.single_io = value.get<bool>();
             else if (key == "initializer_probability") c.initializer_probability = value.get<double>();
             else if (key == "binning") c.binning = value.get<bool>();
+            else if (key == "avoid_onnx_shape_inference_bugs") c.avoid_onnx_shape_inference_bugs = value.get<bool>();
             else if (key == "bins") c.bins = value.get<int>();
             else if (key == "opset") c.opset = value.get<int>();
             else if (key == "search_iterations") c.search_iterations = value.get<std::size_t>();
+            else if (key == "search_attempts") c.search_attempts = value.get<std::size_t>();
             else if (key == "support") {
                 c.support.clear();
                 for (const auto& [op, list] : value.items()) c.support[op] = dtypes_of(list);

@@ -79,6 +79,7 @@ struct generation_stats {
     rejection_counts rejected;
     std::size_t forward = 0, backward = 0, graphs = 0, short_graphs = 0;  // graphs grown, kept or not
     std::size_t redrawn = 0;  ///< graphs grown again because a domain was out of reach
+    std::size_t search_regrown = 0;  ///< graphs grown again because the input search failed (io::make_case)
     void merge(const generation_stats& o) {
         rejected.merge(o.rejected);
         forward += o.forward;
@@ -86,6 +87,7 @@ struct generation_stats {
         graphs += o.graphs;
         short_graphs += o.short_graphs;
         redrawn += o.redrawn;
+        search_regrown += o.search_regrown;
     }
 };
 

@@ -34,6 +34,7 @@
 #include "tensoracle/core/tensor.hpp"
 #include "tensoracle/gen/config.hpp"
 #include "tensoracle/gen/solver.hpp"
+#include "tensoracle/io/onnx_known_issues.hpp"
 #include "tensoracle/spec/entry.hpp"
 
 namespace tensoracle::gen {
@@ -684,6 +685,13 @@ struct instance_hooks {
         }
         out.output_dtypes = out_dtypes;
         out.output_count = output_count;
+        if (cfg.avoid_onnx_shape_inference_bugs && !out.output_shapes.empty()) {
+            std::vector<shape_type> in_shapes;
+            for (const auto& i : in) in_shapes.push_back(i.shape);
+            if (io::onnx_1_12_shape_divergence(op.op_type, in_shapes, given, out.output_shapes[0])) {
+                return reject("ONNX 1.12 would infer another shape");
+            }
+        }
         // Data valid only for the solved shapes (indices): from a concrete context.
         bool after = false;
         for (std::size_t i = 0; i < in.size(); ++i) after = after || (hints.input(i) != nullptr && hints.input(i)->after_solving && in[i].role == input_role::placeholder);

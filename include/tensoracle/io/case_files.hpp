@@ -50,6 +50,7 @@ struct generated_case {
     std::map<std::string, tensor, std::less<>> outputs;  ///< graph outputs (our interpreter)
     std::vector<std::string> op_types;
     gen::search_result search;
+    std::size_t graphs_grown = 1;  ///< graphs this case took (more than 1: earlier input searches failed)
     /// Every value of the graph (inputs, weights, intermediates, outputs).
     std::map<std::string, tensor, std::less<>> values;
 };
@@ -63,10 +64,18 @@ struct generated_case {
     c.index = index;
     c.config_hash = gen.settings().hash();
     auto g = gen::case_rng(seed, index, c.config_hash);
-    const auto sketch = gen.generate(g, stats);
     gen::search_options so;
     so.iterations = gen.settings().search_iterations;
-    c.search = gen::search_inputs(sketch, g, so);
+    gen::graph_sketch sketch;
+    // A graph whose search fails is grown again from the same stream (still a pure
+    // function of seed, index and config): a campaign gets NaN/Inf-free cases.
+    for (std::size_t attempt = 1;; ++attempt) {
+        sketch = gen.generate(g, stats);
+        c.search = gen::search_inputs(sketch, g, so);
+        c.graphs_grown = attempt;
+        if (c.search.success || attempt >= gen.settings().search_attempts) break;
+        ++stats.search_regrown;
+    }
     c.model = sketch.model;
     c.op_types = sketch.op_types;
     for (auto& [name, t] : c.model.initializers) {
@@ -82,8 +91,14 @@ struct generated_case {
     if (c.search.success) {
         c.values = c.search.run;
     } else {
-        // Still a valid graph: its outputs hold the non-finite values the search could not avoid.
-        c.values = graph::run(c.model, c.inputs, {.record_intermediates = true}).values;
+        // Still a valid graph: its outputs hold the non-finite values the search could not
+        // avoid. An integer division by zero it could not avoid has no values at all.
+        try {
+            c.values = graph::run(c.model, c.inputs, {.record_intermediates = true}).values;
+        } catch (const error& e) {
+            throw error("tensoracle::io::make_case",
+                        "no data found that runs the graph after " + std::to_string(c.graphs_grown) + " graph(s): " + e.what());
+        }
         for (const auto& [name, t] : c.model.initializers) c.values.insert_or_assign(name, t);
         for (const auto& [name, t] : c.inputs) c.values.insert_or_assign(name, t);
     }
@@ -131,6 +146,7 @@ inline std::string value_text(const std::string& name, dtype d, const shape_type
     j["config_hash"] = c.config_hash;
     j["ops"] = c.op_types;
     j["nodes"] = c.model.nodes.size();
+    j["graphs_grown"] = c.graphs_grown;
     j["input_search"] = {{"success", c.search.success},
                          {"evaluations", c.search.evaluations},
                          {"restarts", c.search.restarts},
