@@ -315,6 +315,11 @@ TEST_CASE("generator: domains no data can reach are found, and reachable ones ar
     CHECK(gen.unreachable_domain(chain({{"CumSum", attrs{{"exclusive", std::int64_t{1}}}}, {"Reciprocal", attrs{}}}, s)));
     CHECK_FALSE(gen.unreachable_domain(chain({{"CumSum", attrs{}}, {"Reciprocal", attrs{}}}, s)));
     CHECK(gen.unreachable_domain(chain({{"Softmax", attrs{{"axis", std::int64_t{1}}}}, {"Atanh", attrs{}}}, {4, 1})));
+    // A row of 28 log-probabilities holds one <= -log 28 < -1: Acos cannot take it (rows of 2 can: -log 2 > -1).
+    CHECK(gen.unreachable_domain(chain({{"LogSoftmax", attrs{}}, {"Acos", attrs{}}}, {4, 28})));
+    CHECK_FALSE(gen.unreachable_domain(chain({{"LogSoftmax", attrs{}}, {"Acos", attrs{}}}, {4, 2})));
+    // The element survives a copy, not a selection (Slice may drop it).
+    CHECK(gen.unreachable_domain(chain({{"LogSoftmax", attrs{}}, {"Transpose", attrs{}}, {"Acos", attrs{}}}, {4, 28})));
     // Reachable: the search has room.
     CHECK_FALSE(gen.unreachable_domain(chain({{"Relu", attrs{}}, {"Log", attrs{}}}, s)));
     CHECK_FALSE(gen.unreachable_domain(chain({{"Sigmoid", attrs{}}, {"Log", attrs{}}}, s)));
@@ -369,4 +374,11 @@ TEST_CASE("input search: integer divisors without zeros, and domains behind a si
     const auto r2 = to::gen::search_inputs(sign, g2);
     CHECK(r2.success);
     CHECK(r2.restarts > 0);
+    // Log(Acosh(Ceil(x))) needs every x > 1; at Ceil(x) = 1 Acosh's slope is infinite, which
+    // still points the way (a non-finite gradient used to re-draw the element instead).
+    const auto above_one = chain({{"Ceil", attrs{}}, {"Acosh", attrs{}}, {"Log", attrs{}}}, {64});
+    to::rng g3(11);
+    const auto r3 = to::gen::search_inputs(above_one, g3);
+    CHECK(r3.success);
+    CHECK(r3.evaluations < 50);  // re-drawing those elements took 155 evaluations and a restart here
 }

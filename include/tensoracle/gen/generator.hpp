@@ -305,6 +305,19 @@ public:
                     return op + ": " + r.description + " (input " + std::to_string(k) + " always holds a value outside it)";
                 }
             }
+            // An element bound: some element lies in [lo, a] (or [b, hi]); if the rule
+            // fails on all of it, that element is always outside.
+            auto fails_on = [&](double a, double b) {
+                if (!(a <= b) || !(f(a) > 0.0) || !(f(b) > 0.0)) return false;
+                for (const double v : spec::facts::probe_points(a, b)) {
+                    if (!(f(v) > 0.0)) return false;
+                }
+                return true;
+            };
+            if (!r.elementwise_any && ((std::isfinite(x.some_at_most) && fails_on(x.lo, x.some_at_most)) ||
+                                       (std::isfinite(x.some_at_least) && fails_on(x.some_at_least, x.hi)))) {
+                return op + ": " + r.description + " (input " + std::to_string(k) + " always holds an element outside it)";
+            }
             // Where the rule holds strictly inside the input's enclosure (a
             // single point such as Sigmoid's saturation does not count).
             double lo = std::numeric_limits<double>::infinity(), hi = -lo;

@@ -167,6 +167,7 @@ inline std::vector<tensor> estimate_gradient(const spec::domain_rule& rule, std:
     }
     double scale = 1.0;     // range scale of the current start (see restart)
     bool positive = false;  // the current start draws only the positive part of each range
+    bool from_one = false;  // the current start draws values >= 1 (NNSmith's sampling range starts there)
     bool nonzero_integers = false;  // after an integer division by zero: integer data without zeros
     auto draw = [&](detail::free_value& f, bool baseline) {
         auto r = baseline ? options.baseline_range : f.range;
@@ -174,7 +175,14 @@ inline std::vector<tensor> estimate_gradient(const spec::domain_rule& rule, std:
             // Integers from 1: a zero is what divisions and Relu paths fail on, and no gradient moves it.
             r.first = std::max(r.first, info(f.type).is_floating ? 0.0 : 1.0 / scale);
         }
-        const double lo = baseline ? r.first : r.first * scale, hi = baseline ? r.second : r.second * scale;
+        double lo = baseline ? r.first : r.first * scale, hi = baseline ? r.second : r.second * scale;
+        if (!baseline && from_one && r.second >= 1.0) {
+            // Domains such as x > 1 in every element (Log of Acosh, Log of a ReduceMin of Log)
+            // are rarely all met by a draw that starts below 1, and a gradient through a
+            // reduction moves one element per step.
+            lo = 1.0;
+            hi = std::max(hi, 2.0);
+        }
         const tensor t = spec::random_values(g, f.type, f.shape, std::min(lo, hi), std::max(hi, lo + 1e-9));
         f.x = t.to<double>();
         if (nonzero_integers && !info(f.type).is_floating && f.type != dtype::boolean) {
@@ -196,13 +204,15 @@ inline std::vector<tensor> estimate_gradient(const spec::domain_rule& rule, std:
     // A fresh random start. Ranges cycle through scales 1, 1/2, ..., 1/128:
     // small values avoid overflow and the flat zones of integer and
     // piecewise-constant paths no gradient crosses; large ones reach domains
-    // such as x >= 1. Every other start draws only positive values: a
-    // domain behind a sign change (Acosh(Floor(1 / x)) needs x > 0 in every
-    // element) is a local minimum the gradient does not leave.
+    // such as x >= 1. Starts take turns: the whole range, its positive part
+    // (a domain behind a sign change, Acosh(Floor(1 / x)) needs x > 0 in
+    // every element, is a local minimum the gradient does not leave), and
+    // values from 1 up.
     auto restart = [&]() {
         ++result.restarts;
-        positive = result.restarts % 2 == 1;
-        scale = std::ldexp(1.0, -static_cast<int>((result.restarts / 2) % 8));
+        positive = result.restarts % 3 == 1;
+        from_one = result.restarts % 3 == 2;
+        scale = std::ldexp(1.0, -static_cast<int>((result.restarts / 3) % 8));
         for (auto& f : free) draw(f, false);
         target = {SIZE_MAX, SIZE_MAX};
         visited.clear();
@@ -343,11 +353,14 @@ inline std::vector<tensor> estimate_gradient(const spec::domain_rule& rule, std:
             const auto& d = it->second;
             for (std::size_t k = 0; k < f.x.size(); ++k) {
                 double gk = d.data()[k];
-                if (!std::isfinite(gk)) {  // a non-finite gradient: this value restarts at random
+                if (std::isnan(gk)) {  // no direction at all: this value restarts at random
                     f.x.data()[k] = g.uniform(f.range.first, std::max(f.range.second, f.range.first + 1e-9));
                     moved = true;
                     continue;
                 }
+                // An infinite slope (Acosh at 1, Sqrt at 0) still says which way to go; Adam
+                // takes about lr in that direction whatever the size.
+                if (std::isinf(gk)) gk = std::copysign(1e100, gk);
                 if (gk == 0.0) continue;
                 f.m.data()[k] = b1 * f.m.data()[k] + (1 - b1) * gk;
                 f.v.data()[k] = b2 * f.v.data()[k] + (1 - b2) * gk * gk;

@@ -598,9 +598,14 @@ struct softmax_fn {
         for (A& x : v) s += (x = math::exp(x - m));
         for (A& x : v) x /= s;
     }
-    /// Rows of length n: (0, 1] (0 on underflow); all ones when n = 1.
+    /// Rows of length n: (0, 1] (0 on underflow), one element <= 1/n and one >= 1/n
+    /// (1% slack for rounding); all ones when n = 1.
     static spec::value_facts facts(std::size_t n) {
-        return n == 1 ? spec::value_facts::constant(1.0) : spec::value_facts::within(0.0, 1.0);
+        if (n == 1) return spec::value_facts::constant(1.0);
+        auto f = spec::value_facts::within(0.0, 1.0);
+        f.some_at_most = 1.01 / static_cast<double>(n);
+        f.some_at_least = 0.99 / static_cast<double>(n);
+        return f;
     }
 };
 struct log_softmax_fn {
@@ -615,10 +620,12 @@ struct log_softmax_fn {
         const A ls = math::log(s);
         for (A& x : v) x = (x - m) - ls;
     }
-    /// (-inf, 0]; all zeros when n = 1.
+    /// (-inf, 0], one element <= -log n (1% slack for rounding); all zeros when n = 1.
     static spec::value_facts facts(std::size_t n) {
-        return n == 1 ? spec::value_facts::constant(0.0)
-                      : spec::value_facts::within(-std::numeric_limits<double>::infinity(), 0.0);
+        if (n == 1) return spec::value_facts::constant(0.0);
+        auto f = spec::value_facts::within(-std::numeric_limits<double>::infinity(), 0.0);
+        f.some_at_most = -0.99 * std::log(static_cast<double>(n));
+        return f;
     }
 };
 // 1 at the first maximum of the row (numpy argmax: the first NaN, if any), 0 elsewhere.

@@ -59,13 +59,21 @@ struct value_facts {
     double lo = -std::numeric_limits<double>::infinity();
     double hi = std::numeric_limits<double>::infinity();
     std::vector<double> forced;  ///< values some element takes for every data (at most a few)
+    /// For every data, some element is at most `some_at_most` and some element at least
+    /// `some_at_least` (a LogSoftmax row of n holds one <= -log n); infinite: nothing known.
+    double some_at_most = std::numeric_limits<double>::infinity();
+    double some_at_least = -std::numeric_limits<double>::infinity();
 
     [[nodiscard]] static value_facts constant(double c) { return {c, c, {c}}; }
     [[nodiscard]] static value_facts within(double lo, double hi, std::vector<double> forced = {}) {
         return {lo, hi, std::move(forced)};
     }
-    [[nodiscard]] bool is_unknown() const noexcept { return std::isinf(lo) && lo < 0 && std::isinf(hi) && hi > 0 && forced.empty(); }
-    /// The same enclosure without the forced values (selections: Slice, Gather, MaxPool may drop them).
+    [[nodiscard]] bool is_unknown() const noexcept {
+        return std::isinf(lo) && lo < 0 && std::isinf(hi) && hi > 0 && forced.empty() && std::isinf(some_at_most) &&
+               std::isinf(some_at_least);
+    }
+    /// The same enclosure without the forced values and element bounds (selections:
+    /// Slice, Gather, MaxPool may drop the elements they speak of).
     [[nodiscard]] value_facts range_only() const { return {lo, hi, {}}; }
     /// Adds a forced value (widening the enclosure to hold it).
     value_facts& force(double v) {
@@ -79,6 +87,8 @@ struct value_facts {
         lo = std::min(lo, o.lo);
         hi = std::max(hi, o.hi);
         for (const double v : o.forced) force(v);
+        some_at_most = std::min(some_at_most, o.some_at_most);
+        some_at_least = std::max(some_at_least, o.some_at_least);
         return *this;
     }
 };
