@@ -283,6 +283,11 @@ struct instance_hooks {
         if (ranks.empty() && !req.bound_inputs.empty() && g.bernoulli(0.5)) {
             const std::size_t near = req.bound_inputs.begin()->second.shape.size();
             if (std::find(ok_ranks.begin(), ok_ranks.end(), near) != ok_ranks.end()) rank = near;
+        } else if (ranks.empty() && req.bound_inputs.empty() && i > 0 && in[0].role == input_role::placeholder &&
+                   g.bernoulli(0.5)) {
+            // Standalone: operands mostly share input 0's rank (ConvTranspose's W, Add's B).
+            const std::size_t near = in[0].shape.size();
+            if (std::find(ok_ranks.begin(), ok_ranks.end(), near) != ok_ranks.end()) rank = near;
         }
         in[i].shape.assign(rank, 0);  // dims solved below
     }
@@ -336,7 +341,13 @@ struct instance_hooks {
             case K::choice: given[a.name] = h->choices[g.below(h->choices.size())]; break;
             case K::real: given[a.name] = h->real_lo < h->real_hi ? g.uniform(h->real_lo, h->real_hi) : h->real_lo; break;
             case K::dtype: {
-                dtype d = cfg.dtypes[g.below(cfg.dtypes.size())];
+                // Only dtypes the first output takes (EyeLike has no bfloat16 in ONNX).
+                std::vector<dtype> fitting;
+                for (const dtype c : cfg.dtypes) {
+                    if (op.outputs.empty() || op.outputs[0].types.contains(c)) fitting.push_back(c);
+                }
+                if (fitting.empty()) return reject("no configured dtype fits the '" + a.name + "' attribute");
+                dtype d = fitting[g.below(fitting.size())];
                 if (req.bound_output) d = req.bound_output->type;
                 given[a.name] = std::int64_t{onnx_type(d)};
                 break;
