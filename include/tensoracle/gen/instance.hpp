@@ -696,7 +696,8 @@ struct instance_hooks {
         }
         out.output_dtypes = out_dtypes;
         out.output_count = output_count;
-        if (cfg.avoid_onnx_shape_inference_bugs && !out.output_shapes.empty()) {
+        // Only the few ops it models: the shape copy below stays off every other instance.
+        if (cfg.avoid_onnx_shape_inference_bugs && !out.output_shapes.empty() && io::has_onnx_1_12_shape_model(op.op_type)) {
             std::vector<shape_type> in_shapes;
             for (const auto& i : in) in_shapes.push_back(i.shape);
             if (io::onnx_1_12_shape_divergence(op.op_type, in_shapes, given, out.output_shapes[0])) {

@@ -40,6 +40,11 @@ inline std::string string_attribute(const spec::attribute_map& a, std::string_vi
 }
 }  // namespace detail
 
+/// Whether `onnx_1_12_inferred_shape` models this op (callers skip the rest otherwise).
+[[nodiscard]] inline bool has_onnx_1_12_shape_model(std::string_view op_type) noexcept {
+    return op_type == "MaxPool" || op_type == "AveragePool" || op_type == "ConvTranspose";
+}
+
 /// The output shape ONNX 1.12's shape inference gives a MaxPool, AveragePool
 /// or ConvTranspose node with these input shapes and attributes (as the node
 /// carries them), or nullopt for other ops and for inputs it would reject.
@@ -50,7 +55,7 @@ inline std::string string_attribute(const spec::attribute_map& a, std::string_vi
                                                                         const spec::attribute_map& a) {
     using detail::int_attribute, detail::ints_attribute, detail::string_attribute;
     const bool pool = op_type == "MaxPool" || op_type == "AveragePool";
-    if ((!pool && op_type != "ConvTranspose") || inputs.empty() || inputs[0].size() < 3) return std::nullopt;
+    if (!has_onnx_1_12_shape_model(op_type) || inputs.empty() || inputs[0].size() < 3) return std::nullopt;
     const auto& x = inputs[0];
     const std::size_t n = x.size() - 2;
     auto kernel = ints_attribute(a, "kernel_shape", 0, 0);
