@@ -119,3 +119,39 @@ TEST_CASE("binning: a bin lies inside the domain; the zero bin is exactly zero")
     const auto small = to::gen::detail::pick_bin({3, 3}, 7, g);
     CHECK((small.lo == 3 && small.hi == 3));
 }
+
+TEST_CASE("solver: a system compiled once and extended answers as a fresh compile does") {
+    // The generator adds constraints between propagations and compiles each once.
+    constraint_system s;
+    s.add_variable("a", 1, 64);
+    s.add_variable("b", 1, 64);
+    s.add(sym("a") * sym("b") <= 100, "small product");
+    to::gen::detail::compiled_system compiled(s);
+    const auto first = to::gen::propagate(s, compiled, to::gen::domains_of(s));
+    REQUIRE(first.has_value());
+    CHECK((*first)[0] == interval{1, 64});
+    s.add(sym("a") >= 20, "a is large");
+    compiled.extend(s);
+    REQUIRE(compiled.size() == s.constraints.size());
+    const auto extended = to::gen::propagate(s, compiled, to::gen::domains_of(s));
+    const auto fresh = to::gen::propagate(s);
+    REQUIRE(extended.has_value());
+    REQUIRE(fresh.has_value());
+    CHECK(*extended == *fresh);
+    CHECK((*extended)[1] == interval{1, 5});  // b <= 100 / 20
+    // Same generator state, same answer; root domains narrow the search.
+    to::rng g1(9), g2(9);
+    const auto a = to::gen::solve(s, compiled, to::gen::domains_of(s), g1);
+    const auto b = to::gen::solve(s, g2);
+    REQUIRE(a.sat());
+    CHECK(a.values == b.values);
+    to::rng g3(4);
+    const auto narrowed = to::gen::solve(s, compiled, {interval{30, 30}, interval{2, 64}}, g3);
+    REQUIRE(narrowed.sat());
+    CHECK(narrowed.values[0] == 30);
+    CHECK(narrowed.values[1] <= 3);
+    // A stale compile (a constraint added since) is refused, not silently used.
+    s.add(sym("b") != 2, "b is not 2");
+    CHECK_THROWS_WITH_AS((void)to::gen::solve(s, compiled, to::gen::domains_of(s), g3),
+                         doctest::Contains("do not match the system"), to::error);
+}

@@ -530,7 +530,9 @@ struct instance_hooks {
         }
         for (auto& [key, len] : list_guess) links.push_back({spec::context::attr_length_name(key), &len});
         std::string conflict;
-        const auto implied = propagate(sys, &conflict);
+        // Compiled once; each later propagation compiles only the constraints added since.
+        detail::compiled_system compiled(sys);
+        const auto implied = propagate(sys, compiled, domains_of(sys), &conflict);
         // Our length guesses may be what conflicts: guess again (mostly all
         // equal, the usual rule; sometimes independent) while rounds remain.
         auto redraw_lengths = [&]() {
@@ -564,7 +566,8 @@ struct instance_hooks {
         for (const auto& l : links) {
             if (sys.find(l.symbol)) sys.add(spec::expr::symbol(l.symbol) == static_cast<std::int64_t>(*l.guess), "the guessed length");
         }
-        if (!links.empty() && !propagate(sys, &conflict)) {
+        compiled.extend(sys);
+        if (!links.empty() && !propagate(sys, compiled, domains_of(sys), &conflict)) {
             if (redraw_lengths()) continue;
             return reject("unsatisfiable: " + conflict);
         }
@@ -635,7 +638,8 @@ struct instance_hooks {
 
         // Binning (Algorithm 2): a random bin per unknown; when the binned system
         // has no solution, drop half of the bin constraints and retry.
-        auto domains = propagate(sys, &conflict);
+        compiled.extend(sys);
+        auto domains = propagate(sys, compiled, domains_of(sys), &conflict);
         if (!domains) return reject("unsatisfiable: " + conflict);
         std::vector<std::pair<std::size_t, interval>> bins;
         if (cfg.binning) {
@@ -646,11 +650,17 @@ struct instance_hooks {
         }
         solve_result solved;
         for (;;) {
-            constraint_system binned = sys;
-            for (std::size_t v = 0; v < binned.variables.size(); ++v) binned.variables[v].domain = (*domains)[v];
-            for (const auto& [v, b] : bins) binned.variables[v].domain = detail::meet(binned.variables[v].domain, b);
-            if (hooks.observe) hooks.observe(binned);
-            solved = hooks.solver ? hooks.solver(binned, g) : solve(binned, g);
+            auto root = *domains;
+            for (const auto& [v, b] : bins) root[v] = detail::meet(root[v], b);
+            if (hooks.observe || hooks.solver) {
+                // The hooks see a whole system (the domains inside); ours needs no copy.
+                constraint_system binned = sys;
+                for (std::size_t v = 0; v < binned.variables.size(); ++v) binned.variables[v].domain = root[v];
+                if (hooks.observe) hooks.observe(binned);
+                solved = hooks.solver ? hooks.solver(binned, g) : solve(sys, compiled, std::move(root), g);
+            } else {
+                solved = solve(sys, compiled, std::move(root), g);
+            }
             if (solved.sat() || bins.empty()) break;
             // drop a random half (at least one)
             for (std::size_t k = bins.size(); k-- > 1;) std::swap(bins[k], bins[static_cast<std::size_t>(g.below(k + 1))]);

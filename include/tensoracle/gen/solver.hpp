@@ -17,7 +17,6 @@
 #include <limits>
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -162,31 +161,38 @@ struct flat_constraint {
 
 class compiled_system {
 public:
-    explicit compiled_system(const constraint_system& s) {
-        for (std::size_t i = 0; i < s.variables.size(); ++i) index_.emplace(s.variables[i].name, static_cast<std::int32_t>(i));
-        for (const auto& c : s.constraints) {
+    compiled_system() = default;
+    explicit compiled_system(const constraint_system& s) { extend(s); }
+
+    /// Compiles what `s` gained since the last call (the generator adds
+    /// constraints between propagations; each is flattened once).
+    void extend(const constraint_system& s) {
+        for (std::size_t i = watchers_.size(); i < s.variables.size(); ++i) watchers_.emplace_back();
+        variables_ = &s.variables;
+        for (std::size_t k = constraints_.size(); k < s.constraints.size(); ++k) {
             flat_constraint f;
-            flatten(c.condition.root(), f);
+            f.nodes.reserve(16);
+            flatten(s.constraints[k].condition.root(), f);
             std::sort(f.vars.begin(), f.vars.end());
             f.vars.erase(std::unique(f.vars.begin(), f.vars.end()), f.vars.end());
+            for (const auto v : f.vars) watchers_[static_cast<std::size_t>(v)].push_back(k);
             constraints_.push_back(std::move(f));
-        }
-        watchers_.resize(s.variables.size());
-        for (std::size_t k = 0; k < constraints_.size(); ++k) {
-            for (const auto v : constraints_[k].vars) watchers_[static_cast<std::size_t>(v)].push_back(k);
         }
     }
 
     /// Narrows `dom` towards a fixpoint of all constraints; false when a
     /// domain became empty (`*failed` names the constraint).
     bool propagate(std::vector<interval>& dom, std::size_t max_rounds, std::size_t* failed) const {
-        std::vector<char> queued(constraints_.size(), 1);
-        std::vector<std::size_t> queue(constraints_.size());
+        // Scratch reused across calls: the search propagates at every choice point.
+        auto& queued = scratch_.queued;
+        auto& queue = scratch_.queue;
+        auto& fwd = scratch_.fwd;
+        auto& touched = scratch_.touched;
+        queued.assign(constraints_.size(), 1);
+        queue.resize(constraints_.size());
         for (std::size_t k = 0; k < queue.size(); ++k) queue[k] = k;
         std::size_t head = 0;
         const std::size_t limit = max_rounds * std::max<std::size_t>(constraints_.size(), 1);
-        std::vector<interval> fwd;
-        std::vector<std::int32_t> touched;
         while (head < queue.size()) {
             if (head > limit) break;  // a slow fixpoint: stop narrowing (still sound)
             const std::size_t k = queue[head++];
@@ -218,12 +224,15 @@ private:
         if (n.kind == spec::expr_kind::constant) {
             out.value = n.value;
         } else if (n.kind == spec::expr_kind::symbol) {
-            const auto it = index_.find(n.name);
-            if (it == index_.end()) {
+            // Systems hold a handful of unknowns: a scan beats building a hash map per system.
+            const auto& vars = *variables_;
+            std::size_t i = 0;
+            while (i < vars.size() && vars[i].name != n.name) ++i;
+            if (i == vars.size()) {
                 throw error("tensoracle::gen::solve", "constraint mentions '" + n.name + "', which is not a variable of the system");
             }
-            out.var = it->second;
-            f.vars.push_back(it->second);
+            out.var = static_cast<std::int32_t>(i);
+            f.vars.push_back(out.var);
         } else {
             if (n.lhs) out.a = flatten(*n.lhs, f);
             if (n.rhs) out.b = flatten(*n.rhs, f);
@@ -480,21 +489,28 @@ private:
         return require(f, static_cast<std::int32_t>(f.nodes.size() - 1), true, v, dom, touched);
     }
 
-    std::unordered_map<std::string, std::int32_t> index_;
+    const std::vector<variable>* variables_ = nullptr;  // of the system being compiled (extend)
+    struct scratch {
+        std::vector<char> queued;
+        std::vector<std::size_t> queue;
+        std::vector<interval> fwd;
+        std::vector<std::int32_t> touched;
+    };
+    mutable scratch scratch_;  // propagate's buffers (a compiled system is used by one thread)
     std::vector<flat_constraint> constraints_;
     std::vector<std::vector<std::size_t>> watchers_;
 };
 
 }  // namespace detail
 
-/// The domains of `system` narrowed by propagation alone; nullopt when a
-/// domain became empty (`*conflict` names the constraint).
+/// The domains `dom` narrowed by propagation with `compiled` (the system
+/// compiled once: see detail::compiled_system::extend); nullopt when a domain
+/// became empty (`*conflict` names the constraint).
 [[nodiscard]] inline std::optional<std::vector<interval>> propagate(const constraint_system& system,
+                                                                    const detail::compiled_system& compiled,
+                                                                    std::vector<interval> dom,
                                                                     std::string* conflict = nullptr,
                                                                     const solver_options& options = {}) {
-    const detail::compiled_system compiled(system);
-    std::vector<interval> dom(system.variables.size());
-    for (std::size_t i = 0; i < dom.size(); ++i) dom[i] = system.variables[i].domain;
     std::size_t failed = 0;
     if (std::any_of(dom.begin(), dom.end(), [](interval d) { return d.empty(); })) {
         if (conflict != nullptr) *conflict = "a variable has an empty domain";
@@ -510,14 +526,34 @@ private:
     return dom;
 }
 
+/// The variables' declared domains, one per variable.
+[[nodiscard]] inline std::vector<interval> domains_of(const constraint_system& system) {
+    std::vector<interval> dom(system.variables.size());
+    for (std::size_t i = 0; i < dom.size(); ++i) dom[i] = system.variables[i].domain;
+    return dom;
+}
+
+/// The domains of `system` narrowed by propagation alone; nullopt when a
+/// domain became empty (`*conflict` names the constraint).
+[[nodiscard]] inline std::optional<std::vector<interval>> propagate(const constraint_system& system,
+                                                                    std::string* conflict = nullptr,
+                                                                    const solver_options& options = {}) {
+    const detail::compiled_system compiled(system);
+    return propagate(system, compiled, domains_of(system), conflict, options);
+}
+
 /// Solves `system` by propagation and randomized search; `g` picks values, so
 /// different generators give different (valid) solutions.
-[[nodiscard]] inline solve_result solve(const constraint_system& system, rng& g, const solver_options& options = {}) {
+/// `root` replaces the variables' declared domains (it must lie inside them),
+/// and `compiled` is `system` compiled once (see propagate).
+[[nodiscard]] inline solve_result solve(const constraint_system& system, const detail::compiled_system& compiled,
+                                        std::vector<interval> root, rng& g, const solver_options& options = {}) {
     solve_result result;
-    const detail::compiled_system compiled(system);
-    std::vector<interval> root(system.variables.size());
+    if (root.size() != system.variables.size() || compiled.size() != system.constraints.size()) {
+        throw error("tensoracle::gen::solve", "the compiled system or the domains do not match the system");
+    }
     for (std::size_t i = 0; i < root.size(); ++i) {
-        root[i] = system.variables[i].domain;
+        root[i] = detail::meet(root[i], system.variables[i].domain);
         if (root[i].empty()) {
             result.status = solve_status::unsat;
             result.conflict = "variable " + system.variables[i].name + " has an empty domain";
@@ -608,6 +644,13 @@ private:
     result.status = solve_status::unsat;  // the whole finite space was searched
     result.conflict = "no assignment satisfies every constraint (exhaustive search)";
     return result;
+}
+
+/// Solves `system` by propagation and randomized search; `g` picks values, so
+/// different generators give different (valid) solutions.
+[[nodiscard]] inline solve_result solve(const constraint_system& system, rng& g, const solver_options& options = {}) {
+    const detail::compiled_system compiled(system);
+    return solve(system, compiled, domains_of(system), g, options);
 }
 
 }  // namespace tensoracle::gen
