@@ -124,6 +124,8 @@ int main(int argc, char** argv) {
     app.add_option("--validity-first", validity_first, "First case of the validity figure (sharding)")
         ->capture_default_str();
     app.add_option("--seed", seed, "Seed")->capture_default_str();
+    bool show_failures = false;
+    app.add_flag("--show-failures", show_failures, "List every graph the gradient search fails on, with its last failure");
     std::size_t z3_graphs = 100;
     app.add_option("--z3-graphs", z3_graphs, "Graphs for each Z3-backend figure (speed, binning)")
         ->capture_default_str();
@@ -209,26 +211,43 @@ int main(int argc, char** argv) {
                 sketches.push_back(std::move(s));
             }
         }
-        for (const bool sampling : {false, true}) {
-            std::vector<double> t;
+        // The kit's default start, NNSmith's protocol (the gradient search starts
+        // from the sampling baseline's draw), and the sampling baseline itself.
+        enum class method { gradient, gradient_from_baseline, sampling };
+        for (const method how : {method::gradient, method::gradient_from_baseline, method::sampling}) {
+            const bool sampling = how == method::sampling;
+            std::vector<double> t, per_evaluation;
             std::size_t ok = 0, evaluations = 0;
             std::map<std::string, std::size_t> failures;  // op of the node still failing at the end
             for (std::size_t i = 0; i < sketches.size(); ++i) {
                 to::rng g(seed * 7919 + i);
                 to::gen::search_options so;
                 so.sampling = sampling;
+                so.start_from_baseline = how == method::gradient_from_baseline;
                 const auto start = clock_type::now();
                 const auto r = to::gen::search_inputs(sketches[i], g, so);
                 t.push_back(ms_since(start));
+                per_evaluation.push_back(t.back() / static_cast<double>(std::max<std::size_t>(r.evaluations, 1)));
                 ok += r.success ? 1 : 0;
                 evaluations += r.evaluations;
                 if (!r.success) ++failures[r.failing_op];
+                if (!r.success && show_failures && how == method::gradient) {
+                    std::printf("    graph %zu failed: %s\n     ops:", i, r.last_failure.c_str());
+                    for (const auto& o : sketches[i].op_types) std::printf(" %s", o.c_str());
+                    std::printf("\n");
+#ifdef TENSORACLE_BENCH_WITH_ONNX
+                    std::printf("%s", to::io::model_text(sketches[i].model).c_str());
+#endif
+                }
             }
-            std::printf("  %-30s success %5.1f%% (%zu/%zu), median %.3f ms, p90 %.3f ms, %.1f evaluations/graph\n",
-                        sampling ? "sampling baseline [1, 9]:" : "gradient search (Adam, proxy):",
+            std::printf("  %-30s success %5.1f%% (%zu/%zu), median %.3f ms, p90 %.3f ms, %.1f evaluations/graph, "
+                        "median %.3f ms/evaluation\n",
+                        how == method::sampling ? "sampling baseline [1, 9]:"
+                        : how == method::gradient ? "gradient search (Adam, proxy):"
+                                                  : "gradient, baseline's start:",
                         100.0 * static_cast<double>(ok) / static_cast<double>(sketches.size()), ok, sketches.size(),
                         median(t), percentile(t, 0.9),
-                        static_cast<double>(evaluations) / static_cast<double>(sketches.size()));
+                        static_cast<double>(evaluations) / static_cast<double>(sketches.size()), median(per_evaluation));
             if (!failures.empty()) {
                 std::printf("    still failing at the end, by node:");
                 for (const auto& [what, count] : failures) std::printf(" %s %zu", what.c_str(), count);

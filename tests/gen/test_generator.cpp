@@ -398,3 +398,30 @@ TEST_CASE("input search: integer divisors without zeros, and domains behind a si
     CHECK(r3.success);
     CHECK(r3.evaluations < 50);  // re-drawing those elements took 155 evaluations and a restart here
 }
+
+TEST_CASE("input search: a free bool weight that must be all false or all true") {
+    // No gradient moves a bool: Atanh(Cast(mask)) is finite only when no element is true,
+    // Log(Cast(mask)) only when every element is; restarts take turns over both.
+    for (const char* op : {"Atanh", "Log"}) {
+        CAPTURE(op);
+        to::gen::graph_sketch s;
+        s.model.initializers.emplace("mask", to::tensor::zeros(to::dtype::boolean, to::shape_type{46}));
+        to::graph::node cast;
+        cast.op_type = "Cast";
+        cast.inputs = {"mask"};
+        cast.outputs = {"m"};
+        cast.attributes["to"] = std::int64_t{1};
+        to::graph::node f;
+        f.op_type = op;
+        f.inputs = {"m"};
+        f.outputs = {"y"};
+        s.model.nodes = {cast, f};
+        s.model.outputs.push_back({"y", to::dtype::f32, to::shape_type{46}});
+        to::rng g(19);
+        const auto r = to::gen::search_inputs(s, g);
+        REQUIRE(r.success);
+        const auto mask = r.values.at("mask").to<double>();
+        const double want = std::string_view(op) == "Atanh" ? 0.0 : 1.0;
+        CHECK(std::all_of(mask.begin(), mask.end(), [&](double v) { return v == want; }));
+    }
+}

@@ -38,6 +38,11 @@ struct search_options {
     /// The sampling baseline: re-draw every value from `baseline_range` each evaluation.
     bool sampling = false;
     std::pair<double, double> baseline_range{1.0, 9.0};
+    /// The first start is the sampling baseline's draw (NNSmith's protocol for
+    /// comparing the two: the same initial data); later starts use `init` and
+    /// the hinted ranges. Off by default: a campaign wants signs and magnitudes
+    /// beyond [1, 9] in its data.
+    bool start_from_baseline = false;
 };
 
 struct search_result {
@@ -185,6 +190,11 @@ inline std::vector<tensor> estimate_gradient(const spec::domain_rule& rule, std:
         }
         const tensor t = spec::random_values(g, f.type, f.shape, std::min(lo, hi), std::max(hi, lo + 1e-9));
         f.x = t.to<double>();
+        if (f.type == dtype::boolean && !baseline && (positive || from_one)) {
+            // No gradient moves a bool: starts take turns over random, all
+            // false (Atanh of a Cast needs no true) and all true (Log of one).
+            f.x.fill(from_one ? 1.0 : 0.0);
+        }
         if (nonzero_integers && !info(f.type).is_floating && f.type != dtype::boolean) {
             for (auto& v : f.x) {
                 if (v == 0.0) v = positive || g.bernoulli(0.5) || !info(f.type).is_signed ? 1.0 : -1.0;
@@ -195,7 +205,7 @@ inline std::vector<tensor> estimate_gradient(const spec::domain_rule& rule, std:
         f.m.fill(0.0);
         f.v.fill(0.0);
     };
-    for (auto& f : free) draw(f, options.sampling);
+    for (auto& f : free) draw(f, options.sampling || options.start_from_baseline);
     std::pair<std::size_t, std::size_t> target{SIZE_MAX, SIZE_MAX};
     std::set<std::pair<std::size_t, std::size_t>> visited;  // (node, rule) targets since the last draw
     double step_scale = 1.0;
