@@ -154,4 +154,8 @@ TEST_CASE("solver: a system compiled once and extended answers as a fresh compil
     s.add(sym("b") != 2, "b is not 2");
     CHECK_THROWS_WITH_AS((void)to::gen::solve(s, compiled, to::gen::domains_of(s), g3),
                          doctest::Contains("do not match the system"), to::error);
+    CHECK_THROWS_WITH_AS((void)to::gen::propagate(s, compiled, to::gen::domains_of(s)),
+                         doctest::Contains("do not match the system"), to::error);
+    CHECK_THROWS_WITH_AS((void)to::gen::propagate(s, to::gen::detail::compiled_system(s), {interval{1, 2}}),
+                         doctest::Contains("do not match the system"), to::error);
 }

@@ -652,15 +652,13 @@ struct instance_hooks {
         for (;;) {
             auto root = *domains;
             for (const auto& [v, b] : bins) root[v] = detail::meet(root[v], b);
+            std::optional<constraint_system> binned;  // the hooks see a whole system; ours needs no copy
             if (hooks.observe || hooks.solver) {
-                // The hooks see a whole system (the domains inside); ours needs no copy.
-                constraint_system binned = sys;
-                for (std::size_t v = 0; v < binned.variables.size(); ++v) binned.variables[v].domain = root[v];
-                if (hooks.observe) hooks.observe(binned);
-                solved = hooks.solver ? hooks.solver(binned, g) : solve(sys, compiled, std::move(root), g);
-            } else {
-                solved = solve(sys, compiled, std::move(root), g);
+                binned = sys;
+                for (std::size_t v = 0; v < root.size(); ++v) binned->variables[v].domain = root[v];
             }
+            if (hooks.observe) hooks.observe(*binned);
+            solved = hooks.solver ? hooks.solver(*binned, g) : solve(sys, compiled, std::move(root), g);
             if (solved.sat() || bins.empty()) break;
             // drop a random half (at least one)
             for (std::size_t k = bins.size(); k-- > 1;) std::swap(bins[k], bins[static_cast<std::size_t>(g.below(k + 1))]);

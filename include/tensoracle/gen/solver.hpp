@@ -168,11 +168,10 @@ public:
     /// constraints between propagations; each is flattened once).
     void extend(const constraint_system& s) {
         for (std::size_t i = watchers_.size(); i < s.variables.size(); ++i) watchers_.emplace_back();
-        variables_ = &s.variables;
         for (std::size_t k = constraints_.size(); k < s.constraints.size(); ++k) {
             flat_constraint f;
             f.nodes.reserve(16);
-            flatten(s.constraints[k].condition.root(), f);
+            flatten(s.constraints[k].condition.root(), s.variables, f);
             std::sort(f.vars.begin(), f.vars.end());
             f.vars.erase(std::unique(f.vars.begin(), f.vars.end()), f.vars.end());
             for (const auto v : f.vars) watchers_[static_cast<std::size_t>(v)].push_back(k);
@@ -215,17 +214,20 @@ public:
     }
 
     [[nodiscard]] std::size_t size() const noexcept { return constraints_.size(); }
+    /// Whether this is `s` compiled up to its last constraint (not a stale compile).
+    [[nodiscard]] bool compiles(const constraint_system& s) const noexcept {
+        return constraints_.size() == s.constraints.size() && watchers_.size() == s.variables.size();
+    }
     /// Whether any constraint mentions variable i.
     [[nodiscard]] bool constrained(std::size_t i) const noexcept { return !watchers_[i].empty(); }
 
 private:
-    std::int32_t flatten(const spec::expr::node& n, flat_constraint& f) {
+    std::int32_t flatten(const spec::expr::node& n, const std::vector<variable>& vars, flat_constraint& f) {
         flat_node out{n.kind};
         if (n.kind == spec::expr_kind::constant) {
             out.value = n.value;
         } else if (n.kind == spec::expr_kind::symbol) {
             // Systems hold a handful of unknowns: a scan beats building a hash map per system.
-            const auto& vars = *variables_;
             std::size_t i = 0;
             while (i < vars.size() && vars[i].name != n.name) ++i;
             if (i == vars.size()) {
@@ -234,9 +236,9 @@ private:
             out.var = static_cast<std::int32_t>(i);
             f.vars.push_back(out.var);
         } else {
-            if (n.lhs) out.a = flatten(*n.lhs, f);
-            if (n.rhs) out.b = flatten(*n.rhs, f);
-            if (n.cond) out.cond = flatten(*n.cond, f);
+            if (n.lhs) out.a = flatten(*n.lhs, vars, f);
+            if (n.rhs) out.b = flatten(*n.rhs, vars, f);
+            if (n.cond) out.cond = flatten(*n.cond, vars, f);
         }
         f.nodes.push_back(out);
         return static_cast<std::int32_t>(f.nodes.size() - 1);
@@ -489,7 +491,6 @@ private:
         return require(f, static_cast<std::int32_t>(f.nodes.size() - 1), true, v, dom, touched);
     }
 
-    const std::vector<variable>* variables_ = nullptr;  // of the system being compiled (extend)
     struct scratch {
         std::vector<char> queued;
         std::vector<std::size_t> queue;
@@ -511,6 +512,9 @@ private:
                                                                     std::vector<interval> dom,
                                                                     std::string* conflict = nullptr,
                                                                     const solver_options& options = {}) {
+    if (dom.size() != system.variables.size() || !compiled.compiles(system)) {
+        throw error("tensoracle::gen::propagate", "the compiled system or the domains do not match the system");
+    }
     std::size_t failed = 0;
     if (std::any_of(dom.begin(), dom.end(), [](interval d) { return d.empty(); })) {
         if (conflict != nullptr) *conflict = "a variable has an empty domain";
@@ -549,7 +553,7 @@ private:
 [[nodiscard]] inline solve_result solve(const constraint_system& system, const detail::compiled_system& compiled,
                                         std::vector<interval> root, rng& g, const solver_options& options = {}) {
     solve_result result;
-    if (root.size() != system.variables.size() || compiled.size() != system.constraints.size()) {
+    if (root.size() != system.variables.size() || !compiled.compiles(system)) {
         throw error("tensoracle::gen::solve", "the compiled system or the domains do not match the system");
     }
     for (std::size_t i = 0; i < root.size(); ++i) {
