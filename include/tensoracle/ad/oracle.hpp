@@ -747,8 +747,11 @@ private:
                 agreed(what);
                 ++compared_jvp_;
             } else {
+                probe_data only = d;  // the filters judge this comparison alone
+                only.rev.reset();
+                only.jtw.clear();
                 judge(what, gradient_outcome::gradient_fd_mismatch,
-                      "Ju differs from finite differences (actual: jvp, expected: FD, flattened over outputs)", d,
+                      "Ju differs from finite differences (actual: jvp, expected: FD, flattened over outputs)", only,
                       std::move(cmp), &fd);
             }
         }
@@ -763,8 +766,11 @@ private:
                 agreed(what);
                 ++compared_vjp_;
             } else {
+                probe_data only = d;
+                only.fwd.reset();
+                only.ju.clear();
                 judge(what, gradient_outcome::gradient_fd_mismatch,
-                      "<u, J^T w> = " + fmt(b) + " but finite differences give " + fmt(a), d, std::nullopt, &fd);
+                      "<u, J^T w> = " + fmt(b) + " but finite differences give " + fmt(a), only, std::nullopt, &fd);
             }
         }
     }
@@ -792,7 +798,7 @@ private:
     // whichever is larger. Per output element.
     std::vector<double> fd_noise(const tensors& x, const tensors& u, const std::vector<double>& fd) const {
         std::vector<double> noise(fd.size(), fd_rounding_noise(u));
-        for (const double factor : {2.0, 0.5}) {
+        for (const double factor : {2.0, 0.5, 0.25}) {
             fd_options fo = o_.fd;
             fo.step.scale *= factor;
             try {
@@ -854,6 +860,42 @@ private:
                std::optional<comparison_report> cmp, const std::vector<double>* fd = nullptr) {
         unsigned labels = 0;
         bool excused = false;
+        // An infinite derivative (Acos at 1) agrees with finite differences that
+        // grow without bound as the step shrinks (same sign, the fine stencil at
+        // least 10x the wide one); the other elements must still agree.
+        if (fd != nullptr && d.rev && !d.fwd && std::any_of(d.jtw.begin(), d.jtw.end(), [](double v) { return std::isinf(v); })) {
+            try {
+                const double a = dot(d.uf, d.jtw), wide = dot(*fd, d.wf), fine = dot(fd_along(x_, d.u, o_.fine_fd), d.wf);
+                if (std::isinf(a) && std::signbit(a) == std::signbit(fine) && std::fabs(fine) >= 10.0 * std::fabs(wide)) {
+                    record(what, kind, detail + "; infinite slope where finite differences grow without bound", true,
+                           static_cast<unsigned>(filter_label::non_differentiable_point));
+                    return;
+                }
+            } catch (const std::exception&) {
+            }
+        }
+        if (fd != nullptr && d.fwd && std::any_of(d.ju.begin(), d.ju.end(), [](double v) { return std::isinf(v); })) {
+            try {
+                const auto fine = fd_along(x_, d.u, o_.fine_fd);
+                probe_data rest = d;
+                rest.rev.reset();
+                bool slopes = true;
+                std::vector<double> ref = *fd;
+                for (std::size_t k = 0; k < rest.ju.size() && k < ref.size(); ++k) {
+                    if (!std::isinf(rest.ju[k])) continue;
+                    slopes = slopes && std::signbit(fine[k]) == std::signbit(rest.ju[k]) &&
+                             std::fabs(fine[k]) >= 10.0 * std::fabs(ref[k]);
+                    rest.ju[k] = ref[k] = 0.0;
+                }
+                if (slopes && fd_agrees(rest, ref, gt_, computed_below_f64() ? fd_noise(x_, d.u, *fd) : std::vector<double>{})) {
+                    labels |= static_cast<unsigned>(filter_label::non_differentiable_point);
+                    record(what, kind, detail + "; infinite slope where finite differences grow without bound", true,
+                           labels);
+                    return;
+                }
+            } catch (const std::exception&) {
+            }
+        }
         // NaN in a derivative is explained only where the function itself is not
         // finite (the value, or finite differences of it).
         const bool ad_nan = any_nan(d.ju) || any_nan(d.jtw);
