@@ -711,10 +711,10 @@ private:
         if (d.fwd && d.rev) {
             const double a = dot(d.ju, d.wf), b = dot(d.uf, d.jtw);
             const std::string what = tag + "<Ju, w> (jvp) vs <u, J^T w> (vjp)";
+            ++compared_jvp_;  // compared, whatever the verdict
+            ++compared_vjp_;
             if (scalar_close(a, b, std::max(abs_dot(d.ju, d.wf), abs_dot(d.uf, d.jtw)), gt_)) {
                 agreed(what);
-                ++compared_jvp_;
-                ++compared_vjp_;
             } else {
                 judge(what, gradient_outcome::reverse_forward_mismatch,
                       "<Ju, w> = " + fmt(a) + " but <u, J^T w> = " + fmt(b), d, std::nullopt);
@@ -743,15 +743,15 @@ private:
         if (d.fwd) {
             auto cmp = compare(vector_tensor(d.ju), vector_tensor(fd), relaxed());
             const std::string what = tag + "Ju (jvp) vs finite differences";
+            ++compared_jvp_;
             if (cmp.passes(gt_)) {
                 agreed(what);
-                ++compared_jvp_;
             } else {
                 probe_data only = d;  // the filters judge this comparison alone
                 only.rev.reset();
                 only.jtw.clear();
                 judge(what, gradient_outcome::gradient_fd_mismatch,
-                      "Ju differs from finite differences (actual: jvp, expected: FD, flattened over outputs)", only,
+                      "Ju (jvp) differs from finite differences (actual: jvp, expected: FD, flattened over outputs)", only,
                       std::move(cmp), &fd);
             }
         }
@@ -762,9 +762,9 @@ private:
             probe_w_.push_back(d.wf);
             probe_scale_.push_back(gt_.atol + gt_.rtol * scale);
             const std::string what = tag + "<u, J^T w> (vjp) vs finite differences";
+            ++compared_vjp_;
             if (scalar_close(b, a, scale, gt_)) {
                 agreed(what);
-                ++compared_vjp_;
             } else {
                 probe_data only = d;
                 only.fwd.reset();
@@ -839,6 +839,7 @@ private:
     }
     void compare_per_slot(const std::string& what, const tensors& got, const tensors& want,
                           const std::vector<std::size_t>& ids, const probe_data& d, bool forward) {
+        ++(forward ? compared_jvp_ : compared_vjp_);
         for (const auto k : ids) {
             if (k >= want.size() || want[k].size() == 0) continue;
             auto cmp = compare(got[k], want[k], relaxed());
@@ -852,7 +853,6 @@ private:
             }
         }
         agreed(what);
-        ++(forward ? compared_jvp_ : compared_vjp_);
     }
 
     // --- filters: a label excuses only the comparison it explains --------------
@@ -1136,9 +1136,9 @@ private:
                 derivative_result fr;
                 if (call("jvp", [&] { fr = e_.jvp(x_, d.u); }) && structure_ok(fr, true, p)) {
                     auto cmp = compare(vector_tensor(d.ju), vector_tensor(flat_outputs(fr.derivatives)), relaxed());
+                    ++compared_jacobian_;
                     if (cmp.passes(gt_)) {
                         agreed(tag + "vs jvp");
-                        ++compared_jacobian_;
                     } else {
                         judge(tag + "vs jvp", gradient_outcome::reverse_forward_mismatch,
                               "the Jacobian times u differs from the jvp along u", d, std::move(cmp));
@@ -1157,9 +1157,9 @@ private:
                 continue;
             }
             auto cmp = compare(vector_tensor(d.ju), vector_tensor(fd), relaxed());
+            ++compared_jacobian_;
             if (cmp.passes(gt_)) {
                 agreed(tag + "vs finite differences");
-                ++compared_jacobian_;
             } else {
                 judge(tag + "vs finite differences", gradient_outcome::gradient_fd_mismatch,
                       "the Jacobian times u differs from finite differences along u", d, std::move(cmp), &fd);
@@ -1205,9 +1205,9 @@ private:
             }
             const std::string label = std::string("full ") + std::to_string(m) + "x" + std::to_string(n) +
                                       " Jacobian by " + what + " vs finite differences";
+            ++counter;
             if (cmp.passes(gt_)) {
                 agreed(label);
-                ++counter;
                 return;
             }
             if (computed_below_f64() && !any_nan(jad)) {
@@ -1243,7 +1243,6 @@ private:
                     record(label, gradient_outcome::gradient_fd_mismatch,
                            "within the finite differences' rounding noise of the narrower outputs", true,
                            static_cast<unsigned>(filter_label::precision_conversion));
-                    ++counter;
                     return;
                 }
             }
