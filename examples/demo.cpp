@@ -267,7 +267,7 @@ int main(int argc, char** argv) {
             auto g = w[0].cast(to::dtype::f64).as_array<double>();
             const auto yv = y[0].as_array<double>();
             for (std::size_t i = 0; i < g.size(); ++i) g.data()[i] *= 1.0 - yv.data()[i];
-            return to::ad::derivative_result{y, {to::tensor(g)}};
+            return to::ad::vjp_result{y, {to::tensor(g)}};
         };
         const auto r = to::ad::check_gradients(broken, {grad_rng.uniform_tensor(to::dtype::f64, {3, 4}, -2.0, 2.0)});
         std::printf("   %-20s %s: %s\n", "Tanh, broken VJP", std::string(to::ad::name(r.outcome)).c_str(),

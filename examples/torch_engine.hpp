@@ -260,7 +260,7 @@ inline std::pair<std::vector<tt>, std::vector<tt>> differentiable_outputs(const 
                                                                           const ad::tensors& w) {
     std::vector<tt> ys, ws;
     for (std::size_t o = 0; o < y.size(); ++o) {
-        if (o < w.size() && y[o].is_floating_point() && y[o].requires_grad()) {
+        if (o < w.size() && !absent(w[o]) && y[o].is_floating_point() && y[o].requires_grad()) {
             ys.push_back(y[o]);
             ws.push_back(to_torch(w[o]).to(y[o].scalar_type()));
         }
@@ -300,7 +300,7 @@ inline ad::engine torch_engine(const torch_fn& f, const attribute_map& attrs) {
     };
     e.vjp = [reverse](const ad::tensors& x, const ad::tensors& w) {
         auto [y, g, kept] = reverse(x, w, false, nullptr);
-        return ad::derivative_result{y, g};
+        return ad::vjp_result{y, g};
     };
     e.jvp = [f, attrs](const ad::tensors& x, const ad::tensors& u) {
         dual_level lv;
@@ -311,47 +311,38 @@ inline ad::engine torch_engine(const torch_fn& f, const attribute_map& attrs) {
             }
         }
         const auto y = f(in, attrs);
-        ad::derivative_result r;
+        ad::jvp_result r;
         for (const auto& t : y) {
             const auto [primal, tangent] = at::_unpack_dual(t, static_cast<std::int64_t>(lv.level));
             r.outputs.push_back(from_torch(primal));
-            r.derivatives.push_back(from_torch(tangent.defined() ? tangent : torch::zeros_like(primal)));
+            r.output_tangents.push_back(from_torch(tangent.defined() ? tangent : torch::zeros_like(primal)));
         }
         return r;
     };
-    // Order 2: g(x) = Jᵀ(x)·w. Its VJP is double backward; its JVP forward-over-reverse.
+    // Order 2: g(x) = Jᵀ(x)·w, one output per input (empty where not
+    // differentiated). Its VJP is double backward; its JVP forward-over-reverse.
     e.gradient = [reverse, f, attrs](const ad::tensors& w) {
         ad::engine g;
-        g.value = [reverse, w](const ad::tensors& x) {
-            auto [y, gr, kept] = reverse(x, w, false, nullptr);
-            ad::tensors out;
-            for (const auto& t : gr) {
-                if (!absent(t)) out.push_back(t);
-            }
-            return out;
-        };
+        g.value = [reverse, w](const ad::tensors& x) { return std::get<1>(reverse(x, w, false, nullptr)); };
         g.vjp = [reverse, w](const ad::tensors& x, const ad::tensors& v) {
             std::vector<tt> leaves;
             auto [y, gr, kept] = reverse(x, w, true, &leaves);
+            std::vector<std::size_t> ids;  // the input of each leaf
+            for (std::size_t i = 0; i < x.size(); ++i) {
+                if (!absent(x[i]) && floating(x[i])) ids.push_back(i);
+            }
             std::vector<tt> gs, vs;
-            for (std::size_t k = 0; k < kept.size() && k < v.size(); ++k) {
-                if (kept[k].requires_grad()) {
+            for (std::size_t k = 0; k < kept.size(); ++k) {
+                if (kept[k].requires_grad() && ids[k] < v.size() && !absent(v[ids[k]])) {
                     gs.push_back(kept[k]);
-                    vs.push_back(to_torch(v[k]).to(kept[k].scalar_type()));
+                    vs.push_back(to_torch(v[ids[k]]).to(kept[k].scalar_type()));
                 }
             }
             std::vector<tt> h(leaves.size());
             if (!gs.empty()) h = torch::autograd::grad(gs, leaves, vs, false, false, true);
-            ad::tensors outs, per_input(x.size());
-            for (const auto& t : kept) outs.push_back(from_torch(t));
-            std::size_t k = 0;
-            for (std::size_t i = 0; i < x.size(); ++i) {
-                if (!absent(x[i]) && floating(x[i])) {
-                    per_input[i] = from_torch(zeros_or(h[k], leaves[k]));
-                    ++k;
-                }
-            }
-            return ad::derivative_result{outs, per_input};
+            ad::tensors per_input(x.size());
+            for (std::size_t k = 0; k < ids.size(); ++k) per_input[ids[k]] = from_torch(zeros_or(h[k], leaves[k]));
+            return ad::vjp_result{gr, per_input};
         };
         g.jvp = [f, attrs, w](const ad::tensors& x, const ad::tensors& u) {
             dual_level lv;
@@ -371,12 +362,14 @@ inline ad::engine torch_engine(const torch_fn& f, const attribute_map& attrs) {
             const auto [ys, ws] = differentiable_outputs(y, w);
             std::vector<tt> grads(leaves.size());
             if (!ys.empty()) grads = torch::autograd::grad(ys, leaves, ws, true, true, true);
-            ad::derivative_result r;
-            for (std::size_t k = 0; k < leaves.size(); ++k) {
+            ad::jvp_result r{ad::tensors(x.size()), ad::tensors(x.size())};
+            for (std::size_t k = 0, i = 0; i < in.size(); ++i) {
+                if (!in[i].defined() || !in[i].is_floating_point()) continue;
                 const tt gk = zeros_or(grads[k], leaves[k]);
+                ++k;
                 const auto [primal, tangent] = at::_unpack_dual(gk, static_cast<std::int64_t>(lv.level));
-                r.outputs.push_back(from_torch(primal));
-                r.derivatives.push_back(from_torch(tangent.defined() ? tangent : torch::zeros_like(primal)));
+                r.outputs[i] = from_torch(primal);
+                r.output_tangents[i] = from_torch(tangent.defined() ? tangent : torch::zeros_like(primal));
             }
             return r;
         };

@@ -39,7 +39,7 @@ to::ad::engine doubling(double jvp_factor) {
     e.jvp = [e, jvp_factor](const to::ad::tensors& x, const to::ad::tensors& u) {
         auto d = u[0].as_array<double>();
         d *= jvp_factor;
-        return to::ad::derivative_result{e.value(x), {to::tensor(d)}};
+        return to::ad::jvp_result{e.value(x), {to::tensor(d)}};
     };
     return e;
 }

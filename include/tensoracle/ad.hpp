@@ -9,6 +9,8 @@
 #include "tensoracle/ad/engine.hpp"
 #include "tensoracle/ad/finite_difference.hpp"
 #include "tensoracle/ad/graph.hpp"
+#include "tensoracle/ad/op_derivatives.hpp"
 #include "tensoracle/ad/op_rules.hpp"
 #include "tensoracle/ad/oracle.hpp"
 #include "tensoracle/ad/reverse.hpp"
+#include "tensoracle/ad/typed_engine.hpp"

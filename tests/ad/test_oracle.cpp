@@ -32,7 +32,7 @@ struct toy {
         if (b == bug::nondeterministic && (++*calls % 3) == 0) Z(1, 2) += 1e-12;
         return {tensor(Z).cast(x[0].element_dtype())};
     }
-    derivative_result jvp(const tensors& x, const tensors& u) const {
+    jvp_result jvp(const tensors& x, const tensors& u) const {
         if (b == bug::throws_under_ad) throw error("toy", "jvp not implemented for this case");
         const auto X = a(x[0]), Y = a(x[1]), U = a(u[0]), V = a(u[1]);
         auto D = array<double>::from_shape({3, 4});
@@ -43,7 +43,7 @@ struct toy {
             }
         return {value(x), {tensor(D)}};
     }
-    derivative_result vjp(const tensors& x, const tensors& w) const {
+    vjp_result vjp(const tensors& x, const tensors& w) const {
         if (b == bug::throws_under_ad) throw error("toy", "vjp not implemented for this case");
         const auto X = a(x[0]), Y = a(x[1]), W = a(w[0]);
         auto GX = array<double>::from_shape({3, 4});
@@ -63,7 +63,7 @@ struct toy {
     engine gradient(const tensors& w) const {
         engine g;
         const toy self = *this;
-        g.value = [self, w](const tensors& x) { return self.vjp(x, w).derivatives; };
+        g.value = [self, w](const tensors& x) { return self.vjp(x, w).input_cotangents; };
         auto second = [self, w](const tensors& x, const tensors& u) {
             const auto X = a(x[0]), W = a(w[0]), U = a(u[0]), V = a(u[1]);
             auto DX = array<double>::from_shape({3, 4});
@@ -75,11 +75,14 @@ struct toy {
                     DX(i, j) = W(i, j) * (V(j) + s * std::sin(X(i, j)) * U(i, j));
                     DY(j) += W(i, j) * U(i, j);
                 }
-            return derivative_result{self.vjp(x, w).derivatives, {tensor(DX), tensor(DY)}};
+            return jvp_result{self.vjp(x, w).input_cotangents, {tensor(DX), tensor(DY)}};
         };
         g.jvp = second;
         // vᵀ ∂g/∂x: the Hessian of wᵀf is symmetric, so this is the JVP along v.
-        g.vjp = [second](const tensors& x, const tensors& v) { return second(x, v); };
+        g.vjp = [second](const tensors& x, const tensors& v) {
+            auto r = second(x, v);
+            return vjp_result{r.outputs, r.output_tangents};
+        };
         return g;
     }
     engine as_engine() const {
@@ -164,7 +167,7 @@ TEST_CASE("oracle: a wrong second derivative is caught at order 2 only") {
 TEST_CASE("oracle: a value that throws while AD paths return is an exception mismatch") {
     engine e;
     e.value = [](const tensors&) -> tensors { throw error("engine", "value fails"); };
-    e.vjp = [](const tensors& x, const tensors&) { return derivative_result{{x[0]}, {x[0]}}; };
+    e.vjp = [](const tensors& x, const tensors&) { return vjp_result{{x[0]}, {x[0]}}; };
     const auto r = check_gradients(e, toy_inputs(3));
     CHECK(r.outcome == gradient_outcome::exception_mismatch);
     CHECK(r.message.find("vjp returned normally") != std::string::npos);
@@ -200,13 +203,13 @@ engine relu_engine(dtype out = dtype::f64) {
         const auto v = x[0].to<double>();
         auto d = u[0].cast(dtype::f64).as_array<double>();
         for (std::size_t i = 0; i < v.size(); ++i) d.data()[i] *= v.data()[i] > 0 ? 1.0 : 0.0;
-        return derivative_result{e.value(x), {tensor(d)}};
+        return jvp_result{e.value(x), {tensor(d)}};
     };
     e.vjp = [e](const tensors& x, const tensors& w) {
         const auto v = x[0].to<double>();
         auto d = w[0].cast(dtype::f64).as_array<double>();
         for (std::size_t i = 0; i < v.size(); ++i) d.data()[i] *= v.data()[i] > 0 ? 1.0 : 0.0;
-        return derivative_result{e.value(x), {tensor(d)}};
+        return vjp_result{e.value(x), {tensor(d)}};
     };
     return e;
 }
@@ -237,7 +240,7 @@ TEST_CASE("oracle: a NaN derivative at a kink and precision conversion are excus
         auto v = x[0].as_array<double>();
         const auto wv = w[0].as_array<double>();
         for (std::size_t i = 0; i < v.size(); ++i) v.data()[i] = wv.data()[i] * v.data()[i] / std::sqrt(v.data()[i] * v.data()[i]);
-        return derivative_result{e.value(x), {tensor(v)}};
+        return vjp_result{e.value(x), {tensor(v)}};
     };
     auto x = array<double>::from_shape({3});
     x = {1.0, 0.0, -2.0};

@@ -69,12 +69,12 @@ struct elementwise {
         const elementwise self = *this;
         e.value = [self](const tensors& x) { return self.value(x); };
         e.jvp = [self](const tensors& x, const tensors& u) {
-            if (self.bug == plant::nothing_returned && self.in_jvp) return derivative_result{self.ad_outputs(x), {}};
-            return derivative_result{self.ad_outputs(x), {self.derivative(x, u[0], self.in_jvp)}};
+            if (self.bug == plant::nothing_returned && self.in_jvp) return jvp_result{self.ad_outputs(x), {}};
+            return jvp_result{self.ad_outputs(x), {self.derivative(x, u[0], self.in_jvp)}};
         };
         e.vjp = [self](const tensors& x, const tensors& w) {
-            if (self.bug == plant::nothing_returned && self.in_vjp) return derivative_result{self.ad_outputs(x), {}};
-            return derivative_result{self.ad_outputs(x), {self.derivative(x, w[0], self.in_vjp)}};
+            if (self.bug == plant::nothing_returned && self.in_vjp) return vjp_result{self.ad_outputs(x), {}};
+            return vjp_result{self.ad_outputs(x), {self.derivative(x, w[0], self.in_vjp)}};
         };
         return e;
     }
@@ -121,13 +121,15 @@ TEST_CASE("oracle soundness 1: a jacobian()-only engine is checked at any size, 
         auto jac_engine = [n](double scale, bool empty) {
             engine e;
             e.value = [](const tensors& x) { return sine().value(x); };
-            e.jacobian = [n, scale, empty](const tensors& x) -> tensors {
+            e.jacobian = [n, scale, empty](const tensors& x) -> jacobian_blocks {
                 if (empty) return {};
                 const auto v = x[0].cast(dtype::f64).as_array<double>();
                 auto j = array<double>::from_shape({n, n});
                 j.fill(0.0);
                 for (std::size_t k = 0; k < n; ++k) j(k, k) = std::cos(v(k)) * scale;
-                return {tensor(j).cast(x[0].element_dtype())};
+                jacobian_blocks b(1, 1);
+                b.block(0, 0) = tensor(j).cast(x[0].element_dtype());
+                return b;
             };
             return e;
         };
@@ -234,7 +236,7 @@ TEST_CASE("oracle soundness 2: NaN is excused only where the function is not fin
         auto v = x[0].as_array<double>();
         const auto wv = w[0].as_array<double>();
         for (std::size_t i = 0; i < v.size(); ++i) v.data()[i] = v.data()[i] == 0 ? std::nan("") : wv.data()[i] / v.data()[i];
-        return derivative_result{e.value(x), {tensor(v)}};
+        return vjp_result{e.value(x), {tensor(v)}};
     };
     auto x = array<double>::from_shape({3});
     x = {1.0, 0.0, 2.0};
@@ -284,8 +286,8 @@ engine relu_cubic(bool bug) {
         }
         return tensor(v);
     };
-    e.vjp = [e, grad](const tensors& x, const tensors& w) { return derivative_result{e.value(x), {grad(x, w)}}; };
-    e.jvp = [e, grad](const tensors& x, const tensors& u) { return derivative_result{e.value(x), {grad(x, u)}}; };
+    e.vjp = [e, grad](const tensors& x, const tensors& w) { return vjp_result{e.value(x), {grad(x, w)}}; };
+    e.jvp = [e, grad](const tensors& x, const tensors& u) { return jvp_result{e.value(x), {grad(x, u)}}; };
     e.gradient = [grad, bug](const tensors& w) {
         engine g;
         g.value = [grad, w](const tensors& x) { return tensors{grad(x, w)}; };
@@ -293,10 +295,13 @@ engine relu_cubic(bool bug) {
             auto v = x[0].as_array<double>();
             const auto wv = w[0].as_array<double>(), uv = u[0].as_array<double>();
             for (std::size_t i = 0; i < v.size(); ++i) v.data()[i] = wv.data()[i] * uv.data()[i] * (bug ? 2 : 1) * v.data()[i];
-            return derivative_result{tensors{grad(x, w)}, {tensor(v)}};
+            return jvp_result{tensors{grad(x, w)}, {tensor(v)}};
         };
         g.jvp = second;
-        g.vjp = second;
+        g.vjp = [second](const tensors& x, const tensors& v) {
+            auto r = second(x, v);
+            return vjp_result{r.outputs, r.output_tangents};
+        };
         return g;
     };
     return e;
@@ -387,7 +392,9 @@ TEST_CASE("oracle soundness 4: derivatives and Jacobian blocks of the wrong shap
         const std::size_t n = x[0].size();
         auto j = array<double>::from_shape({n, n - 1});
         j.fill(0.0);
-        return tensors{tensor(j)};
+        jacobian_blocks b(1, 1);
+        b.block(0, 0) = tensor(j);
+        return b;
     };
     const auto r = check_gradients(e, uniform_input(6, dtype::f64, 19), quick(12));
     INFO(r.to_string());
@@ -417,4 +424,92 @@ TEST_CASE("oracle soundness 5: outputs at a lower precision than claimed fail th
             CHECK_FALSE(check_gradients(ok.as_engine(), uniform_input(n, dtype::f64, 21), quick(13)).failed());
         }
     }
+}
+
+// ---------------------------------------------------------------- the engine API
+
+TEST_CASE("engine API: the builder assembles an engine and refuses one without a value function") {
+    const auto e = engine_builder()
+                       .value([](const tensors& x) { return sine().value(x); })
+                       .vjp([](const tensors& x, const tensors& w) {
+                           return vjp_result{sine().value(x), {sine().derivative(x, w[0], false)}};
+                       })
+                       .jvp([](const tensors& x, const tensors& u) {
+                           return jvp_result{sine().value(x), {sine().derivative(x, u[0], false)}};
+                       })
+                       .build();
+    const auto r = check_gradients(e, uniform_input(40, dtype::f64, 23), quick(14));
+    INFO(r.to_string());
+    CHECK(r.outcome == gradient_outcome::pass);
+    CHECK(r.fully_checked());
+    CHECK_THROWS_WITH_AS((void)engine_builder().vjp([](const tensors& x, const tensors&) { return vjp_result{x, x}; }).build(),
+                         doctest::Contains("no value function"), error);
+}
+
+TEST_CASE("engine API: Jacobian blocks are addressed by (output, input) and refuse a block that does not exist") {
+    jacobian_blocks j(2, 3);
+    CHECK(j.outputs() == 2);
+    CHECK(j.inputs() == 3);
+    j.block(1, 2) = tensor::zeros(dtype::f64, {4, 5});
+    CHECK(j.block(1, 2).shape() == shape_type{4, 5});
+    CHECK(j.block(0, 0).size() == 0);
+    CHECK_THROWS_WITH_AS((void)j.block(2, 0), doctest::Contains("block (2, 0) of a Jacobian with 2 outputs and 3 inputs"),
+                         shape_error);
+}
+
+TEST_CASE("engine API: the typed op engine is the by-name one, and its gradient has one output per input") {
+    rng g(29);
+    const tensors x{g.uniform_tensor(dtype::f64, {3, 5}, -1.0, 1.0)};
+    const auto typed = op_engine<ops::Softmax>({{"axis", std::int64_t{0}}});
+    const auto named = op_engine("Softmax", {{"axis", std::int64_t{0}}});
+    const tensors u{g.uniform_tensor(dtype::f64, {3, 5}, -1.0, 1.0)};
+    CHECK(typed.value(x)[0].identical(named.value(x)[0]));
+    CHECK(typed.jvp(x, u).output_tangents[0].identical(named.jvp(x, u).output_tangents[0]));
+    CHECK(typed.vjp(x, u).input_cotangents[0].identical(named.vjp(x, u).input_cotangents[0]));
+    oracle_options o = quick(15);
+    o.order = 2;
+    const auto r = check_gradients(typed, x, o);
+    INFO(r.to_string());
+    CHECK(r.fully_checked());
+    // Where(condition, a, b): the bool condition is not differentiated, yet keeps its slot.
+    const tensors w3{tensor(array<bool>{true, false, true}), g.uniform_tensor(dtype::f64, {3}, -1.0, 1.0),
+                     g.uniform_tensor(dtype::f64, {3}, -1.0, 1.0)};
+    const auto where = op_engine("Where");
+    const tensors cot{g.uniform_tensor(dtype::f64, {3}, -1.0, 1.0)};
+    const auto grad = where.gradient(cot).value(w3);
+    REQUIRE(grad.size() == 3);
+    CHECK(grad[0].size() == 0);
+    CHECK(grad[1].shape() == shape_type{3});
+    CHECK(where.vjp(w3, cot).input_cotangents.size() == 3);
+    o.order = 2;
+    const auto rw = check_gradients(where, w3, o);
+    INFO(rw.to_string());
+    CHECK(rw.fully_checked());
+}
+
+TEST_CASE("oracle soundness 5: a NaN the value function returns is the same NaN in the AD paths' outputs") {
+    // sqrt at -1: the value is NaN, and so are the outputs the AD paths return beside it.
+    elementwise s;
+    s.f = [](double v) { return std::sqrt(v); };
+    s.df = [](double v) { return 0.5 / std::sqrt(v); };
+    auto x = array<double>::from_shape({4});
+    x = {0.5, -1.0, 2.0, 3.0};
+    const auto r = check_gradients(s.as_engine(), {tensor(x)}, quick(16));
+    INFO(r.to_string());
+    CHECK(r.count(check_status::failed) == 0);
+    CHECK(r.has(filter_label::nan_in_gradient));
+    // A NaN in an AD path's outputs where the value is finite is still inconsistent.
+    auto bad = s.as_engine();
+    const auto good_vjp = bad.vjp;
+    bad.vjp = [good_vjp](const tensors& in, const tensors& w) {
+        auto res = good_vjp(in, w);
+        auto y = res.outputs[0].as_array<double>();
+        y(0) = std::nan("");
+        res.outputs[0] = tensor(y);
+        return res;
+    };
+    const auto r2 = check_gradients(bad, {tensor(x)}, quick(16));
+    INFO(r2.to_string());
+    CHECK(r2.outcome == gradient_outcome::output_inconsistent);
+    CHECK(r2.failed());
 }

@@ -1,0 +1,245 @@
+// tensoracle: JVP and VJP rules of one op spec, on tensors.
+//
+// An op is differentiable when its spec provides `run_real<S>` (its kernel
+// run on scalar type S, see docs/ADDING_AN_OP.md). The rules here run that one
+// kernel with dual numbers (JVP: forward mode) or tape variables (VJP:
+// reverse mode), so the derivatives are those of the reference kernel itself,
+// and the tests check them against finite differences, each other and a
+// second engine. V is the arithmetic of the derivative computation: double or
+// float for first order, dual<double>/dual<float> for second order
+// (forward-over-forward through jvp, forward-over-reverse through vjp).
+//
+// Nothing here includes the op registry: a test of one op includes this, the
+// op's family header and ad/typed_engine.hpp, and instantiates that op only.
+// The table of every op's rules, looked up by name, is in ad/op_rules.hpp.
+#pragma once
+
+#include <algorithm>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tensoracle/ad/dual.hpp"
+#include "tensoracle/ad/reverse.hpp"
+#include "tensoracle/core/tensor.hpp"
+#include "tensoracle/spec/entry.hpp"
+
+namespace tensoracle::ad {
+
+/// True when op spec Op has a kernel that runs on AD scalars.
+template <class Op>
+concept differentiable_op = requires(const spec::context& c, const std::vector<array<dual<double>>>& x) {
+    { Op::template run_real<dual<double>>(c, x) } -> std::same_as<std::vector<array<dual<double>>>>;
+};
+
+/// The inputs of this instance that derivatives are taken with respect to.
+template <class Op>
+[[nodiscard]] std::vector<std::size_t> differentiable_inputs_of(const spec::context& c) {
+    if constexpr (requires { Op::differentiable_inputs(c); }) {
+        return Op::differentiable_inputs(c);
+    } else {
+        std::vector<std::size_t> ids;
+        for (std::size_t i = 0; i < c.input_count(); ++i) {
+            if (c.has_input(i) && info(c.input_dtype(i)).is_floating) ids.push_back(i);
+        }
+        return ids;
+    }
+}
+
+/// Values and derivatives of an op's outputs. Entries of outputs that are not
+/// floating (indices, masks) are empty.
+template <class V>
+struct forward_result {
+    std::vector<array<V>> values;
+    std::vector<array<V>> tangents;
+};
+template <class V>
+struct reverse_result {
+    std::vector<array<V>> values;
+    std::vector<array<V>> cotangents;  ///< one per op input; empty for inputs not differentiated
+};
+
+struct reverse_options {
+    /// NNSmith's proxy derivative: where an op's true derivative is zero (Relu
+    /// below 0, Floor...), use the op's proxy slope instead, so that gradient
+    /// descent on input-domain losses does not stall. Not a derivative: never
+    /// compare it with finite differences.
+    bool proxy = false;
+};
+
+namespace detail {
+template <class V>
+bool is_empty(const array<V>& a) {
+    return a.dimension() == 1 && a.shape()[0] == 0;
+}
+template <class V>
+array<V> empty_array() {
+    return array<V>::from_shape({0});
+}
+
+inline void check_same_shape(std::string_view op_type, std::string_view what, std::size_t i,
+                             std::span<const std::size_t> expected, std::span<const std::size_t> got) {
+    if (!std::equal(expected.begin(), expected.end(), got.begin(), got.end())) {
+        throw shape_error("tensoracle::ad(" + std::string(op_type) + ")",
+                          std::string(what) + " " + std::to_string(i) + " has shape " +
+                              to_string(shape_type(got.begin(), got.end())) + " but the input has shape " +
+                              to_string(shape_type(expected.begin(), expected.end())));
+    }
+}
+
+template <class Op>
+std::vector<bool> floating_outputs(const spec::context& c) {
+    std::vector<bool> f;
+    for (const dtype d : Op::output_dtypes(c)) f.push_back(info(d).is_floating);
+    return f;
+}
+}  // namespace detail
+
+/// An input tensor as an array of V (constants: no derivative parts).
+template <class V>
+[[nodiscard]] array<V> lift(const tensor& t) {
+    const auto d = t.to<double>();
+    auto a = array<V>::from_shape(t.shape());
+    for (std::size_t i = 0; i < d.size(); ++i) a.data()[i] = V(static_cast<base_scalar_t<V>>(d.data()[i]));
+    return a;
+}
+
+/// The primal values of an array of V as a tensor of dtype d (rounded once).
+template <class V>
+[[nodiscard]] tensor lower(const array<V>& a, dtype d = dtype::f64) {
+    array<double> v = array<double>::from_shape(a.shape());
+    for (std::size_t i = 0; i < a.size(); ++i) v.data()[i] = static_cast<double>(primal(a.data()[i]));
+    return tensor(v).cast(d);
+}
+
+/// The op on values of V (differentiable inputs from x, the others from c).
+template <class Op, class V>
+[[nodiscard]] std::vector<array<V>> op_value(const spec::context& c, const std::vector<array<V>>& x) {
+    return Op::template run_real<V>(c, x);
+}
+
+/// JVP: outputs and their derivatives along tangents u (one per input; only
+/// the differentiable inputs' entries are read).
+template <class Op, class V>
+[[nodiscard]] forward_result<V> op_jvp(const spec::context& c, const std::vector<array<V>>& x,
+                                       const std::vector<array<V>>& u) {
+    using D = dual<V>;
+    std::vector<array<D>> xd(c.input_count(), detail::empty_array<D>());
+    for (const std::size_t i : differentiable_inputs_of<Op>(c)) {
+        detail::check_same_shape(Op::op_type, "tangent", i, x[i].shape(), u[i].shape());
+        xd[i] = array<D>::from_shape(x[i].shape());
+        for (std::size_t k = 0; k < x[i].size(); ++k) xd[i].data()[k] = D(x[i].data()[k], u[i].data()[k]);
+    }
+    const auto yd = Op::template run_real<D>(c, xd);
+    const auto fl = detail::floating_outputs<Op>(c);
+    forward_result<V> r;
+    for (std::size_t o = 0; o < yd.size(); ++o) {
+        if (!fl[o]) {
+            r.values.push_back(detail::empty_array<V>());
+            r.tangents.push_back(detail::empty_array<V>());
+            continue;
+        }
+        auto v = array<V>::from_shape(yd[o].shape());
+        auto t = array<V>::from_shape(yd[o].shape());
+        for (std::size_t k = 0; k < yd[o].size(); ++k) {
+            v.data()[k] = yd[o].data()[k].v;
+            t.data()[k] = yd[o].data()[k].d;
+        }
+        r.values.push_back(std::move(v));
+        r.tangents.push_back(std::move(t));
+    }
+    return r;
+}
+
+/// VJP: outputs and the input cotangents Jᵀw for output cotangents w (one per
+/// output; empty entries count as zero).
+template <class Op, class V>
+[[nodiscard]] reverse_result<V> op_vjp(const spec::context& c, const std::vector<array<V>>& x,
+                                       const std::vector<array<V>>& w, const reverse_options& options = {}) {
+    using R = rvar<V>;
+    tape_scope<V> scope;
+    const auto ids = differentiable_inputs_of<Op>(c);
+    std::vector<array<R>> xr(c.input_count(), detail::empty_array<R>());
+    for (const std::size_t i : ids) {
+        xr[i] = array<R>::from_shape(x[i].shape());
+        for (std::size_t k = 0; k < x[i].size(); ++k) xr[i].data()[k] = R::variable(x[i].data()[k]);
+    }
+    const auto yr = Op::template run_real<R>(c, xr);
+    const auto fl = detail::floating_outputs<Op>(c);
+    std::vector<std::uint32_t> at;
+    std::vector<V> seeds;
+    reverse_result<V> r;
+    for (std::size_t o = 0; o < yr.size(); ++o) {
+        if (!fl[o]) {
+            r.values.push_back(detail::empty_array<V>());
+            continue;
+        }
+        auto v = array<V>::from_shape(yr[o].shape());
+        for (std::size_t k = 0; k < yr[o].size(); ++k) v.data()[k] = yr[o].data()[k].v;
+        r.values.push_back(std::move(v));
+        if (o >= w.size() || detail::is_empty(w[o])) continue;
+        detail::check_same_shape(Op::op_type, "cotangent of output", o, yr[o].shape(), w[o].shape());
+        for (std::size_t k = 0; k < yr[o].size(); ++k) {
+            at.push_back(yr[o].data()[k].id);
+            seeds.push_back(w[o].data()[k]);
+        }
+    }
+    const auto adj = scope.get().sweep(at, seeds);
+    r.cotangents.assign(c.input_count(), detail::empty_array<V>());
+    for (const std::size_t i : ids) {
+        r.cotangents[i] = array<V>::from_shape(x[i].shape());
+        for (std::size_t k = 0; k < x[i].size(); ++k) r.cotangents[i].data()[k] = adj[xr[i].data()[k].id];
+    }
+    if constexpr (requires { Op::proxy_slope; }) {
+        if (options.proxy && Op::proxy_slope != 0.0 && ids.size() == 1 && yr.size() == 1 && !w.empty() &&
+            !detail::is_empty(w[0])) {
+            // Proxy ops are element-wise: the local derivative is the JVP along ones.
+            const std::size_t i = ids[0];
+            std::vector<array<V>> ones(c.input_count(), detail::empty_array<V>());
+            ones[i] = array<V>::from_shape(x[i].shape());
+            std::fill(ones[i].begin(), ones[i].end(), V(1));
+            const auto local = op_jvp<Op, V>(c, x, ones).tangents[0];
+            for (std::size_t k = 0; k < local.size(); ++k) {
+                if (local.data()[k] == V(0)) r.cotangents[i].data()[k] = V(Op::proxy_slope) * w[0].data()[k];
+            }
+        }
+    }
+    return r;
+}
+
+/// The type-erased rules of one op for arithmetic V.
+template <class V>
+struct derivative_rules {
+    std::string_view op_type;
+    std::vector<std::size_t> (*differentiable_inputs)(const spec::context&) = nullptr;
+    std::vector<array<V>> (*value)(const spec::context&, const std::vector<array<V>>&) = nullptr;
+    forward_result<V> (*jvp)(const spec::context&, const std::vector<array<V>>&, const std::vector<array<V>>&) =
+        nullptr;
+    reverse_result<V> (*vjp)(const spec::context&, const std::vector<array<V>>&, const std::vector<array<V>>&,
+                             const reverse_options&) = nullptr;
+    double proxy_slope = 0.0;
+};
+
+template <class V, class Op>
+[[nodiscard]] derivative_rules<V> make_rules() {
+    derivative_rules<V> r;
+    r.op_type = Op::op_type;
+    r.differentiable_inputs = &differentiable_inputs_of<Op>;
+    r.value = &op_value<Op, V>;
+    r.jvp = &op_jvp<Op, V>;
+    r.vjp = &op_vjp<Op, V>;
+    if constexpr (requires { Op::proxy_slope; }) r.proxy_slope = Op::proxy_slope;
+    return r;
+}
+
+/// A checked context for an op instance, as spec::evaluate builds it.
+[[nodiscard]] inline spec::context make_context(const spec::op_entry& op, const std::vector<const tensor*>& inputs,
+                                                const spec::attribute_map& attributes) {
+    spec::detail::check_inputs(op, inputs);
+    spec::context c(op.op_type, inputs, op.normalize_attributes(attributes));
+    spec::check_constraints(c, op.constraints(c));
+    return c;
+}
+
+}  // namespace tensoracle::ad
