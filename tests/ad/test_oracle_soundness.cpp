@@ -99,6 +99,14 @@ elementwise relu() {
     return s;
 }
 
+// s with bug b planted in its JVP (in_jvp) or its VJP (otherwise).
+elementwise planted(elementwise s, plant b, bool in_jvp) {
+    s.bug = b;
+    s.in_jvp = in_jvp;
+    s.in_vjp = !in_jvp;
+    return s;
+}
+
 tensors uniform_input(std::size_t n, dtype d, std::uint64_t seed, double lo = -2.0, double hi = 2.0) {
     rng g(seed);
     return {g.uniform_tensor(d, {n}, lo, hi)};
@@ -154,10 +162,7 @@ TEST_CASE("oracle soundness 1: a JVP or VJP that returns no derivative fails; an
         for (const std::size_t n : {std::size_t{6}, std::size_t{65536}}) {
             CAPTURE(in_jvp);
             CAPTURE(n);
-            auto s = sine();
-            s.bug = plant::nothing_returned;
-            s.in_jvp = in_jvp;
-            s.in_vjp = !in_jvp;
+            const auto s = planted(sine(), plant::nothing_returned, in_jvp);
             const auto r = check_gradients(s.as_engine(), uniform_input(n, dtype::f64, 5), quick(2));
             INFO(r.to_string());
             CHECK(r.outcome == gradient_outcome::malformed_derivative);
@@ -333,11 +338,8 @@ TEST_CASE("oracle soundness 3: one wrong element of 65,536 is caught against the
                 CAPTURE(d);
                 CAPTURE(in_jvp);
                 CAPTURE(op);
-                auto s = std::string_view(op) == "Sin" ? sine() : tanh_op();
-                s.bug = plant::one_element;
+                auto s = planted(std::string_view(op) == "Sin" ? sine() : tanh_op(), plant::one_element, in_jvp);
                 s.where = 40000;
-                s.in_jvp = in_jvp;
-                s.in_vjp = !in_jvp;
                 const auto x = uniform_input(n, d, 13);
                 oracle_options o = quick(9);
                 o.reference = op_engine(op);
@@ -375,10 +377,7 @@ TEST_CASE("oracle soundness 4: derivatives and Jacobian blocks of the wrong shap
         for (const bool in_jvp : {true, false}) {
             CAPTURE(n);
             CAPTURE(in_jvp);
-            auto s = tanh_op();
-            s.bug = plant::wrong_shape;
-            s.in_jvp = in_jvp;
-            s.in_vjp = !in_jvp;
+            const auto s = planted(tanh_op(), plant::wrong_shape, in_jvp);
             const auto r = check_gradients(s.as_engine(), uniform_input(n, dtype::f32, 17), quick(11));
             INFO(r.to_string());
             CHECK(r.outcome == gradient_outcome::malformed_derivative);
