@@ -5,7 +5,6 @@
 #pragma once
 
 #include <concepts>
-#include <memory>
 #include <string>
 #include <string_view>
 
@@ -32,11 +31,8 @@ const derivative_rules<V>& rules_or_throw(std::string_view op_type) {
 template <class V = double>
     requires std::floating_point<V>
 [[nodiscard]] engine op_engine(std::string_view op_type, spec::attribute_map attributes = {}) {
-    // The registry's entries and rules live as long as the program: the
-    // shared pointers only borrow them.
-    const auto borrow = [](const auto& x) { return std::shared_ptr<const std::remove_cvref_t<decltype(x)>>(&x, [](auto*) {}); };
-    return detail::make_op_engine<V>(borrow(ops::get_op(op_type)), borrow(detail::rules_or_throw<V>(op_type)),
-                                     borrow(detail::rules_or_throw<dual<V>>(op_type)), std::move(attributes));
+    return detail::make_op_engine<V>(&ops::get_op(op_type), &detail::rules_or_throw<V>(op_type),
+                                     &detail::rules_or_throw<dual<V>>(op_type), std::move(attributes));
 }
 
 }  // namespace tensoracle::ad

@@ -27,6 +27,7 @@
 #include <span>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -422,6 +423,15 @@ inline double max_abs(const std::vector<double>& v) {
     }
     return m;
 }
+// Largest finite |element| of a floating tensor; 0 for other dtypes.
+inline double max_abs(const tensor& t) {
+    if (!is_floating(t)) return 0.0;
+    double m = 0.0;
+    for (const double x : t.to<double>()) {
+        if (std::isfinite(x)) m = std::max(m, std::fabs(x));
+    }
+    return m;
+}
 inline tensor vector_tensor(const std::vector<double>& v) {
     auto a = array<double>::from_shape({v.size()});
     std::copy(v.begin(), v.end(), a.data());
@@ -437,28 +447,22 @@ inline bool scalar_close(double a, double b, double scale, tolerance t) {
 // True only when compare(a, e, {nan_equal = false}) would pass at t: most
 // comparisons agree, and the full report (statistics, ULPs, medians) is built
 // only for the ones that do not.
+inline bool element_close(double a, double e, tolerance t) {
+    if (std::isnan(a) || std::isnan(e)) return false;
+    if (std::isinf(a) || std::isinf(e)) return a == e;
+    return std::fabs(a - e) <= t.atol + t.rtol * std::fabs(e);
+}
 inline bool quick_close(const tensor& a, const tensor& e, tolerance t) {
     if (a.shape() != e.shape() || !is_floating(a) || !is_floating(e)) return false;
     for (std::size_t k = 0; k < a.size(); ++k) {
-        const double x = a.value_as_double(k), y = e.value_as_double(k);
-        if (std::isnan(x) || std::isnan(y)) return false;
-        if (std::isinf(x) || std::isinf(y)) {
-            if (x != y) return false;
-            continue;
-        }
-        if (!(std::fabs(x - y) <= t.atol + t.rtol * std::fabs(y))) return false;
+        if (!element_close(a.value_as_double(k), e.value_as_double(k), t)) return false;
     }
     return true;
 }
 inline bool quick_close(const std::vector<double>& a, const std::vector<double>& e, tolerance t) {
     if (a.size() != e.size()) return false;
     for (std::size_t k = 0; k < a.size(); ++k) {
-        if (std::isnan(a[k]) || std::isnan(e[k])) return false;
-        if (std::isinf(a[k]) || std::isinf(e[k])) {
-            if (a[k] != e[k]) return false;
-            continue;
-        }
-        if (!(std::fabs(a[k] - e[k]) <= t.atol + t.rtol * std::fabs(e[k]))) return false;
+        if (!element_close(a[k], e[k], t)) return false;
     }
     return true;
 }
@@ -517,7 +521,7 @@ public:
         if (!value_error.empty()) return all_paths_throw(value_error);
         set_precision(y_);
         out_ids_ = floating_ids(y_);
-        for (const auto& y : y_) y_max_.push_back(is_floating(y) ? max_abs(flat_floating({y})) : 0.0);
+        for (const auto& y : y_) y_max_.push_back(max_abs(y));
         if (wrt_.empty() || out_ids_.empty()) {
             r_.outcome = gradient_outcome::skipped;
             r_.message = "no floating inputs or outputs to differentiate";
@@ -552,11 +556,11 @@ public:
         jacobian_path();
         full_jacobians();
         blind_spot();
-        for (const auto& [path, used] : {std::pair{"jvp", compared_jvp_}, std::pair{"vjp", compared_vjp_},
-                                         std::pair{"jacobian", compared_jacobian_}}) {
-            const bool provided = std::string_view(path) == "jvp" ? static_cast<bool>(e_.jvp)
-                                  : std::string_view(path) == "vjp" ? static_cast<bool>(e_.vjp)
-                                                                     : static_cast<bool>(e_.jacobian);
+        const std::tuple<const char*, bool, std::size_t> paths[] = {
+            {"jvp", static_cast<bool>(e_.jvp), compared_jvp_},
+            {"vjp", static_cast<bool>(e_.vjp), compared_vjp_},
+            {"jacobian", static_cast<bool>(e_.jacobian), compared_jacobian_}};
+        for (const auto& [path, provided, used] : paths) {
             if (provided && used == 0 && !path_failed_[path]) {
                 r_.not_checked.push_back(std::string(path) + ": no comparison could be made" +
                                          (fd_unavailable_.empty() ? std::string() : " (" + fd_unavailable_ + ")"));
@@ -790,12 +794,19 @@ private:
         return fd_directional<double>(f, std::span<const double>(x0), std::span<const double>(uf), fo).derivative;
     }
     // What rounding the outputs to their dtype adds to a wide-stencil
-    // difference quotient along u: sum|weights|·(u/2)·max|y| / step.
-    double fd_rounding_noise(const tensors& u) const {
+    // difference quotient, times its step: sum|weights|·(u/2)·max|y|.
+    double fd_rounding_times_step() const {
         dtype narrowest = r_.precision;
         for (const auto j : out_ids_) {
             if (unit_roundoff(y_[j].element_dtype()) > unit_roundoff(narrowest)) narrowest = y_[j].element_dtype();
         }
+        const auto cw = weights(o_.fd.kind);
+        double wsum = 0.0;
+        for (int k = 0; k < cw.n; ++k) wsum += std::fabs(cw.w[static_cast<std::size_t>(k)]);
+        return wsum * unit_roundoff(narrowest) * *std::max_element(y_max_.begin(), y_max_.end());
+    }
+    // That rounding in a difference quotient along u.
+    double fd_rounding_noise(const tensors& u) const {
         const auto x0 = flat(x_, wrt_), uf = flat(u, wrt_);
         double xmax = 0.0;
         for (std::size_t k = 0; k < x0.size(); ++k) {
@@ -803,10 +814,7 @@ private:
         }
         const double umax = std::max(max_abs(uf), std::numeric_limits<double>::min());
         const double step = o_.fd.step.step(xmax) / umax;
-        const auto cw = weights(o_.fd.kind);
-        double wsum = 0.0;
-        for (int k = 0; k < cw.n; ++k) wsum += std::fabs(cw.w[static_cast<std::size_t>(k)]);
-        return wsum * unit_roundoff(narrowest) * max_abs(flat_floating(y_)) / step;
+        return fd_rounding_times_step() / step;
     }
 
     // --- one probe ------------------------------------------------------------
@@ -815,12 +823,14 @@ private:
         std::optional<path_result> fwd, rev;
         std::vector<double> ju, jtw, uf, wf;
     };
-    probe_data draw_probe() {
+    // Random directions u and cotangents w at inputs x with outputs y (x_, y_ by default).
+    probe_data draw_probe() { return draw_probe(x_, y_); }
+    probe_data draw_probe(const tensors& x, const tensors& y) {
         probe_data d;
-        d.u.resize(x_.size());
-        d.w.resize(y_.size());
-        for (const auto i : wrt_) d.u[i] = random_like(g_, x_[i]);
-        for (const auto j : out_ids_) d.w[j] = random_like(g_, y_[j]);
+        d.u.resize(x.size());
+        d.w.resize(y.size());
+        for (const auto i : wrt_) d.u[i] = random_like(g_, x[i]);
+        for (const auto j : out_ids_) d.w[j] = random_like(g_, y[j]);
         d.uf = flat(d.u, wrt_);
         d.wf = flat(d.w, out_ids_);
         return d;
@@ -1172,13 +1182,7 @@ private:
     bool agrees_at(const tensors& xn) {
         try {
             const auto yn = e_.value(xn);
-            probe_data d;
-            d.u.resize(xn.size());
-            d.w.resize(yn.size());
-            for (const auto i : wrt_) d.u[i] = random_like(g_, xn[i]);
-            for (const auto j : out_ids_) d.w[j] = random_like(g_, yn[j]);
-            d.uf = flat(d.u, wrt_);
-            d.wf = flat(d.w, out_ids_);
+            auto d = draw_probe(xn, yn);
             if (e_.jvp) {
                 d.fwd = jvp_of(e_, xn, d.u);
                 d.ju = flat_outputs(d.fwd->derivatives);
@@ -1361,14 +1365,7 @@ private:
             if (computed_below_f64() && !any_nan(jad)) {
                 // Column c of the FD Jacobian carries the outputs' rounding divided by its step.
                 const auto x0 = flat(x_, wrt_);
-                const auto cw = weights(o_.fd.kind);
-                double wsum = 0.0;
-                for (int k = 0; k < cw.n; ++k) wsum += std::fabs(cw.w[static_cast<std::size_t>(k)]);
-                dtype narrowest = r_.precision;
-                for (const auto j : out_ids_) {
-                    if (unit_roundoff(y_[j].element_dtype()) > unit_roundoff(narrowest)) narrowest = y_[j].element_dtype();
-                }
-                const double noise = wsum * unit_roundoff(narrowest) * max_abs(flat_floating(y_));
+                const double noise = fd_rounding_times_step();
                 std::vector<double> spread(jfd.size(), 0.0);  // Richardson: the stencil at 2h and h/2
                 for (const double factor : {2.0, 0.5}) {
                     fd_options fo = o_.fd;

@@ -13,8 +13,7 @@
 #pragma once
 
 #include <algorithm>
-#include <memory>
-#include <span>
+#include <concepts>
 #include <string>
 #include <string_view>
 
@@ -76,43 +75,12 @@ std::vector<array<W>> cotangents(const tensors& w, const std::vector<dtype>& dty
     return ws;
 }
 
-// The part of Op's entry that evaluation reads (no generator hooks: they
-// would cost compile time in every test of one op).
-template <class Op>
-spec::op_entry evaluation_entry() {
-    spec::op_entry e;
-    e.op_type = Op::op_type;
-    e.opset = Op::opset;
-    e.inputs = std::span<const spec::value_spec>(Op::inputs);
-    e.outputs = std::span<const spec::value_spec>(Op::outputs);
-    e.normalize_attributes = [](const spec::attribute_map& m) {
-        return spec::to_attribute_map(spec::parse_attributes<typename Op::attributes>(m, Op::op_type));
-    };
-    e.constraints = &Op::constraints;
-    e.output_shapes = &Op::output_shapes;
-    e.output_dtypes = &Op::output_dtypes;
-    e.run = &Op::run;
-    return e;
-}
-
-// The rules an engine calls (not the plain value, which spec::evaluate gives).
-template <class V, class Op>
-derivative_rules<V> engine_rules() {
-    derivative_rules<V> r;
-    r.op_type = Op::op_type;
-    r.differentiable_inputs = &differentiable_inputs_of<Op>;
-    r.jvp = &op_jvp<Op, V>;
-    r.vjp = &op_vjp<Op, V>;
-    return r;
-}
-
-/// The engine of one op instance, from its entry and its rules in V and dual<V>.
-/// The three are kept alive by the engine's callables.
+/// The engine of one op instance, from its entry and its rules in V and
+/// dual<V>. The engine keeps pointers to the three: both callers pass objects
+/// that live as long as the program (function-local statics, the registry).
 template <class V>
-[[nodiscard]] engine make_op_engine(std::shared_ptr<const spec::op_entry> op,
-                                    std::shared_ptr<const derivative_rules<V>> rules,
-                                    std::shared_ptr<const derivative_rules<dual<V>>> rules2,
-                                    spec::attribute_map attributes) {
+[[nodiscard]] engine make_op_engine(const spec::op_entry* op, const derivative_rules<V>* rules,
+                                    const derivative_rules<dual<V>>* rules2, spec::attribute_map attributes) {
     engine e;
     e.value = [op, attributes](const tensors& x) { return spec::evaluate(*op, pointers(x), attributes); };
     e.jvp = [op, attributes, rules](const tensors& x, const tensors& u) {
@@ -244,10 +212,10 @@ template <class Op, class V = double>
     static_assert(differentiable_op<Op>,
                   "op_engine<Op>: Op has no kernel on AD scalars (run_real<S>), so the op is not differentiable");
     static_assert(std::floating_point<V>, "op_engine<Op, V>: V, the arithmetic of the derivatives, must be float or double");
-    static const auto op = std::make_shared<const spec::op_entry>(detail::evaluation_entry<Op>());
-    static const auto rules = std::make_shared<const derivative_rules<V>>(detail::engine_rules<V, Op>());
-    static const auto rules2 = std::make_shared<const derivative_rules<dual<V>>>(detail::engine_rules<dual<V>, Op>());
-    return detail::make_op_engine<V>(op, rules, rules2, std::move(attributes));
+    static const spec::op_entry op = spec::make_entry<Op>();
+    static const derivative_rules<V> rules = make_rules<V, Op>();
+    static const derivative_rules<dual<V>> rules2 = make_rules<dual<V>, Op>();
+    return detail::make_op_engine<V>(&op, &rules, &rules2, std::move(attributes));
 }
 
 }  // namespace tensoracle::ad
