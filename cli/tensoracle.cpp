@@ -6,6 +6,24 @@
 // writes cases I .. I+N-1 of seed S as DIR/<case id>/ (ONNX backend-test
 // layout, io/case_files.hpp) and the run's statistics to stdout and to
 // DIR/gen_stats.json.
+//
+//   tensoracle campaign --backend NAME [--backend-cmd CMD --backend-name NAME]...
+//                       --count N --seed S --out DIR [--config F] [--jobs J]
+//                       [--time-limit T] [--timeout S] [--level L]
+//
+// runs generated cases on the backends (campaign/campaign.hpp) and writes
+// DIR/summary.json, summary.txt, results.jsonl and cases/<id>/ for failures.
+//
+//   tensoracle node-tests --backend NAME [--backend-cmd CMD]... [--data DIR] [--out FILE]
+//
+// runs the ONNX backend node tests through the backends and through the
+// reference interpreter; a table per backend, and every test where a backend
+// and our reference disagree on passing.
+//
+//   tensoracle run-reference MODEL INPUT_DIR OUTPUT_DIR
+//
+// the kit's reference interpreter as a backend of the executable protocol
+// (docs/BACKENDS.md); its --plant-* options plant bugs, to test a campaign.
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -17,14 +35,22 @@
 #include <iostream>
 #include <map>
 #include <mutex>
+#include <random>
+#include <regex>
 #include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include <csignal>
+#include <unistd.h>
+
+#include <tensoracle/accuracy/outcome.hpp>
+#include <tensoracle/campaign/campaign.hpp>
 #include <tensoracle/gen/config_json.hpp>
 #include <tensoracle/gen/generator.hpp>
 #include <tensoracle/io/case_files.hpp>
+#include <tensoracle/io/conformance.hpp>
 #include <tensoracle/ops/registry.hpp>
 
 namespace to = tensoracle;
@@ -188,6 +214,344 @@ int run_gen(std::uint64_t count, std::uint64_t seed, std::uint64_t first, std::s
     return errors.empty() ? 0 : 1;
 }
 
+// --- run-reference ------------------------------------------------------------
+
+/// Bugs planted in the reference backend, to prove a campaign catches and
+/// classifies each kind (tests/campaign). Each names an op type.
+struct planted_bugs {
+    std::string wrong;             ///< its floating outputs come out scaled by 1.25
+    std::string crash;             ///< abort()
+    std::string hang;              ///< never returns
+    std::string nondeterministic;  ///< its floating outputs get a different tiny error on every run
+    [[nodiscard]] bool any() const { return !(wrong.empty() && crash.empty() && hang.empty() && nondeterministic.empty()); }
+};
+
+to::tensor scaled(const to::tensor& t, double factor, double offset) {
+    if (!to::info(t.element_dtype()).is_floating) return t;
+    auto v = t.to<double>();
+    v = v * factor + offset;
+    return to::tensor(std::move(v)).cast(t.element_dtype());
+}
+
+/// The interpreter's loop, with a hook after each node where a planted bug acts.
+std::map<std::string, to::tensor, std::less<>> run_planted(const to::graph::graph& g,
+                                                           const std::map<std::string, to::tensor, std::less<>>& feeds,
+                                                           const planted_bugs& bugs) {
+    std::map<std::string, to::tensor, std::less<>> values(g.initializers.begin(), g.initializers.end());
+    for (const auto& [k, t] : feeds) values.insert_or_assign(k, t);
+    for (const std::size_t i : g.topological_order()) {
+        const auto& n = g.nodes[i];
+        if (n.op_type == bugs.crash) std::abort();
+        if (n.op_type == bugs.hang) {
+            for (;;) ::pause();
+        }
+        const auto& op = to::ops::get_op(n.op_type);
+        std::vector<const to::tensor*> args;
+        for (const auto& in : n.inputs) args.push_back(in.empty() ? nullptr : &values.at(in));
+        while (!args.empty() && args.back() == nullptr) args.pop_back();
+        auto out = to::spec::evaluate(op, args, to::graph::call_attributes(op, n));
+        for (std::size_t o = 0; o < n.outputs.size() && o < out.size(); ++o) {
+            if (n.outputs[o].empty()) continue;
+            if (n.op_type == bugs.wrong) out[o] = scaled(out[o], 1.25, 0.0);
+            if (n.op_type == bugs.nondeterministic) {
+                const double u = static_cast<double>(std::random_device{}()) / 4294967296.0;  // another error on every run
+                out[o] = scaled(out[o], 1.0 + 1e-3 * (1.0 + u), 0.0);
+            }
+            values.insert_or_assign(n.outputs[o], std::move(out[o]));
+        }
+    }
+    std::map<std::string, to::tensor, std::less<>> outputs;
+    for (const auto& o : g.outputs) outputs.emplace(o.name, values.at(o.name));
+    return outputs;
+}
+
+/// Exit codes of the executable protocol: 0 ran, 3 did not load, 1 failed while running.
+int run_reference(const std::string& model, const std::string& inputs, const std::string& outputs, const planted_bugs& bugs) {
+    to::graph::graph g;
+    try {
+        g = to::io::load_model(model);
+        g.validate();
+    } catch (const to::unsupported_error& e) {
+        std::fprintf(stderr, "unsupported: %s\n", e.what());
+        return 3;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "%s\n", e.what());
+        return 3;
+    }
+    try {
+        std::map<std::string, to::tensor, std::less<>> feeds;
+        for (std::size_t k = 0; k < g.inputs.size(); ++k) {
+            feeds.emplace(g.inputs[k].name, to::io::load_tensor(fs::path(inputs) / ("input_" + std::to_string(k) + ".pb")));
+        }
+        const auto result = bugs.any() ? run_planted(g, feeds, bugs) : to::graph::run(g, feeds).outputs;
+        for (std::size_t k = 0; k < g.outputs.size(); ++k) {
+            to::io::save_tensor(result.at(g.outputs[k].name), fs::path(outputs) / ("output_" + std::to_string(k) + ".pb"), g.outputs[k].name);
+        }
+    } catch (const to::unsupported_error& e) {
+        std::fprintf(stderr, "unsupported: %s\n", e.what());
+        return 3;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "%s\n", e.what());
+        return 1;
+    }
+    return 0;
+}
+
+// --- campaign -----------------------------------------------------------------
+
+std::atomic<bool> interrupted{false};
+extern "C" void on_interrupt(int) {
+    interrupted.store(true);
+    std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends at once
+    std::signal(SIGTERM, SIG_DFL);
+}
+
+fs::path self_executable() {
+    std::error_code ec;
+    auto p = fs::read_symlink("/proc/self/exe", ec);
+    if (ec) throw to::error("tensoracle campaign", "cannot find its own executable (/proc/self/exe): " + ec.message());
+    return p;
+}
+
+/// The ONNX Runtime runner: $TENSORACLE_ORT_RUNNER, the source tree's, or the installed one.
+fs::path ort_runner() {
+    if (const char* env = std::getenv("TENSORACLE_ORT_RUNNER"); env && *env) return env;
+    std::vector<fs::path> candidates;
+#ifdef TENSORACLE_SOURCE_DIR
+    candidates.emplace_back(fs::path(TENSORACLE_SOURCE_DIR) / "backends" / "onnxruntime" / "runner.js");
+#endif
+    candidates.push_back(self_executable().parent_path().parent_path() / "share" / "tensoracle" / "backends" / "onnxruntime" / "runner.js");
+    for (const auto& c : candidates) {
+        if (fs::exists(c)) return c;
+    }
+    throw to::error("tensoracle campaign", "the ONNX Runtime runner (backends/onnxruntime/runner.js) is not found; set TENSORACLE_ORT_RUNNER");
+}
+
+struct backend_choice {
+    std::unique_ptr<to::campaign::backend> backend;
+    std::string description;
+};
+
+/// A built-in backend by name; empty with a reason printed when it is not available here.
+std::optional<backend_choice> builtin_backend(const std::string& name, bool process_per_case) {
+    if (name == "onnxruntime" || name == "onnxruntime-noopt") {
+        const auto runner = ort_runner().string();
+        const std::string level = name == "onnxruntime" ? "all" : "disabled";
+        // Detected at run time: Node and the onnxruntime-node package are optional.
+        const auto probe = to::campaign::run_process({"node", runner, "--probe"}, to::campaign::process_options::with_timeout(60));
+        if (probe.kind != to::campaign::exit_kind::exited || probe.exit_code != 0) {
+            std::fprintf(stderr, "tensoracle campaign: backend '%s' skipped: %s\n", name.c_str(),
+                         probe.kind == to::campaign::exit_kind::not_started ? (probe.error_message + " (install nodejs: scripts/setup)").c_str()
+                                                                             : to::campaign::detail::first_line(probe.err).c_str());
+            return std::nullopt;
+        }
+        std::vector<std::string> cmd{"node", runner, "--opt", level};
+        backend_choice c;
+        if (process_per_case) {
+            for (const char* w : {"{model}", "{inputs}", "{outputs}"}) cmd.emplace_back(w);
+            c.backend = std::make_unique<to::campaign::command_backend>(name, cmd);
+        } else {
+            cmd.emplace_back("--worker");
+            c.backend = std::make_unique<to::campaign::worker_backend>(name, cmd);
+        }
+        c.description = "onnxruntime-node " + to::campaign::detail::first_line(probe.out) + ": " +
+                        [&] { std::string s; for (const auto& w : cmd) s += (s.empty() ? "" : " ") + w; return s; }();
+        return c;
+    }
+    if (name == "reference") {
+        backend_choice c;
+        c.backend = std::make_unique<to::campaign::command_backend>(
+            name, std::vector<std::string>{self_executable().string(), "run-reference", "{model}", "{inputs}", "{outputs}"});
+        c.description = "tensoracle run-reference";
+        return c;
+    }
+    throw to::error("tensoracle campaign", "unknown backend '" + name + "' (built in: onnxruntime, onnxruntime-noopt, reference; or --backend-cmd)");
+}
+
+struct campaign_args {
+    std::vector<std::string> backends, commands, command_names;
+    std::uint64_t count = 100, seed = 0, first = 0;
+    std::string out, config_file;
+    double time_limit = 0.0, timeout = 10.0, level = -4.0;
+    unsigned jobs = 1;
+    bool quiet = false, process_per_case = false, no_float64 = false, no_recheck = false, no_localize = false;
+};
+
+/// The backends asked for on the command line; built-ins not available here are skipped with a message.
+std::vector<std::unique_ptr<to::campaign::backend>> make_backends(const campaign_args& a, std::map<std::string, std::string>& descriptions,
+                                                                  bool& uses_ort) {
+    std::vector<std::unique_ptr<to::campaign::backend>> backends;
+    for (const auto& name : a.backends) {
+        auto c = builtin_backend(name, a.process_per_case);
+        if (!c) continue;
+        uses_ort |= name.rfind("onnxruntime", 0) == 0;
+        descriptions[name] = c->description;
+        backends.push_back(std::move(c->backend));
+    }
+    if (a.command_names.size() > a.commands.size()) throw to::error("tensoracle", "more --backend-name than --backend-cmd");
+    for (std::size_t i = 0; i < a.commands.size(); ++i) {
+        const std::string name = i < a.command_names.size() ? a.command_names[i] : "cmd" + std::to_string(i + 1);
+        auto words = to::campaign::split_command(a.commands[i]);
+        // A command that names none of the case's paths takes them on stdin: a persistent worker.
+        const bool one_shot = std::any_of(words.begin(), words.end(), [](const std::string& w) {
+            return w.find("{model}") != std::string::npos || w.find("{inputs}") != std::string::npos || w.find("{outputs}") != std::string::npos;
+        });
+        if (one_shot) {
+            backends.push_back(std::make_unique<to::campaign::command_backend>(name, std::move(words)));
+        } else {
+            backends.push_back(std::make_unique<to::campaign::worker_backend>(name, std::move(words)));
+        }
+        descriptions[name] = (one_shot ? "command: " : "worker: ") + a.commands[i];
+    }
+    if (backends.empty()) throw to::error("tensoracle", "no backend to run (every one asked for was skipped, or none was given)");
+    return backends;
+}
+
+int run_campaign_command(const campaign_args& a) {
+    to::campaign::campaign_options o;
+    bool uses_ort = false;
+    auto backends = make_backends(a, o.backend_descriptions, uses_ort);
+    if (!a.config_file.empty()) {
+        o.config = to::gen::load_config(a.config_file);
+    } else if (uses_ort) {
+        // bfloat16 tensors cannot cross onnxruntime-node's API (it has no such tensor type).
+        std::erase(o.config.dtypes, to::dtype::bf16);
+    }
+    o.config.validate();
+    o.seed = a.seed;
+    o.first = a.first;
+    o.count = a.count;
+    o.out = a.out;
+    o.level = a.level;
+    o.timeout_seconds = a.timeout;
+    o.time_limit_seconds = a.time_limit;
+    o.jobs = a.jobs;
+    o.float64_oracle = !a.no_float64;
+    o.recheck = !a.no_recheck;
+    o.localize = !a.no_localize;
+
+    std::signal(SIGINT, on_interrupt);
+    std::signal(SIGTERM, on_interrupt);
+    const bool tty = ::isatty(2) != 0;
+    auto progress = [&](const to::campaign::campaign_progress& p) {
+        if (a.quiet) return;
+        std::string line;
+        char buf[160];
+        std::snprintf(buf, sizeof buf, "campaign: %llu/%llu cases, %.1f cases/s", static_cast<unsigned long long>(p.done),
+                      static_cast<unsigned long long>(p.total),
+                      p.seconds > 0 ? static_cast<double>(p.done - p.skipped) / p.seconds : 0.0);
+        line = buf;
+        if (p.skipped) line += " (" + std::to_string(p.skipped) + " resumed)";
+        for (const auto& [k, v] : p.outcomes) line += ", " + k + " " + std::to_string(v);
+        line += ", signatures " + std::to_string(p.signatures);
+        // A progress line rewritten in place on a terminal; every 50 cases in a log.
+        if (tty) {
+            std::fprintf(stderr, "\r%s   ", line.c_str());
+        } else if (p.done % 50 == 0 || p.done == p.total) {
+            std::fprintf(stderr, "%s\n", line.c_str());
+        }
+    };
+    const auto summary = to::campaign::run_campaign(std::move(o), std::move(backends), progress, &interrupted);
+    if (!a.quiet && tty) std::fprintf(stderr, "\n");
+    std::fputs(to::campaign::campaign_runner::summary_text(summary).c_str(), stdout);
+    std::printf("\nresults: %s/summary.json, summary.txt, results.jsonl, cases/\n", a.out.c_str());
+    if (interrupted.load()) {
+        std::printf("interrupted: the results so far are kept; the same command resumes\n");
+        return 130;
+    }
+    return 0;
+}
+
+// --- node-tests -----------------------------------------------------------------
+
+int run_node_tests(const campaign_args& a, const std::string& data, const std::string& json_out, const std::string& filter) {
+    std::map<std::string, std::string> descriptions;
+    bool uses_ort = false;
+    auto backends = make_backends(a, descriptions, uses_ort);
+    std::vector<fs::path> dirs;
+    for (const auto& e : fs::directory_iterator(data)) {
+        if (e.is_directory() && fs::exists(e.path() / "model.onnx") && fs::exists(e.path() / "test_data_set_0")) dirs.push_back(e.path());
+    }
+    std::sort(dirs.begin(), dirs.end());
+    if (!filter.empty()) {
+        const std::regex re(filter);
+        std::erase_if(dirs, [&](const fs::path& d) { return !std::regex_search(d.filename().string(), re); });
+    }
+    const auto scratch = fs::temp_directory_path() / ("tensoracle_node_tests_" + std::to_string(::getpid()));
+    to::io::conformance_options co;  // the ONNX runner's tolerance: rtol 1e-3, atol 1e-7
+    nlohmann::json j;
+    j["data"] = data;
+    j["tolerance"] = {{"rtol", co.rtol}, {"atol", co.atol}};
+    std::map<std::string, std::map<std::string, std::size_t>> table;
+    std::vector<std::string> disagreements;
+    std::size_t done = 0;
+    for (const auto& dir : dirs) {
+        const auto name = dir.filename().string();
+        nlohmann::json row;
+        const auto ours = to::io::run_conformance_case(dir, co);
+        row["reference"] = {{"status", to::io::to_string(ours.status)}, {"reason", ours.reason}};
+        ++table["reference (ours)"][std::string(to::io::to_string(ours.status))];
+        const auto expected_files = to::io::detail::numbered_files(dir / "test_data_set_0", "output_");
+        for (auto& b : backends) {
+            const auto out = scratch / b->name();
+            fs::remove_all(out);
+            fs::create_directories(out);
+            to::campaign::case_paths p{dir / "model.onnx", dir / "test_data_set_0", out, expected_files.size()};
+            auto r = b->run(p, a.timeout);
+            std::string outcome{to::campaign::to_string(r.status)}, detail = r.message;
+            if (r.status == to::campaign::run_status::ran) {
+                outcome = "pass";
+                for (std::size_t k = 0; k < expected_files.size(); ++k) {
+                    const auto expected = to::io::load_tensor(expected_files[k]);
+                    const auto report = to::compare(r.outputs[k], expected);
+                    const auto v = to::judge(report, to::tolerance{co.atol, co.rtol});
+                    if (!v.passed()) {
+                        outcome = v.reason == to::failure_reason::value_mismatch ? "mismatch"
+                                  : v.reason == to::failure_reason::nan_inf_mismatch ? "nan_inf" : "shape_dtype";
+                        detail = "output " + std::to_string(k) + ": " + v.detail;
+                        break;
+                    }
+                }
+            }
+            ++table[b->name()][outcome];
+            row["backends"][b->name()] = {{"outcome", outcome}, {"detail", detail}};
+            const bool ours_pass = ours.status == to::io::case_status::passed, theirs_pass = outcome == "pass";
+            if (ours.status != to::io::case_status::skipped && ours_pass != theirs_pass && outcome != "unsupported") {
+                disagreements.push_back(name + ": " + b->name() + " " + outcome + (detail.empty() ? "" : " (" + detail + ")") +
+                                        "; reference " + std::string(to::io::to_string(ours.status)) +
+                                        (ours.reason.empty() ? "" : " (" + ours.reason + ")"));
+            }
+        }
+        j["tests"][name] = row;
+        if (!a.quiet && ::isatty(2)) std::fprintf(stderr, "\rnode-tests: %zu/%zu", ++done, dirs.size());
+    }
+    if (!a.quiet && ::isatty(2)) std::fprintf(stderr, "\n");
+    fs::remove_all(scratch);
+    j["table"] = table;
+    j["disagreements"] = disagreements;
+    std::set<std::string> cols;
+    for (const auto& [b, m] : table) {
+        for (const auto& [k, v] : m) cols.insert(k);
+    }
+    std::printf("ONNX node tests: %zu in %s (rtol %g, atol %g against the tests' own outputs)\n\n%-20s", dirs.size(), data.c_str(), co.rtol,
+                co.atol, "");
+    for (const auto& c : cols) std::printf(" %15s", c.c_str());
+    std::printf("\n");
+    for (const auto& [b, m] : table) {
+        std::printf("%-20s", b.c_str());
+        for (const auto& c : cols) std::printf(" %15zu", m.count(c) ? m.at(c) : 0);
+        std::printf("\n");
+    }
+    std::printf("\nbackend and reference disagree on passing (backend unsupported left out): %zu\n", disagreements.size());
+    for (const auto& d : disagreements) std::printf("  %s\n", d.c_str());
+    if (!json_out.empty()) {
+        std::ofstream f(json_out);
+        f << j.dump(2) << '\n';
+        if (!f) throw to::error("tensoracle node-tests", "cannot write " + json_out);
+    }
+    return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -210,9 +574,58 @@ int main(int argc, char** argv) {
     gen->add_option("--jobs", jobs, "Worker threads")->capture_default_str()->check(CLI::Range(1u, 256u));
     gen->add_flag("--quiet", quiet, "No progress line");
 
+    auto* camp = app.add_subcommand("campaign", "Run generated cases on real backends against the reference; classify, deduplicate, summarise");
+    campaign_args ca;
+    camp->add_option("--backend", ca.backends, "Built-in backend: onnxruntime, onnxruntime-noopt, reference (repeatable)");
+    camp->add_option("--backend-cmd", ca.commands,
+                     "A backend command (repeatable): with {model} {inputs} {outputs} it runs once per case; without, it is a "
+                     "persistent worker reading case paths on stdin (docs/BACKENDS.md)");
+    camp->add_option("--backend-name", ca.command_names, "Name of the matching --backend-cmd (in order)");
+    camp->add_option("--count", ca.count, "Number of cases")->capture_default_str();
+    camp->add_option("--seed", ca.seed, "Seed of the case stream")->capture_default_str();
+    camp->add_option("--first", ca.first, "Index of the first case")->capture_default_str();
+    camp->add_option("--out", ca.out, "Campaign folder (an existing one with the same settings resumes)")->required();
+    camp->add_option("--config", ca.config_file, "Generator configuration, JSON")->check(CLI::ExistingFile);
+    camp->add_option("--time-limit", ca.time_limit, "Stop starting cases after this many seconds (0: none)")->capture_default_str();
+    camp->add_option("--timeout", ca.timeout, "Seconds one backend run may take before it counts as a hang")->capture_default_str();
+    camp->add_option("--level", ca.level, "GraphNet tolerance level t in [-10, 0] of every comparison")->capture_default_str()->check(CLI::Range(-10.0, 0.0));
+    camp->add_option("--jobs", ca.jobs, "Cases in flight at once")->capture_default_str()->check(CLI::Range(1u, 256u));
+    camp->add_flag("--process-per-case", ca.process_per_case, "Built-in backends start a process per case instead of a persistent worker");
+    camp->add_flag("--no-float64", ca.no_float64, "No float64 re-evaluation of low-precision graphs");
+    camp->add_flag("--no-recheck", ca.no_recheck, "Do not run a mismatch again to spot non-determinism");
+    camp->add_flag("--no-localize", ca.no_localize, "Do not mark intermediates as outputs to find the first disagreeing node");
+    camp->add_flag("--quiet", ca.quiet, "No progress line");
+
+    auto* nodes_cmd = app.add_subcommand("node-tests", "Run the ONNX backend node tests through backends and the reference; tables and disagreements");
+    campaign_args na;
+    std::string node_data = TENSORACLE_ONNX_NODE_TESTS_DIR, node_json, node_filter;
+    nodes_cmd->add_option("--backend", na.backends, "Built-in backend (repeatable)");
+    nodes_cmd->add_option("--backend-cmd", na.commands, "A backend command (repeatable), as for campaign");
+    nodes_cmd->add_option("--backend-name", na.command_names, "Name of the matching --backend-cmd");
+    nodes_cmd->add_option("--data", node_data, "Folder of node tests")->capture_default_str()->check(CLI::ExistingDirectory);
+    nodes_cmd->add_option("--json", node_json, "Write every test's outcome here");
+    nodes_cmd->add_option("--filter", node_filter, "Regular expression on test names");
+    nodes_cmd->add_option("--timeout", na.timeout, "Seconds per test run")->capture_default_str();
+    nodes_cmd->add_flag("--process-per-case", na.process_per_case, "Built-in backends start a process per test");
+    nodes_cmd->add_flag("--quiet", na.quiet, "No progress line");
+
+    auto* ref = app.add_subcommand("run-reference", "The reference interpreter as an executable backend (exit 0 ran, 3 did not load, 1 failed)");
+    std::string ref_model, ref_inputs, ref_outputs;
+    planted_bugs bugs;
+    ref->add_option("model", ref_model, "model.onnx")->required();
+    ref->add_option("inputs", ref_inputs, "Folder of input_<k>.pb")->required();
+    ref->add_option("outputs", ref_outputs, "Folder to write output_<k>.pb into")->required();
+    ref->add_option("--plant-wrong", bugs.wrong, "For testing campaigns: scale this op's outputs by 1.25");
+    ref->add_option("--plant-crash", bugs.crash, "For testing campaigns: abort() at this op");
+    ref->add_option("--plant-hang", bugs.hang, "For testing campaigns: never return at this op");
+    ref->add_option("--plant-nondeterministic", bugs.nondeterministic, "For testing campaigns: a different small error at this op on every run");
+
     CLI11_PARSE(app, argc, argv);
     try {
         if (gen->parsed()) return run_gen(count, seed, first, nodes, out, config_file, jobs, quiet);
+        if (camp->parsed()) return run_campaign_command(ca);
+        if (nodes_cmd->parsed()) return run_node_tests(na, node_data, node_json, node_filter);
+        if (ref->parsed()) return run_reference(ref_model, ref_inputs, ref_outputs, bugs);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "tensoracle: %s\n", e.what());
         return 2;

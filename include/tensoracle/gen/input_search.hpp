@@ -99,6 +99,30 @@ inline std::optional<failure> run_until_failure(const graph::graph& m,
                 }
             }
         }
+        // An integer output has no NaN to show that it left the op's domain (Pow of an
+        // integer base wraps or casts a NaN, which runtimes do differently): check the rules.
+        const bool discrete = std::any_of(out.begin(), out.end(), [](const tensor& t) { return !info(t.element_dtype()).is_floating; });
+        if (discrete) {
+            std::vector<spec::domain_rule> rules;
+            try {
+                rules = call.op->domain(call.op->normalize_attributes(call.attributes));
+            } catch (const error&) {
+                rules.clear();
+            }
+            if (!rules.empty()) {
+                std::vector<tensor> args;
+                for (const auto* a : call.args) args.push_back(a != nullptr ? *a : tensor());
+                for (const auto& rule : rules) {
+                    double loss = 0.0;
+                    try {
+                        loss = rule.loss(args);
+                    } catch (const error&) {
+                        loss = 0.0;
+                    }
+                    if (loss > 0.0) return failure{i, false, n.label() + ": integer output outside the domain (" + rule.description + ")"};
+                }
+            }
+        }
         for (std::size_t o = 0; o < n.outputs.size() && o < out.size(); ++o) {
             if (!n.outputs[o].empty()) values.insert_or_assign(n.outputs[o], std::move(out[o]));
         }

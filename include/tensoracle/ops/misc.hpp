@@ -575,7 +575,9 @@ struct TopK {
         if (!info(c.input_dtype(0)).is_floating) return {array<S>{}, array<S>{}};
         return {compute<S>(x[0], axis, k, a).first, array<S>{}};
     }
-    static spec::hints hints() { return spec::hints{}.facts(spec::facts::selection_of(0)).flag("largest").flag("sorted").range(0, -50, 50); }
+    // sorted=0 leaves the order of the k outputs to the implementation: such a case has no
+    // single right answer to compare a backend with, so generated cases keep the default.
+    static spec::hints hints() { return spec::hints{}.facts(spec::facts::selection_of(0)).flag("largest").omit("sorted").range(0, -50, 50); }
 };
 
 inline constexpr auto misc_ops = hana::tuple_t<Constant, CastLike, Dropout, CumSum, EyeLike, OneHot, TopK>;

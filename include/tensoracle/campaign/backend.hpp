@@ -1,0 +1,368 @@
+// tensoracle: backends, the systems under test a campaign runs each case on.
+//
+// A backend compiles and runs one ONNX case. Three kinds, one result type:
+//  - command_backend: any executable, once per case, following the file
+//    protocol of docs/BACKENDS.md (model.onnx, input_<k>.pb in, output_<k>.pb out,
+//    exit 0 ran / 3 did not load / other runtime error / signal crash);
+//  - worker_backend: a persistent executable given case paths on stdin, one
+//    JSON reply line per case, restarted after a crash or a hang;
+//  - callable_backend: C++ callables (prepare + run on tensors), run in a
+//    forked child by default so that a crash or hang is classified too.
+// Needs ONNX (libonnx, protobuf) for the files and nlohmann/json for replies.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <csignal>
+#include <cstring>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tensoracle/campaign/process.hpp"
+#include "tensoracle/core/error.hpp"
+#include "tensoracle/core/tensor.hpp"
+#include "tensoracle/graph/graph.hpp"
+#include "tensoracle/io/onnx.hpp"
+
+namespace tensoracle::campaign {
+
+/// How one run of a backend on one case ended, before any comparison.
+enum class run_status {
+    ran,              ///< outputs read back
+    unsupported,      ///< the backend lacks an op, a kernel or a type (by its own evidence)
+    compile_failure,  ///< did not load or compile, for any other reason
+    runtime_error,    ///< loaded, then failed while running
+    crash,            ///< killed by a signal (or a wrapper's exit code 128 + N)
+    hang,             ///< past the time-out; its process group was killed
+    bad_output,       ///< said it ran, but its outputs break the protocol (missing, unreadable, too many)
+};
+
+[[nodiscard]] constexpr std::string_view to_string(run_status s) noexcept {
+    switch (s) {
+        case run_status::ran: return "ran";
+        case run_status::unsupported: return "unsupported";
+        case run_status::compile_failure: return "compile_failure";
+        case run_status::runtime_error: return "runtime_error";
+        case run_status::crash: return "crash";
+        case run_status::hang: return "hang";
+        case run_status::bad_output: return "bad_output";
+    }
+    return "unknown";
+}
+
+/// One case on disk, as a backend receives it.
+struct case_paths {
+    std::filesystem::path model;    ///< model.onnx
+    std::filesystem::path inputs;   ///< folder of input_<k>.pb, graph-input order
+    std::filesystem::path outputs;  ///< empty folder for output_<k>.pb, graph-output order
+    std::size_t output_count = 0;   ///< outputs the graph has
+};
+
+struct backend_run {
+    run_status status = run_status::ran;
+    std::string message;  ///< the first line that says what went wrong (stderr, signal, time-out)
+    process_result process;
+    std::vector<tensor> outputs;  ///< when ran: graph-output order
+};
+
+/// The backend could not be started at all (a command that does not exist):
+/// a set-up error the campaign stops on, naming the backend.
+class backend_unavailable : public error {
+public:
+    using error::error;
+};
+
+class backend {
+public:
+    explicit backend(std::string name) : name_(std::move(name)) {
+        if (name_.empty()) throw error("tensoracle::campaign::backend", "a backend needs a name");
+    }
+    virtual ~backend() = default;
+    backend(const backend&) = delete;
+    backend& operator=(const backend&) = delete;
+
+    [[nodiscard]] const std::string& name() const noexcept { return name_; }
+    /// Runs one case; never throws for what the system under test does.
+    [[nodiscard]] virtual backend_run run(const case_paths& c, double timeout_seconds) = 0;
+    /// A copy for another thread (workers are per thread).
+    [[nodiscard]] virtual std::unique_ptr<backend> clone() const = 0;
+
+private:
+    std::string name_;
+};
+
+namespace detail {
+
+/// The first non-empty line of `text`, trimmed and cut to 300 characters.
+[[nodiscard]] inline std::string first_line(const std::string& text) {
+    std::size_t b = 0;
+    while (b < text.size()) {
+        auto e = text.find('\n', b);
+        if (e == std::string::npos) e = text.size();
+        std::string line = text.substr(b, e - b);
+        while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t')) line.pop_back();
+        std::size_t s = 0;
+        while (s < line.size() && (line[s] == ' ' || line[s] == '\t')) ++s;
+        if (s < line.size()) return line.substr(s, 300);
+        b = e + 1;
+    }
+    return {};
+}
+
+[[nodiscard]] inline std::string signal_name(int sig) {
+    const char* abbrev = sigabbrev_np(sig);
+    return abbrev ? std::string("SIG") + abbrev : "signal " + std::to_string(sig);
+}
+
+/// Exit 3: "unsupported" when stderr says so on a line of its own ("unsupported: ..."), else compile failure.
+[[nodiscard]] inline bool says_unsupported(const std::string& err) {
+    std::size_t b = 0;
+    while (b <= err.size()) {
+        auto e = err.find('\n', b);
+        if (e == std::string::npos) e = err.size();
+        if (err.compare(b, 12, "unsupported:") == 0) return true;
+        b = e + 1;
+    }
+    return false;
+}
+
+/// Reads output_0.pb .. output_{n-1}.pb; anything else in the folder is a protocol break.
+inline void read_outputs(const case_paths& c, backend_run& r) {
+    namespace fs = std::filesystem;
+    for (std::size_t k = 0; k < c.output_count; ++k) {
+        const auto p = c.outputs / ("output_" + std::to_string(k) + ".pb");
+        std::error_code ec;
+        if (!fs::exists(p, ec)) {
+            r.status = run_status::bad_output;
+            r.message = "exited 0 but wrote " + std::to_string(k) + " of " + std::to_string(c.output_count) +
+                        " outputs (" + p.filename().string() + " missing)";
+            r.outputs.clear();
+            return;
+        }
+        try {
+            r.outputs.push_back(io::load_tensor(p));
+        } catch (const std::exception& e) {
+            r.status = run_status::bad_output;
+            r.message = p.filename().string() + " is not a readable TensorProto: " + e.what();
+            r.outputs.clear();
+            return;
+        }
+    }
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(c.outputs, ec)) {
+        const auto n = entry.path().filename().string();
+        if (n.rfind("output_", 0) != 0) continue;
+        const auto k = n.substr(7, n.size() - 7 - (n.size() >= 3 && n.ends_with(".pb") ? 3 : 0));
+        bool numeric = !k.empty() && k.find_first_not_of("0123456789") == std::string::npos;
+        if (!numeric || std::stoull(k) >= c.output_count) {
+            r.status = run_status::bad_output;
+            r.message = "wrote " + n + " but the graph has " + std::to_string(c.output_count) + " output(s)";
+            r.outputs.clear();
+            return;
+        }
+    }
+}
+
+/// Classifies a one-shot run by the protocol, then reads the outputs of a run that went well.
+[[nodiscard]] inline backend_run classify_exit(process_result p, const case_paths& c, double timeout_seconds) {
+    backend_run r;
+    switch (p.kind) {
+        case exit_kind::not_started:
+            throw backend_unavailable("tensoracle::campaign::backend", p.error_message);
+        case exit_kind::timed_out:
+            r.status = run_status::hang;
+            r.message = "no result after " + std::to_string(static_cast<long long>(timeout_seconds)) + " s (killed)";
+            break;
+        case exit_kind::signalled:
+            r.status = run_status::crash;
+            r.message = "killed by " + signal_name(p.signal);
+            break;
+        case exit_kind::exited:
+            if (p.exit_code == 0) {
+                r.status = run_status::ran;
+            } else if (p.exit_code == 3) {
+                r.status = says_unsupported(p.err) ? run_status::unsupported : run_status::compile_failure;
+                r.message = first_line(p.err);
+                if (r.message.empty()) r.message = "exit 3 (no message on stderr)";
+            } else if (p.exit_code > 128 && p.exit_code <= 128 + 64) {
+                r.status = run_status::crash;  // a wrapper shell reporting signal N
+                r.message = "killed by " + signal_name(p.exit_code - 128) + " (exit code " + std::to_string(p.exit_code) + ")";
+            } else {
+                r.status = run_status::runtime_error;
+                r.message = first_line(p.err);
+                if (r.message.empty()) r.message = "exit code " + std::to_string(p.exit_code) + " (no message on stderr)";
+            }
+            break;
+    }
+    r.process = std::move(p);
+    if (r.status == run_status::ran) read_outputs(c, r);
+    return r;
+}
+
+[[nodiscard]] inline std::string fill_placeholders(std::string word, const case_paths& c) {
+    const std::pair<std::string, std::string> subs[] = {
+        {"{model}", c.model.string()}, {"{inputs}", c.inputs.string()}, {"{outputs}", c.outputs.string()}};
+    for (const auto& [key, value] : subs) {
+        for (auto p = word.find(key); p != std::string::npos; p = word.find(key, p + value.size())) word.replace(p, key.size(), value);
+    }
+    return word;
+}
+
+}  // namespace detail
+
+/// An executable run once per case; `command` holds {model}, {inputs} and {outputs}.
+class command_backend final : public backend {
+public:
+    command_backend(std::string name, std::vector<std::string> command) : backend(std::move(name)), command_(std::move(command)) {
+        if (command_.empty()) throw error("tensoracle::campaign::command_backend(" + this->name() + ")", "empty command");
+    }
+    [[nodiscard]] backend_run run(const case_paths& c, double timeout_seconds) override {
+        std::vector<std::string> argv;
+        for (const auto& w : command_) argv.push_back(detail::fill_placeholders(w, c));
+        try {
+            return detail::classify_exit(run_process(argv, process_options::with_timeout(timeout_seconds)), c, timeout_seconds);
+        } catch (const backend_unavailable& e) {
+            throw backend_unavailable("backend '" + name() + "'", e.what());
+        }
+    }
+    [[nodiscard]] std::unique_ptr<backend> clone() const override { return std::make_unique<command_backend>(name(), command_); }
+    [[nodiscard]] const std::vector<std::string>& command() const noexcept { return command_; }
+
+private:
+    std::vector<std::string> command_;
+};
+
+/// A persistent executable: request "MODEL\tINPUT_DIR\tOUTPUT_DIR\n" on stdin, reply one
+/// JSON line {"status": "ok" | "unsupported" | "compile_failure" | "runtime_error", "message": "..."}.
+class worker_backend final : public backend {
+public:
+    worker_backend(std::string name, std::vector<std::string> command)
+        : backend(std::move(name)), command_(command), worker_(std::move(command)) {}
+
+    [[nodiscard]] backend_run run(const case_paths& c, double timeout_seconds) override {
+        auto reply = worker_.ask(c.model.string() + "\t" + c.inputs.string() + "\t" + c.outputs.string(), timeout_seconds);
+        backend_run r;
+        if (reply.process.kind == exit_kind::not_started) {
+            throw backend_unavailable("backend '" + name() + "'", reply.process.error_message);
+        }
+        if (!reply.line) {
+            // The worker died or hung while answering: classified like a one-shot run.
+            auto p = reply.process;
+            if (p.kind == exit_kind::exited && (p.exit_code == 0 || p.exit_code == 3)) p.exit_code = 1;  // no reply is never "ran"
+            r = detail::classify_exit(std::move(p), c, timeout_seconds);
+            if (r.status == run_status::runtime_error) r.message = "worker exited without replying: " + r.message;
+            return r;
+        }
+        r.process = reply.process;
+        nlohmann::json j;
+        try {
+            j = nlohmann::json::parse(*reply.line);
+        } catch (const std::exception&) {
+        }
+        const std::string status = j.is_object() && j.contains("status") && j["status"].is_string() ? j["status"].get<std::string>() : "";
+        r.message = j.is_object() && j.contains("message") && j["message"].is_string() ? detail::first_line(j["message"].get<std::string>()) : "";
+        if (status == "ok") {
+            r.status = run_status::ran;
+            detail::read_outputs(c, r);
+        } else if (status == "unsupported") {
+            r.status = run_status::unsupported;
+        } else if (status == "compile_failure") {
+            r.status = run_status::compile_failure;
+        } else if (status == "runtime_error") {
+            r.status = run_status::runtime_error;
+        } else {
+            r.status = run_status::bad_output;
+            r.message = "worker reply is not a protocol line: " + detail::first_line(*reply.line);
+            worker_.stop();  // it may be out of step with us now
+        }
+        return r;
+    }
+    [[nodiscard]] std::unique_ptr<backend> clone() const override { return std::make_unique<worker_backend>(name(), command_); }
+    [[nodiscard]] std::size_t starts() const noexcept { return worker_.starts(); }
+
+private:
+    std::vector<std::string> command_;
+    worker_process worker_;
+};
+
+/// C++ callables: `prepare` loads/compiles the model (throw tensoracle::unsupported_error
+/// for what the system lacks, anything else for a compile failure), the callable it
+/// returns runs it on graph-input-ordered tensors. With `isolate` (the default) each case
+/// runs in a forked child, so a crash or hang is classified; without, exceptions are.
+class callable_backend final : public backend {
+public:
+    using runner = std::function<std::vector<tensor>(const std::vector<tensor>&)>;
+    using preparer = std::function<runner(const graph::graph&)>;
+
+    callable_backend(std::string name, preparer prepare, bool isolate = true)
+        : backend(std::move(name)), prepare_(std::move(prepare)), isolate_(isolate) {
+        if (!prepare_) throw error("tensoracle::campaign::callable_backend(" + this->name() + ")", "empty prepare function");
+    }
+
+    [[nodiscard]] backend_run run(const case_paths& c, double timeout_seconds) override {
+        if (!isolate_) {
+            backend_run r;
+            const int code = run_case(c, r.process.err);
+            r.process.kind = exit_kind::exited;
+            r.process.exit_code = code;
+            return detail::classify_exit(std::move(r.process), c, timeout_seconds);
+        }
+        auto p = run_forked(
+            [&] {
+                std::string err;
+                const int code = run_case(c, err);
+                if (!err.empty()) std::fputs(err.c_str(), stderr);
+                return code;
+            },
+            process_options::with_timeout(timeout_seconds));
+        return detail::classify_exit(std::move(p), c, timeout_seconds);
+    }
+    [[nodiscard]] std::unique_ptr<backend> clone() const override {
+        return std::make_unique<callable_backend>(name(), prepare_, isolate_);
+    }
+
+private:
+    /// Exit code by the protocol; the message goes to `err`.
+    int run_case(const case_paths& c, std::string& err) const {
+        graph::graph g;
+        std::vector<tensor> inputs;
+        try {
+            g = io::load_model(c.model);
+            for (std::size_t k = 0; k < g.inputs.size(); ++k) inputs.push_back(io::load_tensor(c.inputs / ("input_" + std::to_string(k) + ".pb")));
+        } catch (const std::exception& e) {
+            err = std::string("cannot read the case: ") + e.what() + "\n";
+            return 1;
+        }
+        runner run;
+        try {
+            run = prepare_(g);
+        } catch (const unsupported_error& e) {
+            err = std::string("unsupported: ") + e.what() + "\n";
+            return 3;
+        } catch (const std::exception& e) {
+            err = std::string(e.what()) + "\n";
+            return 3;
+        }
+        try {
+            const auto outputs = run(inputs);
+            for (std::size_t k = 0; k < outputs.size(); ++k) {
+                io::save_tensor(outputs[k], c.outputs / ("output_" + std::to_string(k) + ".pb"), k < g.outputs.size() ? g.outputs[k].name : "");
+            }
+        } catch (const unsupported_error& e) {
+            err = std::string("unsupported: ") + e.what() + "\n";
+            return 3;
+        } catch (const std::exception& e) {
+            err = std::string(e.what()) + "\n";
+            return 1;
+        }
+        return 0;
+    }
+
+    preparer prepare_;
+    bool isolate_;
+};
+
+}  // namespace tensoracle::campaign

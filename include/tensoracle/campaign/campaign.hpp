@@ -1,0 +1,1019 @@
+// tensoracle: a differential campaign. Generated cases run on real backends in
+// processes of their own, are compared with the kit's reference interpreter
+// (and with a float64 re-evaluation for low-precision graphs) and with each
+// other, classified, deduplicated by signature and summarised.
+//
+//   campaign_options o;  o.out = "camp"; o.count = 500;
+//   std::vector<std::unique_ptr<backend>> b;  b.push_back(std::make_unique<command_backend>(...));
+//   const auto s = run_campaign(o, std::move(b));   // camp/summary.json, summary.txt, cases/, results.jsonl
+//
+// Every case's result is appended (and flushed) to results.jsonl as soon as it is
+// judged, so a campaign that is interrupted keeps its results and resumes: cases
+// already in the journal are not run again, and the summary is rebuilt from it.
+// Needs ONNX (libonnx, protobuf) and nlohmann/json, like io/case_files.hpp.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tensoracle/accuracy/compare.hpp"
+#include "tensoracle/accuracy/tolerance.hpp"
+#include "tensoracle/campaign/backend.hpp"
+#include "tensoracle/gen/config_json.hpp"
+#include "tensoracle/gen/generator.hpp"
+#include "tensoracle/graph/interpreter.hpp"
+#include "tensoracle/io/case_files.hpp"
+
+namespace tensoracle::campaign {
+
+namespace fs = std::filesystem;
+
+/// The class of one backend's result on one case (snake_case in every file).
+enum class outcome_class {
+    pass,
+    mismatch,             ///< finite values beyond the tolerance level
+    nan_inf,              ///< NaN/Inf at other positions
+    shape_dtype,          ///< an output of another shape or element type
+    unsupported,          ///< the backend lacks something, by its own evidence
+    compile_failure,      ///< did not load/compile (or: unsupported here while another backend runs it)
+    runtime_error,
+    crash,
+    hang,
+    nondeterministic,     ///< a mismatch the backend did not repeat on a second run
+    bad_output,           ///< exited 0 with outputs that break the protocol
+    reference_precision,  ///< disagrees with our same-dtype reference, but is as close to float64 truth
+};
+
+inline constexpr outcome_class all_outcomes[] = {
+    outcome_class::pass,          outcome_class::mismatch,        outcome_class::nan_inf,
+    outcome_class::shape_dtype,   outcome_class::unsupported,     outcome_class::compile_failure,
+    outcome_class::runtime_error, outcome_class::crash,           outcome_class::hang,
+    outcome_class::nondeterministic, outcome_class::bad_output,   outcome_class::reference_precision,
+};
+
+[[nodiscard]] constexpr std::string_view to_string(outcome_class c) noexcept {
+    switch (c) {
+        case outcome_class::pass: return "pass";
+        case outcome_class::mismatch: return "mismatch";
+        case outcome_class::nan_inf: return "nan_inf";
+        case outcome_class::shape_dtype: return "shape_dtype";
+        case outcome_class::unsupported: return "unsupported";
+        case outcome_class::compile_failure: return "compile_failure";
+        case outcome_class::runtime_error: return "runtime_error";
+        case outcome_class::crash: return "crash";
+        case outcome_class::hang: return "hang";
+        case outcome_class::nondeterministic: return "nondeterministic";
+        case outcome_class::bad_output: return "bad_output";
+        case outcome_class::reference_precision: return "reference_precision";
+    }
+    return "unknown";
+}
+
+/// Failures get signatures; a pass, an unsupported case or a reference-precision label do not.
+[[nodiscard]] constexpr bool is_failure(outcome_class c) noexcept {
+    return c != outcome_class::pass && c != outcome_class::unsupported && c != outcome_class::reference_precision;
+}
+
+/// GraphNet's error code: 1 accuracy, 2 runtime crash, 3 compile failure (0: none).
+[[nodiscard]] constexpr int graphnet_error_code(outcome_class c) noexcept {
+    switch (c) {
+        case outcome_class::mismatch:
+        case outcome_class::nan_inf:
+        case outcome_class::shape_dtype:
+        case outcome_class::nondeterministic: return 1;
+        case outcome_class::runtime_error:
+        case outcome_class::crash:
+        case outcome_class::hang:
+        case outcome_class::bad_output: return 2;
+        case outcome_class::compile_failure: return 3;
+        default: return 0;
+    }
+}
+
+struct campaign_options {
+    gen::config config;
+    std::uint64_t seed = 0, first = 0, count = 100;
+    /// GraphNet tolerance level of every value comparison. At -4 an f32 output
+    /// passes |a - e| <= 1e-4 + 1.96e-5 |e|, an f64 one 2.5e-6 + 2.5e-6 |e|: a 1%
+    /// relative error on an output of magnitude 0.02 or more is a mismatch.
+    double level = -4.0;
+    double timeout_seconds = 10.0;
+    double time_limit_seconds = 0.0;  ///< stop starting cases after this (0: none)
+    unsigned jobs = 1;
+    fs::path out;
+    bool float64_oracle = true;    ///< re-evaluate f16/bf16/f32 graphs in float64 to label reference imprecision
+    bool recheck = true;           ///< run a mismatch again to spot non-determinism
+    bool localize = true;          ///< mark every intermediate as an output to find the first disagreeing node
+    /// Configurations of one system (names equal up to the first '-': onnxruntime and
+    /// onnxruntime-noopt) compared with each other, on outcomes and values.
+    bool compare_backends = true;
+    /// Human-readable labels of the backends (commands), recorded in campaign.json.
+    std::map<std::string, std::string> backend_descriptions;
+};
+
+/// What the progress line shows.
+struct campaign_progress {
+    std::uint64_t done = 0, total = 0, skipped = 0;
+    double seconds = 0.0;
+    std::map<std::string, std::size_t> outcomes;  ///< over all backends
+    std::size_t signatures = 0;
+};
+
+namespace detail {
+
+[[nodiscard]] inline std::string fnv1a_hex(std::string_view s) {
+    std::uint64_t h = 0xcbf29ce484222325ULL;
+    for (const unsigned char c : s) {
+        h ^= c;
+        h *= 0x100000001b3ULL;
+    }
+    static constexpr char digits[] = "0123456789abcdef";
+    std::string out(16, '0');
+    for (int i = 15; i >= 0; --i, h >>= 4) out[static_cast<std::size_t>(i)] = digits[h & 15];
+    return out;
+}
+
+}  // namespace detail
+
+/// An error message with what changes between runs taken out: addresses,
+/// paths, numbers (value and node names such as v12 keep their letters).
+[[nodiscard]] inline std::string normalize_message(std::string_view m) {
+    std::string out;
+    std::size_t i = 0;
+    auto word_end = [&](std::size_t j) {
+        while (j < m.size() && m[j] != ' ' && m[j] != '\t' && m[j] != '\'' && m[j] != '"' && m[j] != ',' && m[j] != ')' && m[j] != '(') ++j;
+        return j;
+    };
+    while (i < m.size()) {
+        const char c = m[i];
+        if (c == '0' && i + 1 < m.size() && (m[i + 1] == 'x' || m[i + 1] == 'X')) {
+            out += "0x#";
+            i += 2;
+            while (i < m.size() && std::isxdigit(static_cast<unsigned char>(m[i]))) ++i;
+        } else if (c == '/' && (i == 0 || m[i - 1] == ' ' || m[i - 1] == '\'' || m[i - 1] == '"' || m[i - 1] == '(' || m[i - 1] == ':')) {
+            out += "<path>";
+            i = word_end(i);
+        } else if (std::isdigit(static_cast<unsigned char>(c))) {
+            out += '#';
+            while (i < m.size() && (std::isdigit(static_cast<unsigned char>(m[i])) || m[i] == '.')) ++i;
+        } else {
+            out += c;
+            ++i;
+        }
+    }
+    return out;
+}
+
+/// A failure's identity: same content, same id, in any run, shard or machine.
+struct signature {
+    std::string backend;  ///< a backend, or "a vs b" for a disagreement between two
+    outcome_class outcome = outcome_class::mismatch;
+    std::string oracle;   ///< "reference", "backends", "protocol"
+    std::string where;    ///< "op Sigmoid f32" (localized), "ops Add,Relu" (not), or a normalized message
+    [[nodiscard]] std::string key() const { return backend + "|" + std::string(to_string(outcome)) + "|" + oracle + "|" + where; }
+    [[nodiscard]] std::string id() const { return detail::fnv1a_hex(key()); }
+};
+
+/// The graph with every f16/bf16/f32 value, weight, Cast target and constant widened to
+/// float64: the truth a low-precision reference and backend are both measured against.
+[[nodiscard]] inline graph::graph widen_to_float64(const graph::graph& g) {
+    auto low = [](dtype d) { return d == dtype::f16 || d == dtype::bf16 || d == dtype::f32; };
+    auto widen = [&](const tensor& t) { return low(t.element_dtype()) ? tensor(t.to<double>()) : t; };
+    graph::graph w = g;
+    for (auto* list : {&w.inputs, &w.outputs}) {
+        for (auto& v : *list) {
+            if (low(v.type)) v.type = dtype::f64;
+        }
+    }
+    for (auto& [name, t] : w.initializers) t = widen(t);
+    for (auto& n : w.nodes) {
+        for (auto& [key, value] : n.attributes) {
+            if (auto* code = std::get_if<std::int64_t>(&value); code && (key == "to" || key == "dtype")) {
+                for (const dtype d : {dtype::f16, dtype::bf16, dtype::f32}) {
+                    if (*code == onnx_type(d)) *code = onnx_type(dtype::f64);
+                }
+            } else if (auto* t = std::get_if<tensor>(&value)) {
+                *t = widen(*t);
+            }
+        }
+    }
+    return w;
+}
+
+/// True when `backend` is as close to float64 truth as our same-dtype reference,
+/// element by element: |b - t| <= atol + rtol |t| + |r - t|, with NaN/Inf in b
+/// accepted where the truth or the reference has the same.
+[[nodiscard]] inline bool within_reference_precision(const tensor& b, const tensor& r, const tensor& truth, const tolerance& tol) {
+    if (b.shape() != truth.shape() || r.shape() != truth.shape()) return false;
+    auto kind = [](double v) { return std::isnan(v) ? 1 : std::isinf(v) ? (v > 0 ? 2 : 3) : 0; };
+    for (std::size_t i = 0; i < b.size(); ++i) {
+        const double bv = b.value_as_double(i), rv = r.value_as_double(i), tv = truth.value_as_double(i);
+        const int kb = kind(bv), kr = kind(rv), kt = kind(tv);
+        if (kb != 0 || kt != 0) {
+            if (kb != kt && kb != kr) return false;
+            continue;
+        }
+        const double ref_error = kr == 0 ? std::abs(rv - tv) : std::numeric_limits<double>::infinity();
+        if (!(std::abs(bv - tv) <= tol.atol + tol.rtol * std::abs(tv) + ref_error)) return false;
+    }
+    return true;
+}
+
+namespace detail {
+
+/// One backend's outputs judged against expected tensors (graph-output order).
+struct judgement {
+    outcome_class outcome = outcome_class::pass;
+    std::string detail;
+    std::size_t output = 0;  ///< the first failing output
+    double max_abs_error = 0.0, max_rel_error = 0.0;
+    std::optional<int> min_passing_level;
+};
+
+[[nodiscard]] inline judgement judge_outputs(const std::vector<tensor>& actual, const std::vector<tensor>& expected, double level_t) {
+    judgement j;
+    if (actual.size() != expected.size()) {
+        j.outcome = outcome_class::shape_dtype;
+        j.detail = std::to_string(actual.size()) + " outputs, expected " + std::to_string(expected.size());
+        return j;
+    }
+    auto rank = [](outcome_class c) {
+        return c == outcome_class::shape_dtype ? 3 : c == outcome_class::nan_inf ? 2 : c == outcome_class::mismatch ? 1 : 0;
+    };
+    for (std::size_t k = 0; k < actual.size(); ++k) {
+        const auto report = compare(actual[k], expected[k]);
+        outcome_class c = outcome_class::pass;
+        std::string d;
+        if (!report.same_shape() || !report.same_dtype()) {
+            c = outcome_class::shape_dtype;
+            d = "output " + std::to_string(k) + ": " + std::string(name(actual[k].element_dtype())) + tensoracle::to_string(actual[k].shape()) +
+                ", expected " + std::string(name(expected[k].element_dtype())) + tensoracle::to_string(expected[k].shape());
+        } else if (!report.nan_inf_agree()) {
+            c = outcome_class::nan_inf;
+            d = "output " + std::to_string(k) + ": " + std::to_string(report.nan_mismatches()) + " NaN and " +
+                std::to_string(report.inf_mismatches()) + " Inf positions disagree";
+        } else if (!report.passes(level{level_t})) {
+            c = outcome_class::mismatch;
+            d = "output " + std::to_string(k) + ": " + std::to_string(report.mismatch_count(level{level_t})) + " of " +
+                std::to_string(report.size()) + " elements beyond level " + std::to_string(static_cast<int>(level_t));
+        }
+        if (report.same_shape()) {
+            j.max_abs_error = std::max(j.max_abs_error, report.abs_error().max);
+            j.max_rel_error = std::max(j.max_rel_error, report.rel_error().max);
+            if (c != outcome_class::pass && !j.min_passing_level) j.min_passing_level = report.min_passing_level();
+        }
+        if (rank(c) > rank(j.outcome)) {
+            j.outcome = c;
+            j.detail = d;
+            j.output = k;
+        }
+    }
+    return j;
+}
+
+[[nodiscard]] inline bool identical(const std::vector<tensor>& a, const std::vector<tensor>& b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t k = 0; k < a.size(); ++k) {
+        const auto r = compare(a[k], b[k]);
+        if (!r.passes(tolerance{0.0, 0.0})) return false;
+    }
+    return true;
+}
+
+inline void write_json(const fs::path& p, const nlohmann::json& j) {
+    const auto tmp = fs::path(p.string() + ".tmp");
+    {
+        std::ofstream f(tmp);
+        f << j.dump(2) << '\n';
+        if (!f) throw error("tensoracle::campaign", "cannot write " + tmp.string());
+    }
+    fs::rename(tmp, p);
+}
+
+inline void reset_dir(const fs::path& d) {
+    std::error_code ec;
+    fs::remove_all(d, ec);
+    fs::create_directories(d, ec);
+    if (ec) throw error("tensoracle::campaign", "cannot create " + d.string() + ": " + ec.message());
+}
+
+[[nodiscard]] inline std::string sorted_ops(const std::vector<std::string>& ops) {
+    std::set<std::string> s(ops.begin(), ops.end());
+    std::string out = "ops ";
+    for (const auto& o : s) out += (out.size() > 4 ? "," : "") + o;
+    return out;
+}
+
+/// One thread's state: its own backends (workers are per thread) and scratch folder.
+struct lane {
+    std::vector<std::unique_ptr<backend>> backends;
+    fs::path scratch;
+};
+
+/// Writes a graph (and its inputs) for the backends; returns the paths for `backend_index`.
+inline void write_model(const graph::graph& g, const std::map<std::string, tensor, std::less<>>& inputs, const fs::path& dir) {
+    reset_dir(dir / "inputs");
+    io::save_model(g, dir / "model.onnx");
+    for (std::size_t k = 0; k < g.inputs.size(); ++k) {
+        io::save_tensor(inputs.at(g.inputs[k].name), dir / "inputs" / ("input_" + std::to_string(k) + ".pb"), g.inputs[k].name);
+    }
+}
+
+[[nodiscard]] inline backend_run run_on(backend& b, const fs::path& dir, const std::string& out_name, std::size_t outputs, double timeout) {
+    case_paths p{dir / "model.onnx", dir / "inputs", dir / out_name, outputs};
+    reset_dir(p.outputs);
+    return b.run(p, timeout);
+}
+
+/// The graph with every node output also a graph output (Polygraphy's "mark all").
+[[nodiscard]] inline graph::graph mark_all(const graph::graph& g, const std::map<std::string, tensor, std::less<>>& values,
+                                          std::vector<std::pair<std::size_t, std::string>>& marked) {
+    graph::graph m = g;
+    std::set<std::string> present;
+    for (const auto& o : m.outputs) present.insert(o.name);
+    for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+        for (const auto& o : g.nodes[i].outputs) {
+            if (o.empty()) continue;
+            marked.emplace_back(i, o);
+            if (present.insert(o).second) {
+                const auto& t = values.at(o);
+                m.outputs.push_back({o, t.element_dtype(), t.shape()});
+            }
+        }
+    }
+    return m;
+}
+
+}  // namespace detail
+
+/// Runs the campaign; see the file comment. Throws backend_unavailable when a
+/// backend cannot be started at all, and tensoracle::error for a bad output folder.
+class campaign_runner {
+public:
+    campaign_runner(campaign_options o, std::vector<std::unique_ptr<backend>> backends)
+        : o_(std::move(o)), gen_(o_.config), prototypes_(std::move(backends)) {
+        const char* where = "tensoracle::campaign::run_campaign";
+        if (prototypes_.empty()) throw error(where, "no backend to run");
+        std::set<std::string> names;
+        for (const auto& b : prototypes_) {
+            if (!names.insert(b->name()).second) throw error(where, "two backends named '" + b->name() + "'");
+            if (b->name().find(" vs ") != std::string::npos) throw error(where, "a backend name may not contain ' vs '");
+        }
+        if (o_.out.empty()) throw error(where, "no output folder");
+        if (!(o_.timeout_seconds > 0)) throw error(where, "the time-out must be positive");
+        (void)tolerance_level(dtype::f32, o_.level);  // throws for a level outside [-10, 0]
+        o_.jobs = std::max(1u, o_.jobs);
+    }
+
+    /// Runs (or resumes) and writes summary.json / summary.txt; returns the summary.
+    nlohmann::json run(const std::function<void(const campaign_progress&)>& on_progress = {}, const std::atomic<bool>* stop = nullptr) {
+        fs::create_directories(o_.out / "cases");
+        check_or_write_settings();
+        const auto done = journal_indices();
+        std::vector<std::uint64_t> todo;
+        for (std::uint64_t k = 0; k < o_.count; ++k) {
+            if (!done.contains(o_.first + k)) todo.push_back(o_.first + k);
+        }
+        progress_.total = o_.count;
+        progress_.skipped = o_.count - todo.size();
+        progress_.done = progress_.skipped;
+        journal_.open(o_.out / "results.jsonl", std::ios::app);
+        if (!journal_) throw error("tensoracle::campaign", "cannot append to " + (o_.out / "results.jsonl").string());
+
+        std::vector<detail::lane> lanes(o_.jobs);
+        for (unsigned j = 0; j < o_.jobs; ++j) {
+            for (const auto& b : prototypes_) lanes[j].backends.push_back(b->clone());
+            lanes[j].scratch = o_.out / ".work" / std::to_string(j);
+        }
+        std::atomic<std::size_t> next{0};
+        std::exception_ptr fatal;
+        const auto start = std::chrono::steady_clock::now();
+        auto worker = [&](detail::lane& lane) {
+            for (;;) {
+                if (stop && stop->load()) return;
+                if (o_.time_limit_seconds > 0 &&
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > o_.time_limit_seconds) return;
+                {
+                    std::lock_guard lock(mutex_);
+                    if (fatal) return;
+                }
+                const std::size_t k = next.fetch_add(1);
+                if (k >= todo.size()) return;
+                try {
+                    auto line = run_case(lane, todo[k]);
+                    record(line, start, on_progress);
+                } catch (const backend_unavailable&) {
+                    std::lock_guard lock(mutex_);
+                    if (!fatal) fatal = std::current_exception();
+                    return;
+                }
+            }
+        };
+        std::vector<std::thread> pool;
+        for (unsigned j = 1; j < o_.jobs; ++j) pool.emplace_back(worker, std::ref(lanes[j]));
+        worker(lanes[0]);
+        for (auto& t : pool) t.join();
+        journal_.close();
+        lanes.clear();  // stops the workers
+        std::error_code ec;
+        fs::remove_all(o_.out / ".work", ec);
+        if (fatal) std::rethrow_exception(fatal);
+        return write_summary();
+    }
+
+private:
+    // --- settings and journal --------------------------------------------------
+    [[nodiscard]] nlohmann::json settings() const {
+        nlohmann::json b = nlohmann::json::array();
+        for (const auto& p : prototypes_) {
+            const auto it = o_.backend_descriptions.find(p->name());
+            b.push_back({{"name", p->name()}, {"command", it == o_.backend_descriptions.end() ? "" : it->second}});
+        }
+        return {{"seed", o_.seed},
+                {"config_hash", o_.config.hash()},
+                {"config", gen::to_json(o_.config)},
+                {"level", o_.level},
+                {"backends", b},
+                {"float64_oracle", o_.float64_oracle},
+                {"recheck", o_.recheck},
+                {"localize", o_.localize},
+                {"compare_backends", o_.compare_backends}};
+    }
+
+    void check_or_write_settings() {
+        const auto p = o_.out / "campaign.json";
+        auto mine = settings();
+        if (fs::exists(p)) {
+            nlohmann::json theirs;
+            try {
+                std::ifstream f(p);
+                theirs = nlohmann::json::parse(f);
+            } catch (const std::exception& e) {
+                throw error("tensoracle::campaign", p.string() + " is not readable JSON: " + e.what());
+            }
+            // A resumed campaign must be the same campaign: its journal only holds those results.
+            for (const char* k : {"seed", "config_hash", "level", "backends", "float64_oracle", "recheck", "localize", "compare_backends"}) {
+                if (theirs.value(k, nlohmann::json()) != mine[k]) {
+                    throw error("tensoracle::campaign", o_.out.string() + " holds a campaign with another '" + k + "' (" +
+                                                            theirs.value(k, nlohmann::json()).dump() + " there, " + mine[k].dump() +
+                                                            " now): resume it with the same settings, or use another --out");
+                }
+            }
+        }
+        detail::write_json(p, mine);
+    }
+
+    /// Cases already judged (the journal's complete lines; a line cut by a kill is dropped).
+    std::set<std::uint64_t> journal_indices() {
+        std::set<std::uint64_t> done;
+        const auto p = o_.out / "results.jsonl";
+        std::ifstream f(p);
+        std::string line, kept;
+        bool cut = false;
+        while (std::getline(f, line)) {
+            try {
+                const auto j = nlohmann::json::parse(line);
+                const auto i = j.at("index").get<std::uint64_t>();
+                if (i >= o_.first && i < o_.first + o_.count) done.insert(i);
+                kept += line + "\n";
+            } catch (const std::exception&) {
+                cut = true;
+            }
+        }
+        f.close();
+        if (cut) {  // rewrite without the partial line
+            std::ofstream w(p, std::ios::trunc);
+            w << kept;
+        }
+        return done;
+    }
+
+    void record(const nlohmann::json& line, std::chrono::steady_clock::time_point start,
+                const std::function<void(const campaign_progress&)>& on_progress) {
+        std::lock_guard lock(mutex_);
+        journal_ << line.dump() << '\n';
+        journal_.flush();
+        ++progress_.done;
+        for (const auto& [name, r] : line["backends"].items()) ++progress_.outcomes[r["outcome"].get<std::string>()];
+        for (const auto& s : line["signatures"]) seen_signatures_.insert(s["id"].get<std::string>());
+        progress_.signatures = seen_signatures_.size();
+        progress_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (on_progress) on_progress(progress_);
+    }
+
+    // --- one case --------------------------------------------------------------
+    struct backend_result {
+        backend_run run;
+        outcome_class outcome = outcome_class::pass;
+        std::string detail;
+        detail::judgement judged;
+        std::optional<signature> sig;
+    };
+
+    nlohmann::json run_case(detail::lane& lane, std::uint64_t index) {
+        const auto case_start = std::chrono::steady_clock::now();
+        nlohmann::json line;
+        line["case"] = io::case_id(o_.seed, index);
+        line["index"] = index;
+        line["signatures"] = nlohmann::json::array();
+        line["backends"] = nlohmann::json::object();
+        io::generated_case c;
+        try {
+            gen::generation_stats stats;
+            c = io::make_case(gen_, o_.seed, index, stats);
+        } catch (const std::exception& e) {
+            line["generation_error"] = e.what();
+            return line;
+        }
+        line["nodes"] = c.model.nodes.size();
+        line["ops"] = c.op_types;
+        std::vector<tensor> expected;
+        for (const auto& out : c.model.outputs) expected.push_back(c.outputs.at(out.name));
+        const auto dir = lane.scratch;
+        detail::write_model(c.model, c.inputs, dir);
+
+        std::vector<backend_result> results(lane.backends.size());
+        std::optional<std::vector<tensor>> truth;  // float64 re-evaluation, computed when first needed
+        bool truth_tried = false;
+        std::string truth_note;
+        for (std::size_t b = 0; b < lane.backends.size(); ++b) {
+            auto& be = *lane.backends[b];
+            auto& r = results[b];
+            r.run = detail::run_on(be, dir, "out_" + std::to_string(b), expected.size(), o_.timeout_seconds);
+            r.detail = r.run.message;
+            switch (r.run.status) {
+                case run_status::ran: break;
+                case run_status::unsupported: r.outcome = outcome_class::unsupported; break;
+                case run_status::compile_failure: r.outcome = outcome_class::compile_failure; break;
+                case run_status::runtime_error: r.outcome = outcome_class::runtime_error; break;
+                case run_status::crash: r.outcome = outcome_class::crash; break;
+                case run_status::hang: r.outcome = outcome_class::hang; break;
+                case run_status::bad_output: r.outcome = outcome_class::bad_output; break;
+            }
+            if (r.run.status != run_status::ran) continue;
+            r.judged = detail::judge_outputs(r.run.outputs, expected, o_.level);
+            r.outcome = r.judged.outcome;
+            r.detail = r.judged.detail;
+            if (r.outcome == outcome_class::mismatch || r.outcome == outcome_class::nan_inf) {
+                if (o_.recheck) {
+                    const auto again = detail::run_on(be, dir, "again_" + std::to_string(b), expected.size(), o_.timeout_seconds);
+                    if (again.status != run_status::ran || !detail::identical(again.outputs, r.run.outputs)) {
+                        r.outcome = outcome_class::nondeterministic;
+                        r.detail = "a second run " + (again.status == run_status::ran ? std::string("gave other values") : "ended " + std::string(to_string(again.status))) +
+                                   " (first: " + r.detail + ")";
+                        continue;
+                    }
+                }
+                if (o_.float64_oracle && has_low_precision_values(c)) {
+                    if (!truth_tried) {
+                        truth_tried = true;
+                        truth = float64_truth(c, truth_note);
+                    }
+                    if (truth && all_within_reference_precision(r.run.outputs, expected, *truth)) {
+                        r.outcome = outcome_class::reference_precision;
+                        r.detail += "; as close to the float64 re-evaluation as our same-dtype reference";
+                    }
+                }
+            }
+        }
+        // Backend vs backend: outcomes, then values.
+        nlohmann::json pairs = nlohmann::json::object();
+        std::vector<std::pair<signature, nlohmann::json>> pair_sigs;
+        if (o_.compare_backends) {
+            for (std::size_t a = 0; a < results.size(); ++a) {
+                for (std::size_t b = a + 1; b < results.size(); ++b) {
+                    if (family(lane.backends[a]->name()) != family(lane.backends[b]->name())) continue;
+                    compare_pair(lane, c, dir, a, b, results, pairs, pair_sigs, expected.size());
+                }
+            }
+        }
+        // Signatures (before any reduction), then the record.
+        for (std::size_t b = 0; b < results.size(); ++b) {
+            auto& r = results[b];
+            if (is_failure(r.outcome)) r.sig = make_signature(lane, b, c, dir, r);
+            nlohmann::json jr{{"outcome", to_string(r.outcome)},
+                              {"detail", r.detail},
+                              {"seconds", r.run.process.seconds},
+                              {"graphnet_error_code", graphnet_error_code(r.outcome)}};
+            if (r.run.status == run_status::ran) {
+                jr["max_abs_error"] = r.judged.max_abs_error;
+                jr["max_rel_error"] = r.judged.max_rel_error;
+                if (r.judged.min_passing_level) jr["min_passing_level"] = *r.judged.min_passing_level;
+            }
+            if (r.sig) {
+                jr["signature"] = r.sig->id();
+                line["signatures"].push_back({{"id", r.sig->id()}, {"backend", r.sig->backend}, {"outcome", to_string(r.sig->outcome)},
+                                              {"oracle", r.sig->oracle}, {"where", r.sig->where}});
+            }
+            line["backends"][lane.backends[b]->name()] = jr;
+        }
+        for (const auto& [s, j] : pair_sigs) {
+            line["signatures"].push_back({{"id", s.id()}, {"backend", s.backend}, {"outcome", to_string(s.outcome)}, {"oracle", s.oracle}, {"where", s.where}});
+        }
+        if (!pairs.empty()) line["pairs"] = pairs;
+        if (!truth_note.empty()) line["float64_oracle"] = truth_note;
+        line["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - case_start).count();
+        if (!line["signatures"].empty()) save_failing_case(c, lane, dir, results, line);
+        return line;
+    }
+
+    /// Backends whose names share the part before the first '-' ("onnxruntime",
+    /// "onnxruntime-noopt") are configurations of one system: compared with each other.
+    static std::string family(const std::string& name) { return name.substr(0, name.find('-')); }
+
+    static bool has_low_precision_values(const io::generated_case& c) {
+        return std::any_of(c.values.begin(), c.values.end(), [](const auto& kv) {
+            const auto d = kv.second.element_dtype();
+            return d == dtype::f16 || d == dtype::bf16 || d == dtype::f32;
+        });
+    }
+
+    std::optional<std::vector<tensor>> float64_truth(const io::generated_case& c, std::string& note) const {
+        try {
+            const auto w = widen_to_float64(c.model);
+            std::map<std::string, tensor, std::less<>> feeds;
+            for (const auto& [name, t] : c.inputs) {
+                const auto d = t.element_dtype();
+                feeds.emplace(name, d == dtype::f16 || d == dtype::bf16 || d == dtype::f32 ? tensor(t.to<double>()) : t);
+            }
+            const auto r = graph::run(w, feeds);
+            std::vector<tensor> out;
+            for (const auto& o : w.outputs) out.push_back(r.outputs.at(o.name));
+            return out;
+        } catch (const std::exception& e) {
+            note = std::string("float64 re-evaluation unavailable: ") + e.what();
+            return std::nullopt;
+        }
+    }
+
+    bool all_within_reference_precision(const std::vector<tensor>& b, const std::vector<tensor>& r, const std::vector<tensor>& truth) const {
+        for (std::size_t k = 0; k < b.size(); ++k) {
+            const auto d = r[k].element_dtype();
+            if (!info(d).is_floating) {
+                // A discrete output (a comparison, an index) of low-precision arithmetic: each
+                // element must equal ours or the float64 re-evaluation's.
+                if (b[k].element_dtype() != d || b[k].shape() != r[k].shape() || truth[k].shape() != r[k].shape()) return false;
+                for (std::size_t i = 0; i < b[k].size(); ++i) {
+                    const double bv = b[k].value_as_double(i);
+                    if (bv != r[k].value_as_double(i) && bv != truth[k].value_as_double(i)) return false;
+                }
+                continue;
+            }
+            if (d == dtype::f64) {
+                if (!compare(b[k], r[k]).passes(level{o_.level})) return false;
+                continue;
+            }
+            if (b[k].element_dtype() != d) return false;
+            if (!within_reference_precision(b[k], r[k], truth[k], tolerance_level(d, o_.level))) return false;
+        }
+        return true;
+    }
+
+    void compare_pair(detail::lane& lane, const io::generated_case& c, const fs::path& dir, std::size_t a, std::size_t b,
+                      std::vector<backend_result>& results, nlohmann::json& pairs,
+                      std::vector<std::pair<signature, nlohmann::json>>& pair_sigs, std::size_t outputs) {
+        auto& ra = results[a];
+        auto& rb = results[b];
+        const std::string pair = lane.backends[a]->name() + " vs " + lane.backends[b]->name();
+        const bool a_ran = ra.run.status == run_status::ran, b_ran = rb.run.status == run_status::ran;
+        // What one configuration runs is not "unsupported" in the other: it is that one's failure.
+        if (a_ran && rb.outcome == outcome_class::unsupported) {
+            rb.outcome = outcome_class::compile_failure;
+            rb.detail = "unsupported here, but " + lane.backends[a]->name() + " runs it: " + rb.detail;
+        }
+        if (b_ran && ra.outcome == outcome_class::unsupported) {
+            ra.outcome = outcome_class::compile_failure;
+            ra.detail = "unsupported here, but " + lane.backends[b]->name() + " runs it: " + ra.detail;
+        }
+        if (!a_ran || !b_ran) return;
+        const auto j = detail::judge_outputs(ra.run.outputs, rb.run.outputs, o_.level);
+        pairs[pair] = {{"outcome", to_string(j.outcome)}, {"detail", j.detail}, {"max_abs_error", j.max_abs_error}};
+        if (j.outcome == outcome_class::pass) return;
+        // Which one disagrees: localized on the pair itself, comparing the marked intermediates of both.
+        signature s{pair, j.outcome, "backends", detail::sorted_ops(c.op_types)};
+        if (o_.localize) {
+            std::vector<std::pair<std::size_t, std::string>> marked;
+            const auto m = detail::mark_all(c.model, c.values, marked);
+            const auto mdir = dir / "marked";
+            detail::write_model(m, c.inputs, mdir);
+            const auto xa = detail::run_on(*lane.backends[a], mdir, "out_a", m.outputs.size(), o_.timeout_seconds);
+            const auto xb = detail::run_on(*lane.backends[b], mdir, "out_b", m.outputs.size(), o_.timeout_seconds);
+            if (xa.status == run_status::ran && xb.status == run_status::ran) {
+                if (auto node = first_disagreement(m, marked, xa.outputs, [&](std::size_t k) -> const tensor& { return xb.outputs[k]; })) {
+                    s.where = node_where(m, *node, xa.outputs, marked);
+                }
+            }
+        }
+        pairs[pair]["signature"] = s.id();
+        pair_sigs.emplace_back(s, nlohmann::json{});
+        (void)outputs;
+    }
+
+    /// The first node (in graph order) one of whose marked outputs disagrees.
+    template <class Expected>
+    std::optional<std::size_t> first_disagreement(const graph::graph& m, const std::vector<std::pair<std::size_t, std::string>>& marked,
+                                                  const std::vector<tensor>& got, Expected&& expected_at) const {
+        std::map<std::string, std::size_t> position;
+        for (std::size_t k = 0; k < m.outputs.size(); ++k) position.emplace(m.outputs[k].name, k);
+        for (const auto& [node, value] : marked) {
+            const auto k = position.at(value);
+            if (k >= got.size()) return std::nullopt;
+            const auto j = detail::judge_outputs({got[k]}, {expected_at(k)}, o_.level);
+            if (j.outcome != outcome_class::pass) return node;
+        }
+        return std::nullopt;
+    }
+
+    static std::string node_where(const graph::graph& m, std::size_t node, const std::vector<tensor>& got,
+                                  const std::vector<std::pair<std::size_t, std::string>>& marked) {
+        std::string d;
+        std::map<std::string, std::size_t> position;
+        for (std::size_t k = 0; k < m.outputs.size(); ++k) position.emplace(m.outputs[k].name, k);
+        for (const auto& [n, value] : marked) {
+            if (n == node) {
+                d = std::string(name(got.at(position.at(value)).element_dtype()));
+                break;
+            }
+        }
+        return "op " + m.nodes[node].op_type + " " + d;
+    }
+
+    /// Does our kernel, fed the backend's own values of the node's inputs, give the
+    /// backend's outputs of that node? Then the node is right and the disagreement
+    /// is rounding from upstream (within tolerance there) amplified by it.
+    bool node_reproduces(const graph::graph& m, std::size_t node, const std::vector<tensor>& got,
+                         const std::map<std::string, tensor, std::less<>>& values) const {
+        std::map<std::string, std::size_t> position;
+        for (std::size_t k = 0; k < m.outputs.size(); ++k) position.emplace(m.outputs[k].name, k);
+        const auto& n = m.nodes[node];
+        try {
+            std::vector<const tensor*> args;
+            for (const auto& in : n.inputs) {
+                if (in.empty()) {
+                    args.push_back(nullptr);
+                } else if (const auto it = position.find(in); it != position.end() && it->second < got.size()) {
+                    args.push_back(&got[it->second]);
+                } else {
+                    args.push_back(&values.at(in));
+                }
+            }
+            while (!args.empty() && args.back() == nullptr) args.pop_back();
+            const auto& op = ops::get_op(n.op_type);
+            const auto out = spec::evaluate(op, args, graph::call_attributes(op, n));
+            for (std::size_t o = 0; o < n.outputs.size() && o < out.size(); ++o) {
+                if (n.outputs[o].empty()) continue;
+                const auto it = position.find(n.outputs[o]);
+                if (it == position.end() || it->second >= got.size()) return false;
+                if (detail::judge_outputs({got[it->second]}, {out[o]}, o_.level).outcome != outcome_class::pass) return false;
+            }
+            return true;
+        } catch (const std::exception&) {
+            return false;  // e.g. the backend's inputs are outside the op's domain: not evidence of anything
+        }
+    }
+
+    /// The signature of a failure; for a value failure, localizes it first and may
+    /// relabel it reference_precision (the node reproduces on the backend's inputs).
+    std::optional<signature> make_signature(detail::lane& lane, std::size_t b, const io::generated_case& c, const fs::path& dir,
+                                            backend_result& r) const {
+        signature s{lane.backends[b]->name(), r.outcome, "reference", {}};
+        switch (r.outcome) {
+            case outcome_class::crash:
+                s.oracle = "process";
+                s.where = normalize_message(r.run.message) + "|" + normalize_message(detail::first_line(r.run.process.err));
+                return s;
+            case outcome_class::hang:
+                s.oracle = "process";
+                s.where = detail::sorted_ops(c.op_types);
+                return s;
+            case outcome_class::nondeterministic: {
+                // The first node whose marked output differs between two runs.
+                s.oracle = "rerun";
+                s.where = detail::sorted_ops(c.op_types);
+                if (!o_.localize) return s;
+                std::vector<std::pair<std::size_t, std::string>> marked;
+                const auto m = detail::mark_all(c.model, c.values, marked);
+                const auto mdir = dir / "marked";
+                detail::write_model(m, c.inputs, mdir);
+                const auto x = detail::run_on(*lane.backends[b], mdir, "out", m.outputs.size(), o_.timeout_seconds);
+                const auto y = detail::run_on(*lane.backends[b], mdir, "again", m.outputs.size(), o_.timeout_seconds);
+                if (x.status != run_status::ran || y.status != run_status::ran || y.outputs.size() != x.outputs.size()) return s;
+                std::map<std::string, std::size_t> position;
+                for (std::size_t k = 0; k < m.outputs.size(); ++k) position.emplace(m.outputs[k].name, k);
+                for (const auto& [node, value] : marked) {
+                    const auto k = position.at(value);
+                    if (k < x.outputs.size() && !detail::identical({x.outputs[k]}, {y.outputs[k]})) {
+                        s.where = node_where(m, node, x.outputs, marked);
+                        break;
+                    }
+                }
+                return s;
+            }
+            case outcome_class::compile_failure:
+            case outcome_class::runtime_error:
+            case outcome_class::bad_output:
+                s.oracle = "process";
+                s.where = normalize_message(r.detail);
+                return s;
+            default: break;
+        }
+        s.where = detail::sorted_ops(c.op_types);
+        if (!o_.localize) return s;
+        std::vector<std::pair<std::size_t, std::string>> marked;
+        const auto m = detail::mark_all(c.model, c.values, marked);
+        const auto mdir = dir / "marked";
+        detail::write_model(m, c.inputs, mdir);
+        const auto x = detail::run_on(*lane.backends[b], mdir, "out", m.outputs.size(), o_.timeout_seconds);
+        if (x.status != run_status::ran) return s;
+        const auto node = first_disagreement(m, marked, x.outputs, [&](std::size_t k) -> const tensor& { return c.values.at(m.outputs[k].name); });
+        if (!node) return s;  // marking every output made it vanish: keep the op-set signature
+        s.where = node_where(m, *node, x.outputs, marked);
+        if (r.outcome != outcome_class::shape_dtype && node_reproduces(m, *node, x.outputs, c.values)) {
+            r.outcome = outcome_class::reference_precision;
+            r.detail += "; first disagreeing node " + m.nodes[*node].label() +
+                        " gives the backend's values from the backend's own inputs (upstream rounding, amplified)";
+            return std::nullopt;
+        }
+        return s;
+    }
+
+    void save_failing_case(const io::generated_case& c, detail::lane& lane, const fs::path& dir, const std::vector<backend_result>& results,
+                           const nlohmann::json& line) const {
+        const auto folder = io::write_case(c, o_.out / "cases");
+        nlohmann::json rj = line;
+        for (std::size_t b = 0; b < results.size(); ++b) {
+            const auto& name = lane.backends[b]->name();
+            auto& jb = rj["backends"][name];
+            jb["stdout"] = results[b].run.process.out;
+            jb["stderr"] = results[b].run.process.err;
+            jb["exit_code"] = results[b].run.process.exit_code;
+            jb["signal"] = results[b].run.process.signal;
+            if (results[b].run.status == run_status::ran) {
+                const auto to = folder / "backends" / name;
+                std::error_code ec;
+                fs::create_directories(to, ec);
+                fs::copy(dir / ("out_" + std::to_string(b)), to, fs::copy_options::overwrite_existing | fs::copy_options::recursive, ec);
+            }
+        }
+        detail::write_json(folder / "result.json", rj);
+    }
+
+    // --- summary ---------------------------------------------------------------
+    nlohmann::json write_summary() const {
+        std::map<std::string, std::map<std::string, std::size_t>> outcomes;
+        std::map<std::string, std::map<std::string, std::size_t>> pair_outcomes;
+        struct group {
+            nlohmann::json first;
+            std::size_t count = 0;
+            std::string smallest_case;
+            std::size_t smallest_nodes = SIZE_MAX;
+        };
+        std::map<std::string, group> groups;
+        std::size_t cases = 0, generation_errors = 0;
+        double seconds = 0.0;
+        for (const auto& p : prototypes_) {
+            for (const auto c : all_outcomes) outcomes[p->name()][std::string(to_string(c))] = 0;
+        }
+        std::ifstream f(o_.out / "results.jsonl");
+        std::string text;
+        while (std::getline(f, text)) {
+            nlohmann::json j;
+            try {
+                j = nlohmann::json::parse(text);
+            } catch (const std::exception&) {
+                continue;
+            }
+            const auto i = j.value("index", std::uint64_t{0});
+            if (i < o_.first || i >= o_.first + o_.count) continue;
+            ++cases;
+            seconds += j.value("seconds", 0.0);
+            if (j.contains("generation_error")) ++generation_errors;
+            for (const auto& [name, r] : j["backends"].items()) ++outcomes[name][r["outcome"].get<std::string>()];
+            if (j.contains("pairs")) {
+                for (const auto& [name, r] : j["pairs"].items()) ++pair_outcomes[name][r["outcome"].get<std::string>()];
+            }
+            const std::size_t nodes = j.value("nodes", std::size_t{0});
+            for (const auto& s : j["signatures"]) {
+                auto& g = groups[s["id"].get<std::string>()];
+                if (g.count++ == 0) g.first = s;
+                const auto id = j["case"].get<std::string>();
+                if (nodes < g.smallest_nodes || (nodes == g.smallest_nodes && id < g.smallest_case)) {
+                    g.smallest_nodes = nodes;
+                    g.smallest_case = id;
+                }
+            }
+        }
+        nlohmann::json s;
+        s["schema"] = "tensoracle.campaign.summary/1";
+        s["cases"] = cases;
+        s["requested"] = o_.count;
+        s["generation_errors"] = generation_errors;
+        s["case_seconds"] = seconds;
+        s["level"] = o_.level;
+        s["seed"] = o_.seed;
+        s["config_hash"] = o_.config.hash();
+        for (const auto& [name, m] : outcomes) s["backends"][name]["outcomes"] = m;
+        for (const auto& [name, m] : pair_outcomes) s["pairs"][name]["outcomes"] = m;
+        std::vector<std::pair<std::string, const group*>> sorted;
+        for (const auto& [id, g] : groups) sorted.emplace_back(id, &g);
+        std::sort(sorted.begin(), sorted.end(), [](const auto& x, const auto& y) {
+            return x.second->count != y.second->count ? x.second->count > y.second->count : x.first < y.first;
+        });
+        s["signatures"] = nlohmann::json::array();
+        for (const auto& [id, g] : sorted) {
+            s["signatures"].push_back({{"id", id},
+                                       {"backend", g->first["backend"]},
+                                       {"outcome", g->first["outcome"]},
+                                       {"oracle", g->first["oracle"]},
+                                       {"where", g->first["where"]},
+                                       {"count", g->count},
+                                       {"case", g->smallest_case},
+                                       {"case_nodes", g->smallest_nodes}});
+        }
+        detail::write_json(o_.out / "summary.json", s);
+        std::ofstream t(o_.out / "summary.txt");
+        t << summary_text(s);
+        return s;
+    }
+
+public:
+    /// The readable summary: one outcome table, then the signatures.
+    [[nodiscard]] static std::string summary_text(const nlohmann::json& s) {
+        std::ostringstream os;
+        os << "tensoracle campaign: " << s["cases"].get<std::size_t>() << " of " << s["requested"].get<std::uint64_t>()
+           << " cases (seed " << s["seed"].get<std::uint64_t>() << ", config " << s["config_hash"].get<std::string>() << ", level "
+           << s["level"].get<double>() << ")\n";
+        if (s["generation_errors"].get<std::size_t>() > 0) os << "generation errors: " << s["generation_errors"].get<std::size_t>() << "\n";
+        auto table = [&](const nlohmann::json& rows, const char* title) {
+            std::vector<std::string> cols;
+            for (const auto c : all_outcomes) {
+                bool any = false;
+                for (const auto& [name, r] : rows.items()) any |= r["outcomes"].value(std::string(to_string(c)), 0) > 0;
+                if (any || c == outcome_class::pass) cols.emplace_back(to_string(c));
+            }
+            char buf[64];
+            std::snprintf(buf, sizeof buf, "%-34s", title);
+            os << '\n' << buf;
+            for (const auto& c : cols) {
+                std::snprintf(buf, sizeof buf, " %*s", static_cast<int>(std::max<std::size_t>(c.size(), 5)), c.c_str());
+                os << buf;
+            }
+            os << '\n';
+            for (const auto& [name, r] : rows.items()) {
+                std::snprintf(buf, sizeof buf, "%-34s", name.c_str());
+                os << buf;
+                for (const auto& c : cols) {
+                    std::snprintf(buf, sizeof buf, " %*zu", static_cast<int>(std::max<std::size_t>(c.size(), 5)), r["outcomes"].value(c, std::size_t{0}));
+                    os << buf;
+                }
+                os << '\n';
+            }
+        };
+        table(s["backends"], "backend");
+        if (s.contains("pairs")) table(s["pairs"], "backend vs backend");
+        os << "\nsignatures: " << s["signatures"].size() << "\n";
+        for (const auto& g : s["signatures"]) {
+            os << "  " << g["id"].get<std::string>() << "  " << g["count"].get<std::size_t>() << "x  " << g["backend"].get<std::string>() << "  "
+               << g["outcome"].get<std::string>() << "  " << g["where"].get<std::string>() << "  (smallest: cases/" << g["case"].get<std::string>()
+               << ", " << g["case_nodes"].get<std::size_t>() << " nodes)\n";
+        }
+        return os.str();
+    }
+
+private:
+    campaign_options o_;
+    gen::generator gen_;
+    std::vector<std::unique_ptr<backend>> prototypes_;
+    std::mutex mutex_;
+    std::ofstream journal_;
+    campaign_progress progress_;
+    std::set<std::string> seen_signatures_;
+};
+
+/// Runs (or resumes) a campaign; see campaign_runner.
+inline nlohmann::json run_campaign(campaign_options o, std::vector<std::unique_ptr<backend>> backends,
+                                   const std::function<void(const campaign_progress&)>& on_progress = {},
+                                   const std::atomic<bool>* stop = nullptr) {
+    campaign_runner r(std::move(o), std::move(backends));
+    return r.run(on_progress, stop);
+}
+
+}  // namespace tensoracle::campaign

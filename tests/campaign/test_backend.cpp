@@ -1,0 +1,143 @@
+// The executable backend protocol: every way a backend can end is classified,
+// and protocol breaks (missing, unreadable or extra outputs) are named.
+#include <doctest/doctest.h>
+
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <tensoracle/campaign/backend.hpp>
+#include <tensoracle/campaign/campaign.hpp>
+
+namespace tc = tensoracle::campaign;
+namespace fs = std::filesystem;
+using tensoracle::tensor;
+
+namespace {
+
+struct case_dir {
+    fs::path root;
+    tc::case_paths paths;
+    fs::path good_output;  // a valid output_0.pb to copy
+    case_dir() {
+        root = fs::temp_directory_path() / ("tensoracle_backend_test_" + std::to_string(::getpid()));
+        fs::remove_all(root);
+        fs::create_directories(root / "inputs");
+        fs::create_directories(root / "outputs");
+        paths = {root / "model.onnx", root / "inputs", root / "outputs", 1};
+        good_output = root / "good.pb";
+        tensoracle::io::save_tensor(tensor(tensoracle::array<float>{1.f, 2.f}), good_output, "y");
+    }
+    ~case_dir() { fs::remove_all(root); }
+    tc::backend_run run(const std::string& script, double timeout = 5) {
+        fs::remove_all(paths.outputs);
+        fs::create_directories(paths.outputs);
+        tc::command_backend b("sh", {"sh", "-c", script, "sh", "{model}", "{inputs}", "{outputs}"});
+        return b.run(paths, timeout);
+    }
+};
+
+}  // namespace
+
+TEST_CASE("command_backend: each exit of the protocol gets its class") {
+    case_dir d;
+    const std::string cp = "cp " + d.good_output.string() + " \"$3/output_0.pb\"";
+    auto r = d.run(cp);
+    CHECK(r.status == tc::run_status::ran);
+    REQUIRE(r.outputs.size() == 1);
+    CHECK(r.outputs[0].shape() == tensoracle::shape_type{2});
+
+    r = d.run("echo 'unsupported: no kernel for Foo(1)' >&2; exit 3");
+    CHECK(r.status == tc::run_status::unsupported);
+    CHECK(r.message == "unsupported: no kernel for Foo(1)");
+    r = d.run("echo 'bad attribute' >&2; exit 3");
+    CHECK(r.status == tc::run_status::compile_failure);
+    CHECK(r.message == "bad attribute");
+    r = d.run("echo 'out of memory' >&2; exit 1");
+    CHECK(r.status == tc::run_status::runtime_error);
+    r = d.run("exit 2");
+    CHECK(r.status == tc::run_status::runtime_error);
+    CHECK(r.message == "exit code 2 (no message on stderr)");
+    r = d.run("kill -SEGV $$");
+    CHECK(r.status == tc::run_status::crash);
+    CHECK(r.message == "killed by SIGSEGV");
+    r = d.run("exit 134");  // a wrapper shell reporting SIGABRT
+    CHECK(r.status == tc::run_status::crash);
+    CHECK(r.message.find("SIGABRT") != std::string::npos);
+    r = d.run("sleep 30", 0.3);
+    CHECK(r.status == tc::run_status::hang);
+}
+
+TEST_CASE("command_backend: outputs that break the protocol are bad_output, with the reason") {
+    case_dir d;
+    auto r = d.run("true");
+    CHECK(r.status == tc::run_status::bad_output);
+    CHECK(r.message.find("wrote 0 of 1 outputs") != std::string::npos);
+    r = d.run("echo garbage > \"$3/output_0.pb\"");
+    CHECK(r.status == tc::run_status::bad_output);
+    CHECK(r.message.find("output_0.pb is not a readable TensorProto") != std::string::npos);
+    r = d.run("cp " + d.good_output.string() + " \"$3/output_0.pb\"; cp " + d.good_output.string() + " \"$3/output_1.pb\"");
+    CHECK(r.status == tc::run_status::bad_output);
+    CHECK(r.message.find("output_1.pb but the graph has 1 output") != std::string::npos);
+    // A command that does not exist stops the campaign, naming the backend.
+    tc::command_backend missing("mine", {"/nonexistent/tool", "{model}"});
+    CHECK_THROWS_WITH_AS((void)missing.run(d.paths, 1), doctest::Contains("backend 'mine'"), tc::backend_unavailable);
+}
+
+TEST_CASE("worker_backend: JSON replies, a garbled reply, a worker that dies") {
+    case_dir d;
+    const std::string script = "while IFS=\"$(printf '\\t')\" read m i o; do case $m in *die*) kill -KILL $$;; esac; cp " +
+                               d.good_output.string() + " \"$o/output_0.pb\"; echo '{\"status\":\"ok\"}'; done";
+    tc::worker_backend w("w", {"sh", "-c", script});
+    auto r = w.run(d.paths, 5);
+    CHECK(r.status == tc::run_status::ran);
+    CHECK(r.outputs.size() == 1);
+    auto dying = d.paths;
+    dying.model = d.root / "die.onnx";
+    r = w.run(dying, 5);
+    CHECK(r.status == tc::run_status::crash);
+    r = w.run(d.paths, 5);  // restarted
+    CHECK(r.status == tc::run_status::ran);
+    CHECK(w.starts() == 2);
+
+    tc::worker_backend garbled("g", {"sh", "-c", "while read l; do echo 'not json'; done"});
+    r = garbled.run(d.paths, 5);
+    CHECK(r.status == tc::run_status::bad_output);
+    CHECK(r.message.find("not a protocol line") != std::string::npos);
+
+    tc::worker_backend unsupported("u", {"sh", "-c", "while read l; do echo '{\"status\":\"unsupported\",\"message\":\"no Foo\"}'; done"});
+    r = unsupported.run(d.paths, 5);
+    CHECK(r.status == tc::run_status::unsupported);
+    CHECK(r.message == "no Foo");
+}
+
+TEST_CASE("signatures: messages lose what changes between runs, and ids are stable") {
+    CHECK(tc::normalize_message("Load model from /tmp/x/model.onnx failed at 0x7ffd1234: node n12_Add (opset 17)") ==
+          "Load model from <path> failed at 0x#: node n#_Add (opset #)");
+    const tc::signature s{"onnxruntime", tc::outcome_class::mismatch, "reference", "op Sigmoid f32"};
+    CHECK(s.key() == "onnxruntime|mismatch|reference|op Sigmoid f32");
+    // FNV-1a 64 of the key: the same id on any machine, in any run or shard.
+    CHECK(s.id() == tc::detail::fnv1a_hex("onnxruntime|mismatch|reference|op Sigmoid f32"));
+    CHECK(tc::detail::fnv1a_hex("") == "cbf29ce484222325");
+    CHECK(tc::detail::fnv1a_hex("a") == "af63dc4c8601ec8c");
+}
+
+TEST_CASE("within_reference_precision: a backend as close to float64 truth as our reference is not blamed") {
+    const tensor truth(tensoracle::array<double>{1.0, 2.0});
+    const tensor ref(tensoracle::array<float>{1.001f, 2.f});  // our f32 reference, 1e-3 off at element 0
+    const tensoracle::tolerance tol{1e-6, 1e-6};
+    CHECK(tc::within_reference_precision(tensor(tensoracle::array<float>{1.0005f, 2.f}), ref, truth, tol));
+    CHECK(tc::within_reference_precision(tensor(tensoracle::array<float>{0.9995f, 2.f}), ref, truth, tol));
+    CHECK_FALSE(tc::within_reference_precision(tensor(tensoracle::array<float>{1.002f, 2.f}), ref, truth, tol));
+    CHECK_FALSE(tc::within_reference_precision(tensor(tensoracle::array<float>{1.f, 2.01f}), ref, truth, tol));
+    CHECK_FALSE(tc::within_reference_precision(tensor(tensoracle::array<float>{NAN, 2.f}), ref, truth, tol));
+    // Overflow in the low precision on both sides: the backend matches our reference's Inf.
+    const tensor big_truth(tensoracle::array<double>{1e39, 2.0});
+    const tensor big_ref(tensoracle::array<float>{INFINITY, 2.f});
+    CHECK(tc::within_reference_precision(tensor(tensoracle::array<float>{INFINITY, 2.f}), big_ref, big_truth, tol));
+    CHECK_FALSE(tc::within_reference_precision(tensor(tensoracle::array<float>{-INFINITY, 2.f}), big_ref, big_truth, tol));
+    CHECK_FALSE(tc::within_reference_precision(tensor(tensoracle::array<float>{1.f}), ref, truth, tol));  // shape
+}

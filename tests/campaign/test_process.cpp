@@ -1,0 +1,118 @@
+// Processes of their own for the systems under test: word splitting, exit
+// classes, time-outs that kill a whole process group, persistent workers.
+#include <doctest/doctest.h>
+
+#include <signal.h>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include <tensoracle/campaign/process.hpp>
+
+namespace tc = tensoracle::campaign;
+using words = std::vector<std::string>;
+
+TEST_CASE("split_command splits like a POSIX shell, without expansion") {
+    CHECK(tc::split_command("mytool run {model} {inputs}") == words{"mytool", "run", "{model}", "{inputs}"});
+    CHECK(tc::split_command("  a   'b c'  \"d \\\"e\\\" $HOME\" f\\ g ") == words{"a", "b c", "d \"e\" $HOME", "f g"});
+    CHECK(tc::split_command("x''y \"\"") == words{"xy", ""});
+    CHECK(tc::split_command("'it''s'") == words{"its"});
+    CHECK_THROWS_WITH_AS((void)tc::split_command("a 'b"), doctest::Contains("unterminated single quote"), tensoracle::error);
+    CHECK_THROWS_WITH_AS((void)tc::split_command("a \"b"), doctest::Contains("unterminated double quote"), tensoracle::error);
+    CHECK_THROWS_WITH_AS((void)tc::split_command("a \\"), doctest::Contains("trailing backslash"), tensoracle::error);
+    CHECK_THROWS_WITH_AS((void)tc::split_command("   "), doctest::Contains("empty command"), tensoracle::error);
+}
+
+TEST_CASE("run_process: exit codes, output, signals, a missing executable") {
+    auto r = tc::run_process({"sh", "-c", "echo out; echo err >&2; exit 7"});
+    CHECK(r.kind == tc::exit_kind::exited);
+    CHECK(r.exit_code == 7);
+    CHECK(r.out == "out\n");
+    CHECK(r.err == "err\n");
+
+    r = tc::run_process({"sh", "-c", "kill -SEGV $$"});
+    CHECK(r.kind == tc::exit_kind::signalled);
+    CHECK(r.signal == SIGSEGV);
+
+    r = tc::run_process({"/nonexistent/tool", "x"});
+    CHECK(r.kind == tc::exit_kind::not_started);
+    CHECK(r.error_message.find("No such file") != std::string::npos);
+
+    tc::process_options o;
+    o.input = "hello";
+    r = tc::run_process({"cat"}, o);
+    CHECK(r.out == "hello");
+
+    o = {};
+    o.capture_limit = 10;
+    r = tc::run_process({"sh", "-c", "yes | head -c 100000"}, o);
+    CHECK(r.out.size() == 10);
+    CHECK(r.out_truncated);
+}
+
+TEST_CASE("run_process: a time-out kills the whole process group, grandchildren included") {
+    const auto start = std::chrono::steady_clock::now();
+    // The grandchild keeps the pipes open: waiting for EOF alone would hang for 30 s.
+    const auto r = tc::run_process({"sh", "-c", "sleep 30 & sleep 30"}, tc::process_options::with_timeout(0.5));
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    CHECK(r.kind == tc::exit_kind::timed_out);
+    CHECK(s < 5.0);
+}
+
+TEST_CASE("run_forked: a crash, an exception and a hang in a callable are classified") {
+    auto r = tc::run_forked([] { return 5; });
+    CHECK(r.kind == tc::exit_kind::exited);
+    CHECK(r.exit_code == 5);
+
+    r = tc::run_forked([]() -> int { throw tensoracle::error("where", "what went wrong"); });
+    CHECK(r.exit_code == 1);
+    CHECK(r.err.find("what went wrong") != std::string::npos);
+
+    r = tc::run_forked([]() -> int { ::raise(SIGKILL); return 0; });
+    CHECK(r.kind == tc::exit_kind::signalled);
+    CHECK(r.signal == SIGKILL);
+
+    r = tc::run_forked([]() -> int { for (;;) ::pause(); }, tc::process_options::with_timeout(0.3));
+    CHECK(r.kind == tc::exit_kind::timed_out);
+}
+
+TEST_CASE("worker_process: one reply line per request, restarted after a crash or a hang") {
+    // Replies "ok <line>"; dies on "die", never answers "hang".
+    tc::worker_process w({"sh", "-c",
+                          "while read l; do case $l in die) kill -ABRT $$;; hang) sleep 60;; *) echo \"ok $l\";; esac; done"});
+    auto r = w.ask("a", 5);
+    REQUIRE(r.line);
+    CHECK(*r.line == "ok a");
+    r = w.ask("b", 5);
+    CHECK(*r.line == "ok b");
+    CHECK(w.starts() == 1);
+
+    r = w.ask("die", 5);
+    CHECK_FALSE(r.line);
+    CHECK(r.process.kind == tc::exit_kind::signalled);
+    CHECK(r.process.signal == SIGABRT);
+
+    r = w.ask("c", 5);
+    REQUIRE(r.line);
+    CHECK(*r.line == "ok c");
+    CHECK(r.restarted);
+    CHECK(w.starts() == 2);
+
+    r = w.ask("hang", 0.3);
+    CHECK_FALSE(r.line);
+    CHECK(r.process.kind == tc::exit_kind::timed_out);
+    r = w.ask("d", 5);
+    CHECK(*r.line == "ok d");
+    CHECK(w.starts() == 3);
+
+    tc::worker_process missing({"/nonexistent/worker"});
+    CHECK(missing.ask("x", 1).process.kind == tc::exit_kind::not_started);
+
+    // A worker that exits at once (closing its stdin) is a death, not a hang or a crash of ours.
+    tc::worker_process quits({"sh", "-c", "exit 4"});
+    r = quits.ask("x", 5);
+    CHECK_FALSE(r.line);
+    CHECK(r.process.kind == tc::exit_kind::exited);
+    CHECK(r.process.exit_code == 4);
+}
