@@ -172,18 +172,35 @@ class LoadError extends Error {}
 // failing on the model: its NOT_IMPLEMENTED kernel lookup, its type refusals, and
 // the messages its kernels give for configurations they do not implement.
 function isUnsupported(message) {
-  return /Could not find an implementation for|NOT_IMPLEMENTED|Unsupported data type|is not supported|not implemented|only supports/i.test(message);
+  return /Could not find an implementation for|NOT_IMPLEMENTED|Unsupported data type|not supported|not implemented|only supports|is not a registered function\/op/i.test(message);
 }
 
 async function runCase(ort, level, model, inputDir, outputDir) {
   let session;
   try {
-    session = await ort.InferenceSession.create(model, {graphOptimizationLevel: level, executionProviders: ['cpu']});
+    // One thread per session: a campaign runs cases side by side (--jobs) instead, and a
+    // thread pool made per case costs more than the small graphs it would speed up.
+    const threads = Number(process.env.TENSORACLE_ORT_THREADS || 1);
+    session = await ort.InferenceSession.create(model, {
+      graphOptimizationLevel: level, executionProviders: ['cpu'], intraOpNumThreads: threads, interOpNumThreads: 1});
   } catch (e) {
     const message = String(e && e.message || e);
     throw isUnsupported(message) ? new UnsupportedError(message) : new LoadError(message);
   }
   try {
+    // The protocol carries tensors: a graph with a sequence, map or optional input or
+    // output, or a tensor type that cannot cross the API, is unsupported by this runner.
+    const crossing = (m, what) => {
+      if (!m) return;
+      for (const v of m) {
+        if (v.isTensor === false) throw new UnsupportedError(`runner.js: ${what} '${v.name}' is not a tensor (sequence, map or optional)`);
+        if (v.type !== undefined && DTYPE_OF_TYPE[v.type] === undefined) {
+          throw new UnsupportedError(`runner.js: ${what} '${v.name}' has element type ${v.type}, which this runner does not carry`);
+        }
+      }
+    };
+    crossing(session.inputMetadata, 'graph input');
+    crossing(session.outputMetadata, 'graph output');
     const feeds = {};
     session.inputNames.forEach((name, k) => {
       const file = path.join(inputDir, `input_${k}.pb`);

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <cstdlib>
 #include <fstream>
 #include <string>
 
@@ -140,4 +141,50 @@ TEST_CASE("within_reference_precision: a backend as close to float64 truth as ou
     CHECK(tc::within_reference_precision(tensor(tensoracle::array<float>{INFINITY, 2.f}), big_ref, big_truth, tol));
     CHECK_FALSE(tc::within_reference_precision(tensor(tensoracle::array<float>{-INFINITY, 2.f}), big_ref, big_truth, tol));
     CHECK_FALSE(tc::within_reference_precision(tensor(tensoracle::array<float>{1.f}), ref, truth, tol));  // shape
+}
+
+TEST_CASE("callable_backend: a C++ system under test in a forked child; its crash, hang and exceptions are classified") {
+    case_dir d;
+    tensoracle::graph::graph g;
+    g.name = "relu";
+    g.inputs = {{"x", tensoracle::dtype::f32, tensoracle::shape_type{2}}};
+    g.outputs = {{"y", tensoracle::dtype::f32, tensoracle::shape_type{2}}};
+    g.nodes = {{"Relu", {"x"}, {"y"}, {}, "n0", ""}};
+    tensoracle::io::save_model(g, d.paths.model);
+    tensoracle::io::save_tensor(tensor(tensoracle::array<float>{-1.f, 2.f}), d.paths.inputs / "input_0.pb", "x");
+    auto fresh = [&] {
+        fs::remove_all(d.paths.outputs);
+        fs::create_directories(d.paths.outputs);
+        return d.paths;
+    };
+    using runner = tc::callable_backend::runner;
+    // A correct system: its outputs are read back in graph-output order.
+    tc::callable_backend good("good", [](const tensoracle::graph::graph& m) -> runner {
+        if (m.nodes.size() != 1) throw tensoracle::error("test", "the model did not come back");
+        return [](const std::vector<tensor>& in) {
+            auto a = in.at(0).to<float>();
+            for (auto& v : a) v = v > 0 ? v : 0.f;
+            return std::vector<tensor>{tensor(a)};
+        };
+    });
+    auto r = good.run(fresh(), 5);
+    REQUIRE(r.status == tc::run_status::ran);
+    CHECK(r.outputs.at(0).to<float>() == tensoracle::array<float>{0.f, 2.f});
+
+    auto with = [&](runner body, bool isolate = true) {
+        tc::callable_backend b("b", [body](const tensoracle::graph::graph&) { return body; }, isolate);
+        return b.run(fresh(), 0.5);
+    };
+    CHECK(with([](const std::vector<tensor>&) -> std::vector<tensor> { std::abort(); }).status == tc::run_status::crash);
+    CHECK(with([](const std::vector<tensor>&) -> std::vector<tensor> { for (;;) ::pause(); }).status == tc::run_status::hang);
+    r = with([](const std::vector<tensor>&) -> std::vector<tensor> { throw tensoracle::error("mine", "out of registers"); });
+    CHECK(r.status == tc::run_status::runtime_error);
+    CHECK(r.message.find("out of registers") != std::string::npos);
+    r = with([](const std::vector<tensor>&) -> std::vector<tensor> { throw tensoracle::unsupported_error("mine", "no Relu"); }, false);
+    CHECK(r.status == tc::run_status::unsupported);  // in-process: exceptions still classified
+
+    tc::callable_backend refuses("r", [](const tensoracle::graph::graph&) -> runner { throw tensoracle::error("compile", "bad graph"); });
+    r = refuses.run(fresh(), 5);
+    CHECK(r.status == tc::run_status::compile_failure);
+    CHECK(r.message.find("bad graph") != std::string::npos);
 }

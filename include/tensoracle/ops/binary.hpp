@@ -633,7 +633,8 @@ struct cast_attr {
 };
 
 /// Cast(input) to the dtype named by attribute `to` (value_cast semantics:
-/// float->int truncates and saturates, NaN->0; int->int wraps).
+/// float->int truncates and saturates, NaN->0; int->int wraps). ONNX leaves a
+/// float outside the integer target's range undefined: the domain keeps it in.
 struct Cast {
     static constexpr std::string_view op_type = "Cast";
     static constexpr int opset = 13;
@@ -649,7 +650,10 @@ struct Cast {
     static std::vector<spec::input_candidate> input_candidates(dtype, std::size_t rank) {
         return {{spec::types::all.members(), {rank}}};
     }
-    static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
+    static std::vector<spec::domain_rule> domain(const spec::attribute_map& a) {
+        const auto to = dtype_from_onnx(static_cast<int>(spec::parse_attributes<attributes>(a, op_type).to));
+        return {detail::cast_range_rule([to](std::span<const tensor>) { return to; })};
+    }
     static std::vector<tensor> run(const spec::context& c) { return {c.input(0).cast(output_dtypes(c)[0])}; }
     /// Only float -> float casts have a derivative (1: the cast is the identity up to rounding).
     static std::vector<std::size_t> differentiable_inputs(const spec::context& c) {

@@ -110,7 +110,9 @@ struct CastLike {
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         return {{spec::types::all.members(), {rank}}, {{out}, misc::all_ranks(8)}};  // target_type: any rank
     }
-    static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
+    static std::vector<spec::domain_rule> domain(const spec::attribute_map&) {
+        return {detail::cast_range_rule([](std::span<const tensor> in) { return in[1].element_dtype(); })};
+    }
     static std::vector<tensor> run(const spec::context& c) { return {c.input(0).cast(c.input_dtype(1))}; }
     /// input only: target_type gives its dtype, not its values.
     static std::vector<std::size_t> differentiable_inputs(const spec::context& c) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -94,6 +95,40 @@ domain_rule hinge_rule(std::string text, std::size_t input, F f) {
     r.elementwise_input = input;
     r.elementwise = [f](double x) { return static_cast<double>(f(x)); };
     return r;
+}
+
+/// ONNX Cast leaves a floating value outside an integer target's range undefined
+/// (runtimes saturate, wrap or give INT_MIN): the rule keeps a floating input 0
+/// within [min, max] of the target `target_of(inputs)` returns. Integer sources
+/// (they wrap, which is defined) and bool or floating targets always pass.
+template <class Target>
+domain_rule cast_range_rule(Target target_of) {
+    auto bounds = [](dtype to) -> std::optional<std::pair<double, double>> {
+        switch (to) {
+            case dtype::i8: return std::pair{-128.0, 127.0};
+            case dtype::i16: return std::pair{-32768.0, 32767.0};
+            case dtype::i32: return std::pair{-2147483648.0, 2147483647.0};
+            case dtype::i64: return std::pair{-9223372036854775808.0, 9223372036854774784.0};  // largest double below 2^63
+            case dtype::u8: return std::pair{0.0, 255.0};
+            default: return std::nullopt;
+        }
+    };
+    auto f_of = [=](std::span<const tensor> in) -> std::optional<std::function<double(double)>> {
+        if (!info(in[0].element_dtype()).is_floating) return std::nullopt;
+        const auto b = bounds(target_of(in));
+        if (!b) return std::nullopt;
+        return [lo = b->first, hi = b->second](double x) { return std::max(x - hi, lo - x); };
+    };
+    return {"floating input within the integer target's range",
+            [f_of](std::span<const tensor> in) {
+                const auto f = f_of(in);
+                return f ? hinge_loss(in[0], *f) : 0.0;
+            },
+            [f_of](std::span<const tensor> in) {
+                const auto f = f_of(in);
+                if (f) return hinge_gradient(in, 0, *f);
+                return std::vector<tensor>(in.size());
+            }};
 }
 
 /// Largest finite value of a floating dtype, as double.
