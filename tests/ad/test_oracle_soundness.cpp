@@ -157,7 +157,7 @@ TEST_CASE("oracle soundness 1: a jacobian()-only engine is checked at any size, 
     }
 }
 
-TEST_CASE("oracle soundness 1: a JVP or VJP that returns no derivative fails; an unchecked path is reported") {
+TEST_CASE("oracle soundness 1: a JVP or VJP that returns no derivative fails, an unchecked path is reported") {
     for (const bool in_jvp : {true, false}) {
         for (const std::size_t n : {std::size_t{6}, std::size_t{65536}}) {
             CAPTURE(in_jvp);

@@ -143,7 +143,7 @@ TEST_CASE("within_reference_precision: a backend as close to float64 truth as ou
     CHECK_FALSE(tc::within_reference_precision(tensor(tensoracle::array<float>{1.f}), ref, truth, tol));  // shape
 }
 
-TEST_CASE("callable_backend: a C++ system under test in a forked child; its crash, hang and exceptions are classified") {
+TEST_CASE("callable_backend: a C++ system under test in a forked child, its crash, hang and exceptions classified") {
     case_dir d;
     tensoracle::graph::graph g;
     g.name = "relu";

@@ -57,7 +57,7 @@ TEST_CASE("solver: exhaustive search proves unsat that propagation cannot see") 
     CHECK(r.status == solve_status::unsat);
 }
 
-TEST_CASE("solver: division by zero is never part of an answer; select short-circuits") {
+TEST_CASE("solver: division by zero is never part of an answer, and select short-circuits") {
     constraint_system s;
     s.add_variable("d", -3, 3);
     s.add_variable("n", 0, 9);
@@ -104,7 +104,7 @@ TEST_CASE("solver: a symbol that is not a variable is a clear error") {
     CHECK_THROWS_WITH_AS((void)to::gen::solve(s, g), doctest::Contains("'z', which is not a variable"), to::error);
 }
 
-TEST_CASE("binning: a bin lies inside the domain; the zero bin is exactly zero") {
+TEST_CASE("binning: a bin lies inside the domain, and the zero bin is exactly zero") {
     to::rng g(4);
     bool saw_zero = false;
     for (int i = 0; i < 500; ++i) {
