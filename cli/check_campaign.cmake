@@ -23,7 +23,7 @@ function(outcome dir backend cls var)
 endfunction()
 
 if(MODE STREQUAL "planted")
-  campaign(planted --count 40 --jobs 2 --timeout 1 --backend reference
+  campaign(planted --count 40 --jobs 2 --timeout 3 --backend reference
     --backend-cmd "${EXE} run-reference --plant-wrong Sigmoid --plant-crash Relu --plant-hang Floor --plant-nondeterministic Tanh {model} {inputs} {outputs}"
     --backend-name planted)
   if(NOT rc EQUAL 0)

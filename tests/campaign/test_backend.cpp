@@ -118,6 +118,10 @@ TEST_CASE("worker_backend: JSON replies, a garbled reply, a worker that dies") {
 TEST_CASE("signatures: messages lose what changes between runs, and ids are stable") {
     CHECK(tc::normalize_message("Load model from /tmp/x/model.onnx failed at 0x7ffd1234: node n12_Add (opset 17)") ==
           "Load model from <path> failed at 0x#: node n#_Add (opset #)");
+    // Relative paths too: the same failure from another campaign folder has the same signature.
+    CHECK(tc::normalize_message("Load model from camp/.work/1/model.onnx failed:Type Error") ==
+          tc::normalize_message("Load model from /tmp/other/.work/0/model.onnx failed:Type Error"));
+    CHECK(tc::normalize_message("at /src/lrn.h:23 size_ % 2 == 1 was false.") == "at <path> size_ % # == # was false.");
     const tc::signature s{"onnxruntime", tc::outcome_class::mismatch, "reference", "op Sigmoid f32"};
     CHECK(s.key() == "onnxruntime|mismatch|reference|op Sigmoid f32");
     // FNV-1a 64 of the key: the same id on any machine, in any run or shard.

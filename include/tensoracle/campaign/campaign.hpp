@@ -153,31 +153,43 @@ namespace detail {
 
 }  // namespace detail
 
-/// An error message with what changes between runs taken out: addresses,
-/// paths, numbers (value and node names such as v12 keep their letters).
+/// An error message with what changes between runs taken out: paths (any word
+/// holding a '/', relative or absolute), addresses, numbers (value and node
+/// names such as v12 keep their letters).
 [[nodiscard]] inline std::string normalize_message(std::string_view m) {
+    auto delimiter = [](char c) { return c == ' ' || c == '\t' || c == '\'' || c == '"' || c == ',' || c == '(' || c == ')' || c == '[' || c == ']'; };
     std::string out;
     std::size_t i = 0;
-    auto word_end = [&](std::size_t j) {
-        while (j < m.size() && m[j] != ' ' && m[j] != '\t' && m[j] != '\'' && m[j] != '"' && m[j] != ',' && m[j] != ')' && m[j] != '(') ++j;
-        return j;
-    };
     while (i < m.size()) {
-        const char c = m[i];
-        if (c == '0' && i + 1 < m.size() && (m[i + 1] == 'x' || m[i + 1] == 'X')) {
-            out += "0x#";
-            i += 2;
-            while (i < m.size() && std::isxdigit(static_cast<unsigned char>(m[i]))) ++i;
-        } else if (c == '/' && (i == 0 || m[i - 1] == ' ' || m[i - 1] == '\'' || m[i - 1] == '"' || m[i - 1] == '(' || m[i - 1] == ':')) {
-            out += "<path>";
-            i = word_end(i);
-        } else if (std::isdigit(static_cast<unsigned char>(c))) {
-            out += '#';
-            while (i < m.size() && (std::isdigit(static_cast<unsigned char>(m[i])) || m[i] == '.')) ++i;
-        } else {
-            out += c;
-            ++i;
+        if (delimiter(m[i])) {
+            out += m[i++];
+            continue;
         }
+        std::size_t e = i;
+        while (e < m.size() && !delimiter(m[e])) ++e;
+        const auto word = m.substr(i, e - i);
+        if (word.find('/') != std::string_view::npos) {
+            out += "<path>";
+            // keep a trailing ':' (e.g. "file.cc:12:") out of the path's place
+            if (word.back() == ':') out += ':';
+            i = e;
+            continue;
+        }
+        for (std::size_t k = 0; k < word.size();) {
+            const char c = word[k];
+            if (c == '0' && k + 1 < word.size() && (word[k + 1] == 'x' || word[k + 1] == 'X')) {
+                out += "0x#";
+                k += 2;
+                while (k < word.size() && std::isxdigit(static_cast<unsigned char>(word[k]))) ++k;
+            } else if (std::isdigit(static_cast<unsigned char>(c))) {
+                out += '#';
+                while (k < word.size() && (std::isdigit(static_cast<unsigned char>(word[k])) || word[k] == '.')) ++k;
+            } else {
+                out += c;
+                ++k;
+            }
+        }
+        i = e;
     }
     return out;
 }
