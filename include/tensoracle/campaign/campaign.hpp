@@ -37,6 +37,7 @@
 #include "tensoracle/accuracy/compare.hpp"
 #include "tensoracle/accuracy/tolerance.hpp"
 #include "tensoracle/campaign/backend.hpp"
+#include "tensoracle/core/hash.hpp"
 #include "tensoracle/gen/config_json.hpp"
 #include "tensoracle/gen/generator.hpp"
 #include "tensoracle/graph/interpreter.hpp"
@@ -137,21 +138,6 @@ struct campaign_progress {
     std::size_t signatures = 0;
 };
 
-namespace detail {
-
-[[nodiscard]] inline std::string fnv1a_hex(std::string_view s) {
-    std::uint64_t h = 0xcbf29ce484222325ULL;
-    for (const unsigned char c : s) {
-        h ^= c;
-        h *= 0x100000001b3ULL;
-    }
-    static constexpr char digits[] = "0123456789abcdef";
-    std::string out(16, '0');
-    for (int i = 15; i >= 0; --i, h >>= 4) out[static_cast<std::size_t>(i)] = digits[h & 15];
-    return out;
-}
-
-}  // namespace detail
 
 /// An error message with what changes between runs taken out: paths (any word
 /// holding a '/', relative or absolute), addresses, numbers (value and node
@@ -201,7 +187,7 @@ struct signature {
     std::string oracle;   ///< "reference", "backends", "protocol"
     std::string where;    ///< "op Sigmoid f32" (localized), "ops Add,Relu" (not), or a normalized message
     [[nodiscard]] std::string key() const { return backend + "|" + std::string(to_string(outcome)) + "|" + oracle + "|" + where; }
-    [[nodiscard]] std::string id() const { return detail::fnv1a_hex(key()); }
+    [[nodiscard]] std::string id() const { return fnv1a_hex(key()); }
 };
 
 /// The graph with every f16/bf16/f32 value, weight, Cast target and constant widened to
@@ -730,15 +716,12 @@ private:
         // Which one disagrees: localized on the pair itself, comparing the marked intermediates of both.
         signature s{pair, j.outcome, "backends", detail::sorted_ops(c.op_types)};
         if (o_.localize) {
-            std::vector<std::pair<std::size_t, std::string>> marked;
-            const auto m = detail::mark_all(c.model, c.values, marked);
-            const auto mdir = dir / "marked";
-            detail::write_model(m, c.inputs, mdir);
-            const auto xa = detail::run_on(*lane.backends[a], mdir, "out_a", m.outputs.size(), o_.timeout_seconds);
-            const auto xb = detail::run_on(*lane.backends[b], mdir, "out_b", m.outputs.size(), o_.timeout_seconds);
+            const marked_graph mg(c);
+            const auto xa = mg.run(*lane.backends[a], dir, "out_a", o_.timeout_seconds);
+            const auto xb = mg.run(*lane.backends[b], dir, "out_b", o_.timeout_seconds);
             if (xa.status == run_status::ran && xb.status == run_status::ran) {
-                if (auto node = first_disagreement(m, marked, xa.outputs, [&](std::size_t k) -> const tensor& { return xb.outputs[k]; })) {
-                    s.where = node_where(m, *node, xa.outputs, marked);
+                if (auto node = first_disagreement(mg.model, mg.marked, xa.outputs, [&](std::size_t k) -> const tensor& { return xb.outputs[k]; })) {
+                    s.where = node_where(mg.model, *node, xa.outputs, mg.marked);
                 }
             }
         }
@@ -746,6 +729,21 @@ private:
         pair_sigs.emplace_back(s, nlohmann::json{});
         (void)outputs;
     }
+
+    /// The case's graph with every intermediate marked as an output, written once per run.
+    struct marked_graph {
+        std::vector<std::pair<std::size_t, std::string>> marked;  ///< (node, value) in graph order
+        graph::graph model;
+        std::map<std::string, std::size_t> position;  ///< value -> graph-output index
+        const io::generated_case& source;
+        explicit marked_graph(const io::generated_case& c) : model(detail::mark_all(c.model, c.values, marked)), source(c) {
+            for (std::size_t k = 0; k < model.outputs.size(); ++k) position.emplace(model.outputs[k].name, k);
+        }
+        [[nodiscard]] backend_run run(backend& be, const fs::path& dir, const std::string& out, double timeout) const {
+            detail::write_model(model, source.inputs, dir / "marked");
+            return detail::run_on(be, dir / "marked", out, model.outputs.size(), timeout);
+        }
+    };
 
     /// The first node (in graph order) one of whose marked outputs disagrees.
     template <class Expected>
@@ -829,19 +827,14 @@ private:
                 s.oracle = "rerun";
                 s.where = detail::sorted_ops(c.op_types);
                 if (!o_.localize) return s;
-                std::vector<std::pair<std::size_t, std::string>> marked;
-                const auto m = detail::mark_all(c.model, c.values, marked);
-                const auto mdir = dir / "marked";
-                detail::write_model(m, c.inputs, mdir);
-                const auto x = detail::run_on(*lane.backends[b], mdir, "out", m.outputs.size(), o_.timeout_seconds);
-                const auto y = detail::run_on(*lane.backends[b], mdir, "again", m.outputs.size(), o_.timeout_seconds);
+                const marked_graph mg(c);
+                const auto x = mg.run(*lane.backends[b], dir, "out", o_.timeout_seconds);
+                const auto y = mg.run(*lane.backends[b], dir, "again", o_.timeout_seconds);
                 if (x.status != run_status::ran || y.status != run_status::ran || y.outputs.size() != x.outputs.size()) return s;
-                std::map<std::string, std::size_t> position;
-                for (std::size_t k = 0; k < m.outputs.size(); ++k) position.emplace(m.outputs[k].name, k);
-                for (const auto& [node, value] : marked) {
-                    const auto k = position.at(value);
+                for (const auto& [node, value] : mg.marked) {
+                    const auto k = mg.position.at(value);
                     if (k < x.outputs.size() && !detail::identical({x.outputs[k]}, {y.outputs[k]})) {
-                        s.where = node_where(m, node, x.outputs, marked);
+                        s.where = node_where(mg.model, node, x.outputs, mg.marked);
                         break;
                     }
                 }
@@ -857,15 +850,13 @@ private:
         }
         s.where = detail::sorted_ops(c.op_types);
         if (!o_.localize) return s;
-        std::vector<std::pair<std::size_t, std::string>> marked;
-        const auto m = detail::mark_all(c.model, c.values, marked);
-        const auto mdir = dir / "marked";
-        detail::write_model(m, c.inputs, mdir);
-        const auto x = detail::run_on(*lane.backends[b], mdir, "out", m.outputs.size(), o_.timeout_seconds);
+        const marked_graph mg(c);
+        const auto& m = mg.model;
+        const auto x = mg.run(*lane.backends[b], dir, "out", o_.timeout_seconds);
         if (x.status != run_status::ran) return s;
-        const auto node = first_disagreement(m, marked, x.outputs, [&](std::size_t k) -> const tensor& { return c.values.at(m.outputs[k].name); });
+        const auto node = first_disagreement(m, mg.marked, x.outputs, [&](std::size_t k) -> const tensor& { return c.values.at(m.outputs[k].name); });
         if (!node) return s;  // marking every output made it vanish: keep the op-set signature
-        s.where = node_where(m, *node, x.outputs, marked);
+        s.where = node_where(m, *node, x.outputs, mg.marked);
         if (r.outcome != outcome_class::shape_dtype && node_reproduces(m, *node, x.outputs, c.values)) {
             r.outcome = outcome_class::reference_precision;
             r.detail += "; first disagreeing node " + m.nodes[*node].label() +

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "tensoracle/core/dtype.hpp"
+#include "tensoracle/core/hash.hpp"
 #include "tensoracle/core/error.hpp"
 
 namespace tensoracle::gen {
@@ -88,17 +89,7 @@ struct config {
         return os.str();
     }
     /// FNV-1a of the canonical form, as 16 hex digits.
-    [[nodiscard]] std::string hash() const {
-        std::uint64_t h = 0xcbf29ce484222325ULL;
-        for (const unsigned char ch : canonical()) {
-            h ^= ch;
-            h *= 0x100000001b3ULL;
-        }
-        static constexpr char digits[] = "0123456789abcdef";
-        std::string out(16, '0');
-        for (int i = 15; i >= 0; --i, h >>= 4) out[static_cast<std::size_t>(i)] = digits[h & 15];
-        return out;
-    }
+    [[nodiscard]] std::string hash() const { return fnv1a_hex(canonical()); }
 
     /// Throws naming the first setting that cannot work.
     void validate() const {
