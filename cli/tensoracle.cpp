@@ -267,34 +267,20 @@ std::map<std::string, to::tensor, std::less<>> run_planted(const to::graph::grap
 
 /// Exit codes of the executable protocol: 0 ran, 3 did not load, 1 failed while running.
 int run_reference(const std::string& model, const std::string& inputs, const std::string& outputs, const planted_bugs& bugs) {
-    to::graph::graph g;
-    try {
-        g = to::io::load_model(model);
+    std::string err;
+    const int code = to::campaign::serve_case({model, inputs, outputs, 0}, [&](const to::graph::graph& g) -> to::campaign::case_runner {
         g.validate();
-    } catch (const to::unsupported_error& e) {
-        std::fprintf(stderr, "unsupported: %s\n", e.what());
-        return 3;
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "%s\n", e.what());
-        return 3;
-    }
-    try {
-        std::map<std::string, to::tensor, std::less<>> feeds;
-        for (std::size_t k = 0; k < g.inputs.size(); ++k) {
-            feeds.emplace(g.inputs[k].name, to::io::load_tensor(fs::path(inputs) / ("input_" + std::to_string(k) + ".pb")));
-        }
-        const auto result = bugs.any() ? run_planted(g, feeds, bugs) : to::graph::run(g, feeds).outputs;
-        for (std::size_t k = 0; k < g.outputs.size(); ++k) {
-            to::io::save_tensor(result.at(g.outputs[k].name), fs::path(outputs) / ("output_" + std::to_string(k) + ".pb"), g.outputs[k].name);
-        }
-    } catch (const to::unsupported_error& e) {
-        std::fprintf(stderr, "unsupported: %s\n", e.what());
-        return 3;
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "%s\n", e.what());
-        return 1;
-    }
-    return 0;
+        return [g, &bugs](const std::vector<to::tensor>& in) {
+            std::map<std::string, to::tensor, std::less<>> feeds;
+            for (std::size_t k = 0; k < in.size() && k < g.inputs.size(); ++k) feeds.emplace(g.inputs[k].name, in[k]);
+            const auto result = bugs.any() ? run_planted(g, feeds, bugs) : to::graph::run(g, feeds).outputs;
+            std::vector<to::tensor> out;
+            for (const auto& o : g.outputs) out.push_back(result.at(o.name));
+            return out;
+        };
+    }, err);
+    if (!err.empty()) std::fputs(err.c_str(), stderr);
+    return code;
 }
 
 // --- campaign -----------------------------------------------------------------

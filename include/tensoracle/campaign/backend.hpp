@@ -295,14 +295,49 @@ private:
     worker_process worker_;
 };
 
-/// C++ callables: `prepare` loads/compiles the model (throw tensoracle::unsupported_error
-/// for what the system lacks, anything else for a compile failure), the callable it
-/// returns runs it on graph-input-ordered tensors. With `isolate` (the default) each case
+/// A system under test as C++: `prepare` compiles a model into a runner, which
+/// takes and returns tensors in graph-input and graph-output order.
+using case_runner = std::function<std::vector<tensor>(const std::vector<tensor>&)>;
+using case_preparer = std::function<case_runner(const graph::graph&)>;
+
+/// Serves one case of the executable protocol with C++: reads and prepares the model
+/// (exit 3 if that fails, with "unsupported: ..." for tensoracle::unsupported_error),
+/// reads the inputs and runs (exit 1 if that fails, 3 for unsupported_error), writes
+/// the outputs (exit 0). The message goes to `err`. Both callable_backend and
+/// `tensoracle run-reference` answer cases this way.
+inline int serve_case(const case_paths& c, const case_preparer& prepare, std::string& err) {
+    auto refuse = [&](const std::exception& e, int code) {
+        const bool unsupported = dynamic_cast<const unsupported_error*>(&e) != nullptr;
+        err = (unsupported ? std::string("unsupported: ") : std::string()) + e.what() + "\n";
+        return unsupported ? 3 : code;
+    };
+    graph::graph g;
+    case_runner run;
+    try {
+        g = io::load_model(c.model);
+        run = prepare(g);
+    } catch (const std::exception& e) {
+        return refuse(e, 3);
+    }
+    try {
+        std::vector<tensor> inputs;
+        for (std::size_t k = 0; k < g.inputs.size(); ++k) inputs.push_back(io::load_tensor(c.inputs / ("input_" + std::to_string(k) + ".pb")));
+        const auto outputs = run(inputs);
+        for (std::size_t k = 0; k < outputs.size(); ++k) {
+            io::save_tensor(outputs[k], c.outputs / ("output_" + std::to_string(k) + ".pb"), k < g.outputs.size() ? g.outputs[k].name : "");
+        }
+    } catch (const std::exception& e) {
+        return refuse(e, 1);
+    }
+    return 0;
+}
+
+/// C++ callables as a backend (see serve_case). With `isolate` (the default) each case
 /// runs in a forked child, so a crash or hang is classified; without, exceptions are.
 class callable_backend final : public backend {
 public:
-    using runner = std::function<std::vector<tensor>(const std::vector<tensor>&)>;
-    using preparer = std::function<runner(const graph::graph&)>;
+    using runner = case_runner;
+    using preparer = case_preparer;
 
     callable_backend(std::string name, preparer prepare, bool isolate = true)
         : backend(std::move(name)), prepare_(std::move(prepare)), isolate_(isolate) {
@@ -311,16 +346,15 @@ public:
 
     [[nodiscard]] backend_run run(const case_paths& c, double timeout_seconds) override {
         if (!isolate_) {
-            backend_run r;
-            const int code = run_case(c, r.process.err);
-            r.process.kind = exit_kind::exited;
-            r.process.exit_code = code;
-            return detail::classify_exit(std::move(r.process), c, timeout_seconds);
+            process_result p;
+            p.kind = exit_kind::exited;
+            p.exit_code = serve_case(c, prepare_, p.err);
+            return detail::classify_exit(std::move(p), c, timeout_seconds);
         }
         auto p = run_forked(
             [&] {
                 std::string err;
-                const int code = run_case(c, err);
+                const int code = serve_case(c, prepare_, err);
                 if (!err.empty()) std::fputs(err.c_str(), stderr);
                 return code;
             },
@@ -332,42 +366,6 @@ public:
     }
 
 private:
-    /// Exit code by the protocol; the message goes to `err`.
-    int run_case(const case_paths& c, std::string& err) const {
-        graph::graph g;
-        std::vector<tensor> inputs;
-        try {
-            g = io::load_model(c.model);
-            for (std::size_t k = 0; k < g.inputs.size(); ++k) inputs.push_back(io::load_tensor(c.inputs / ("input_" + std::to_string(k) + ".pb")));
-        } catch (const std::exception& e) {
-            err = std::string("cannot read the case: ") + e.what() + "\n";
-            return 1;
-        }
-        runner run;
-        try {
-            run = prepare_(g);
-        } catch (const unsupported_error& e) {
-            err = std::string("unsupported: ") + e.what() + "\n";
-            return 3;
-        } catch (const std::exception& e) {
-            err = std::string(e.what()) + "\n";
-            return 3;
-        }
-        try {
-            const auto outputs = run(inputs);
-            for (std::size_t k = 0; k < outputs.size(); ++k) {
-                io::save_tensor(outputs[k], c.outputs / ("output_" + std::to_string(k) + ".pb"), k < g.outputs.size() ? g.outputs[k].name : "");
-            }
-        } catch (const unsupported_error& e) {
-            err = std::string("unsupported: ") + e.what() + "\n";
-            return 3;
-        } catch (const std::exception& e) {
-            err = std::string(e.what()) + "\n";
-            return 1;
-        }
-        return 0;
-    }
-
     preparer prepare_;
     bool isolate_;
 };

@@ -188,20 +188,28 @@ struct signature {
     std::string where;    ///< "op Sigmoid f32" (localized), "ops Add,Relu" (not), or a normalized message
     [[nodiscard]] std::string key() const { return backend + "|" + std::string(to_string(outcome)) + "|" + oracle + "|" + where; }
     [[nodiscard]] std::string id() const { return fnv1a_hex(key()); }
+    /// The entry of a results.jsonl line's "signatures".
+    [[nodiscard]] nlohmann::json json() const {
+        return {{"id", id()}, {"backend", backend}, {"outcome", to_string(outcome)}, {"oracle", oracle}, {"where", where}};
+    }
 };
+
+namespace detail {
+/// f16, bf16 and f32: what a float64 re-evaluation widens.
+[[nodiscard]] constexpr bool low_precision(dtype d) noexcept { return d == dtype::f16 || d == dtype::bf16 || d == dtype::f32; }
+[[nodiscard]] inline tensor widened(const tensor& t) { return low_precision(t.element_dtype()) ? tensor(t.to<double>()) : t; }
+}  // namespace detail
 
 /// The graph with every f16/bf16/f32 value, weight, Cast target and constant widened to
 /// float64: the truth a low-precision reference and backend are both measured against.
 [[nodiscard]] inline graph::graph widen_to_float64(const graph::graph& g) {
-    auto low = [](dtype d) { return d == dtype::f16 || d == dtype::bf16 || d == dtype::f32; };
-    auto widen = [&](const tensor& t) { return low(t.element_dtype()) ? tensor(t.to<double>()) : t; };
     graph::graph w = g;
     for (auto* list : {&w.inputs, &w.outputs}) {
         for (auto& v : *list) {
-            if (low(v.type)) v.type = dtype::f64;
+            if (detail::low_precision(v.type)) v.type = dtype::f64;
         }
     }
-    for (auto& [name, t] : w.initializers) t = widen(t);
+    for (auto& [name, t] : w.initializers) t = detail::widened(t);
     for (auto& n : w.nodes) {
         for (auto& [key, value] : n.attributes) {
             if (auto* code = std::get_if<std::int64_t>(&value); code && (key == "to" || key == "dtype")) {
@@ -209,7 +217,7 @@ struct signature {
                     if (*code == onnx_type(d)) *code = onnx_type(dtype::f64);
                 }
             } else if (auto* t = std::get_if<tensor>(&value)) {
-                *t = widen(*t);
+                *t = detail::widened(*t);
             }
         }
     }
@@ -326,7 +334,7 @@ struct lane {
     fs::path scratch;
 };
 
-/// Writes a graph (and its inputs) for the backends; returns the paths for `backend_index`.
+/// Writes a graph and its inputs where the backends read them: `dir`/model.onnx, `dir`/inputs/.
 inline void write_model(const graph::graph& g, const std::map<std::string, tensor, std::less<>>& inputs, const fs::path& dir) {
     reset_dir(dir / "inputs");
     io::save_model(g, dir / "model.onnx");
@@ -594,12 +602,12 @@ private:
         }
         // Backend vs backend: outcomes, then values.
         nlohmann::json pairs = nlohmann::json::object();
-        std::vector<std::pair<signature, nlohmann::json>> pair_sigs;
+        std::vector<signature> pair_sigs;
         if (o_.compare_backends) {
             for (std::size_t a = 0; a < results.size(); ++a) {
                 for (std::size_t b = a + 1; b < results.size(); ++b) {
                     if (family(lane.backends[a]->name()) != family(lane.backends[b]->name())) continue;
-                    compare_pair(lane, c, dir, a, b, results, pairs, pair_sigs, expected.size());
+                    compare_pair(lane, c, dir, a, b, results, pairs, pair_sigs);
                 }
             }
         }
@@ -618,14 +626,11 @@ private:
             }
             if (r.sig) {
                 jr["signature"] = r.sig->id();
-                line["signatures"].push_back({{"id", r.sig->id()}, {"backend", r.sig->backend}, {"outcome", to_string(r.sig->outcome)},
-                                              {"oracle", r.sig->oracle}, {"where", r.sig->where}});
+                line["signatures"].push_back(r.sig->json());
             }
             line["backends"][lane.backends[b]->name()] = jr;
         }
-        for (const auto& [s, j] : pair_sigs) {
-            line["signatures"].push_back({{"id", s.id()}, {"backend", s.backend}, {"outcome", to_string(s.outcome)}, {"oracle", s.oracle}, {"where", s.where}});
-        }
+        for (const auto& s : pair_sigs) line["signatures"].push_back(s.json());
         if (!pairs.empty()) line["pairs"] = pairs;
         if (!truth_note.empty()) line["float64_oracle"] = truth_note;
         line["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - case_start).count();
@@ -638,20 +643,14 @@ private:
     static std::string family(const std::string& name) { return name.substr(0, name.find('-')); }
 
     static bool has_low_precision_values(const io::generated_case& c) {
-        return std::any_of(c.values.begin(), c.values.end(), [](const auto& kv) {
-            const auto d = kv.second.element_dtype();
-            return d == dtype::f16 || d == dtype::bf16 || d == dtype::f32;
-        });
+        return std::any_of(c.values.begin(), c.values.end(), [](const auto& kv) { return detail::low_precision(kv.second.element_dtype()); });
     }
 
     std::optional<std::vector<tensor>> float64_truth(const io::generated_case& c, std::string& note) const {
         try {
             const auto w = widen_to_float64(c.model);
             std::map<std::string, tensor, std::less<>> feeds;
-            for (const auto& [name, t] : c.inputs) {
-                const auto d = t.element_dtype();
-                feeds.emplace(name, d == dtype::f16 || d == dtype::bf16 || d == dtype::f32 ? tensor(t.to<double>()) : t);
-            }
+            for (const auto& [name, t] : c.inputs) feeds.emplace(name, detail::widened(t));
             const auto r = graph::run(w, feeds);
             std::vector<tensor> out;
             for (const auto& o : w.outputs) out.push_back(r.outputs.at(o.name));
@@ -687,7 +686,7 @@ private:
 
     void compare_pair(detail::lane& lane, const io::generated_case& c, const fs::path& dir, std::size_t a, std::size_t b,
                       std::vector<backend_result>& results, nlohmann::json& pairs,
-                      std::vector<std::pair<signature, nlohmann::json>>& pair_sigs, std::size_t outputs) {
+                      std::vector<signature>& pair_sigs) {
         auto& ra = results[a];
         auto& rb = results[b];
         const std::string pair = lane.backends[a]->name() + " vs " + lane.backends[b]->name();
@@ -716,43 +715,52 @@ private:
         // Which one disagrees: localized on the pair itself, comparing the marked intermediates of both.
         signature s{pair, j.outcome, "backends", detail::sorted_ops(c.op_types)};
         if (o_.localize) {
-            const marked_graph mg(c);
-            const auto xa = mg.run(*lane.backends[a], dir, "out_a", o_.timeout_seconds);
-            const auto xb = mg.run(*lane.backends[b], dir, "out_b", o_.timeout_seconds);
+            const marked_graph mg(c, dir);
+            const auto xa = mg.run(*lane.backends[a], "out_a", o_.timeout_seconds);
+            const auto xb = mg.run(*lane.backends[b], "out_b", o_.timeout_seconds);
             if (xa.status == run_status::ran && xb.status == run_status::ran) {
-                if (auto node = first_disagreement(mg.model, mg.marked, xa.outputs, [&](std::size_t k) -> const tensor& { return xb.outputs[k]; })) {
-                    s.where = node_where(mg.model, *node, xa.outputs, mg.marked);
+                if (auto node = first_disagreement(mg, xa.outputs, [&](std::size_t k) -> const tensor& { return xb.outputs[k]; })) {
+                    s.where = mg.where(*node, xa.outputs);
                 }
             }
         }
         pairs[pair]["signature"] = s.id();
-        pair_sigs.emplace_back(s, nlohmann::json{});
-        (void)outputs;
+        pair_sigs.push_back(std::move(s));
     }
 
-    /// The case's graph with every intermediate marked as an output, written once per run.
+    /// The case's graph with every intermediate marked as an output, written once to
+    /// `dir`/marked for the runs that localize one failure.
     struct marked_graph {
         std::vector<std::pair<std::size_t, std::string>> marked;  ///< (node, value) in graph order
         graph::graph model;
         std::map<std::string, std::size_t> position;  ///< value -> graph-output index
-        const io::generated_case& source;
-        explicit marked_graph(const io::generated_case& c) : model(detail::mark_all(c.model, c.values, marked)), source(c) {
+        fs::path dir;
+        marked_graph(const io::generated_case& c, const fs::path& case_dir)
+            : model(detail::mark_all(c.model, c.values, marked)), dir(case_dir / "marked") {
             for (std::size_t k = 0; k < model.outputs.size(); ++k) position.emplace(model.outputs[k].name, k);
+            detail::write_model(model, c.inputs, dir);
         }
-        [[nodiscard]] backend_run run(backend& be, const fs::path& dir, const std::string& out, double timeout) const {
-            detail::write_model(model, source.inputs, dir / "marked");
-            return detail::run_on(be, dir / "marked", out, model.outputs.size(), timeout);
+        [[nodiscard]] backend_run run(backend& be, const std::string& out, double timeout) const {
+            return detail::run_on(be, dir, out, model.outputs.size(), timeout);
+        }
+        /// "op <type> <dtype>" of `node`, the dtype its first marked output has in `got`.
+        [[nodiscard]] std::string where(std::size_t node, const std::vector<tensor>& got) const {
+            std::string d;
+            for (const auto& [n, value] : marked) {
+                if (n == node) {
+                    d = std::string(name(got.at(position.at(value)).element_dtype()));
+                    break;
+                }
+            }
+            return "op " + model.nodes[node].op_type + " " + d;
         }
     };
 
     /// The first node (in graph order) one of whose marked outputs disagrees.
     template <class Expected>
-    std::optional<std::size_t> first_disagreement(const graph::graph& m, const std::vector<std::pair<std::size_t, std::string>>& marked,
-                                                  const std::vector<tensor>& got, Expected&& expected_at) const {
-        std::map<std::string, std::size_t> position;
-        for (std::size_t k = 0; k < m.outputs.size(); ++k) position.emplace(m.outputs[k].name, k);
-        for (const auto& [node, value] : marked) {
-            const auto k = position.at(value);
+    std::optional<std::size_t> first_disagreement(const marked_graph& mg, const std::vector<tensor>& got, Expected&& expected_at) const {
+        for (const auto& [node, value] : mg.marked) {
+            const auto k = mg.position.at(value);
             if (k >= got.size()) return std::nullopt;
             const auto j = detail::judge_outputs({got[k]}, {expected_at(k)}, o_.level);
             if (j.outcome != outcome_class::pass) return node;
@@ -760,28 +768,13 @@ private:
         return std::nullopt;
     }
 
-    static std::string node_where(const graph::graph& m, std::size_t node, const std::vector<tensor>& got,
-                                  const std::vector<std::pair<std::size_t, std::string>>& marked) {
-        std::string d;
-        std::map<std::string, std::size_t> position;
-        for (std::size_t k = 0; k < m.outputs.size(); ++k) position.emplace(m.outputs[k].name, k);
-        for (const auto& [n, value] : marked) {
-            if (n == node) {
-                d = std::string(name(got.at(position.at(value)).element_dtype()));
-                break;
-            }
-        }
-        return "op " + m.nodes[node].op_type + " " + d;
-    }
-
     /// Does our kernel, fed the backend's own values of the node's inputs, give the
     /// backend's outputs of that node? Then the node is right and the disagreement
     /// is rounding from upstream (within tolerance there) amplified by it.
-    bool node_reproduces(const graph::graph& m, std::size_t node, const std::vector<tensor>& got,
+    bool node_reproduces(const marked_graph& mg, std::size_t node, const std::vector<tensor>& got,
                          const std::map<std::string, tensor, std::less<>>& values) const {
-        std::map<std::string, std::size_t> position;
-        for (std::size_t k = 0; k < m.outputs.size(); ++k) position.emplace(m.outputs[k].name, k);
-        const auto& n = m.nodes[node];
+        const auto& position = mg.position;
+        const auto& n = mg.model.nodes[node];
         try {
             std::vector<const tensor*> args;
             for (const auto& in : n.inputs) {
@@ -827,14 +820,14 @@ private:
                 s.oracle = "rerun";
                 s.where = detail::sorted_ops(c.op_types);
                 if (!o_.localize) return s;
-                const marked_graph mg(c);
-                const auto x = mg.run(*lane.backends[b], dir, "out", o_.timeout_seconds);
-                const auto y = mg.run(*lane.backends[b], dir, "again", o_.timeout_seconds);
+                const marked_graph mg(c, dir);
+                const auto x = mg.run(*lane.backends[b], "out", o_.timeout_seconds);
+                const auto y = mg.run(*lane.backends[b], "again", o_.timeout_seconds);
                 if (x.status != run_status::ran || y.status != run_status::ran || y.outputs.size() != x.outputs.size()) return s;
                 for (const auto& [node, value] : mg.marked) {
                     const auto k = mg.position.at(value);
                     if (k < x.outputs.size() && !detail::identical({x.outputs[k]}, {y.outputs[k]})) {
-                        s.where = node_where(mg.model, node, x.outputs, mg.marked);
+                        s.where = mg.where(node, x.outputs);
                         break;
                     }
                 }
@@ -850,16 +843,15 @@ private:
         }
         s.where = detail::sorted_ops(c.op_types);
         if (!o_.localize) return s;
-        const marked_graph mg(c);
-        const auto& m = mg.model;
-        const auto x = mg.run(*lane.backends[b], dir, "out", o_.timeout_seconds);
+        const marked_graph mg(c, dir);
+        const auto x = mg.run(*lane.backends[b], "out", o_.timeout_seconds);
         if (x.status != run_status::ran) return s;
-        const auto node = first_disagreement(m, mg.marked, x.outputs, [&](std::size_t k) -> const tensor& { return c.values.at(m.outputs[k].name); });
+        const auto node = first_disagreement(mg, x.outputs, [&](std::size_t k) -> const tensor& { return c.values.at(mg.model.outputs[k].name); });
         if (!node) return s;  // marking every output made it vanish: keep the op-set signature
-        s.where = node_where(m, *node, x.outputs, mg.marked);
-        if (r.outcome != outcome_class::shape_dtype && node_reproduces(m, *node, x.outputs, c.values)) {
+        s.where = mg.where(*node, x.outputs);
+        if (r.outcome != outcome_class::shape_dtype && node_reproduces(mg, *node, x.outputs, c.values)) {
             r.outcome = outcome_class::reference_precision;
-            r.detail += "; first disagreeing node " + m.nodes[*node].label() +
+            r.detail += "; first disagreeing node " + mg.model.nodes[*node].label() +
                         " gives the backend's values from the backend's own inputs (upstream rounding, amplified)";
             return std::nullopt;
         }

@@ -161,13 +161,17 @@ struct spawned {
 
 template <class Body>
 spawned spawn(Body&& body, const char* where) {
-    int in_pipe[2], out_pipe[2], err_pipe[2], status_pipe[2];
-    if (::pipe(in_pipe) != 0) throw error(where, std::string("pipe: ") + std::strerror(errno));
-    if (::pipe(out_pipe) != 0 || ::pipe(err_pipe) != 0 || ::pipe2(status_pipe, O_CLOEXEC) != 0) {
-        throw error(where, std::string("pipe: ") + std::strerror(errno));
-    }
+    int in_pipe[2] = {-1, -1}, out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1}, status_pipe[2] = {-1, -1};
+    auto fail = [&](const char* what) {
+        const int e = errno;
+        for (int* fd : {&in_pipe[0], &in_pipe[1], &out_pipe[0], &out_pipe[1], &err_pipe[0], &err_pipe[1], &status_pipe[0], &status_pipe[1]}) {
+            close_fd(*fd);
+        }
+        throw error(where, std::string(what) + ": " + std::strerror(e));
+    };
+    if (::pipe(in_pipe) != 0 || ::pipe(out_pipe) != 0 || ::pipe(err_pipe) != 0 || ::pipe2(status_pipe, O_CLOEXEC) != 0) fail("pipe");
     const pid_t pid = ::fork();
-    if (pid < 0) throw error(where, std::string("fork: ") + std::strerror(errno));
+    if (pid < 0) fail("fork");
     if (pid == 0) {
         ::setpgid(0, 0);
         ::signal(SIGPIPE, SIG_DFL);
@@ -198,6 +202,26 @@ spawned spawn(Body&& body, const char* where) {
     ::fcntl(s.out, F_SETFD, FD_CLOEXEC);
     ::fcntl(s.err, F_SETFD, FD_CLOEXEC);
     return s;
+}
+
+/// spawn() running `argv` (argv[0] looked up on PATH) with the kit's environment.
+inline spawned spawn_exec(const std::vector<std::string>& argv, const char* where) {
+    if (argv.empty()) throw error(where, "empty argument list");
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    return spawn(
+        [&](int status_fd) {
+            ::execvp(args[0], args.data());
+            const int e = errno;
+            const ssize_t n = ::write(status_fd, &e, sizeof e);
+            (void)n;
+        },
+        where);
+}
+
+[[nodiscard]] inline std::string cannot_execute(const std::string& program, int exec_errno) {
+    return "cannot execute '" + program + "': " + std::strerror(exec_errno);
 }
 
 /// Feeds `input`, collects output until both pipes close, then waits; kills the
@@ -264,22 +288,11 @@ inline process_result supervise(spawned s, const process_options& o) {
 
 /// Runs `argv` (argv[0] looked up on PATH) with the kit's environment.
 [[nodiscard]] inline process_result run_process(const std::vector<std::string>& argv, const process_options& o = {}) {
-    if (argv.empty()) throw error("tensoracle::campaign::run_process", "empty argument list");
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    auto s = detail::spawn(
-        [&](int status_fd) {
-            ::execvp(args[0], args.data());
-            const int e = errno;
-            const ssize_t n = ::write(status_fd, &e, sizeof e);
-            (void)n;
-        },
-        "tensoracle::campaign::run_process");
+    auto s = detail::spawn_exec(argv, "tensoracle::campaign::run_process");
     if (s.exec_errno != 0) {
         process_result r;
         r.kind = exit_kind::not_started;
-        r.error_message = "cannot execute '" + argv[0] + "': " + std::strerror(s.exec_errno);
+        r.error_message = detail::cannot_execute(argv[0], s.exec_errno);
         detail::close_fd(s.in);
         detail::close_fd(s.out);
         detail::close_fd(s.err);
@@ -346,7 +359,7 @@ public:
             r.restarted = starts_ > 1;
             if (s_.exec_errno != 0) {
                 r.process.kind = exit_kind::not_started;
-                r.process.error_message = "cannot execute '" + argv_[0] + "': " + std::strerror(s_.exec_errno);
+                r.process.error_message = detail::cannot_execute(argv_[0], s_.exec_errno);
                 stop();
                 return r;
             }
@@ -437,17 +450,7 @@ public:
 private:
     void start() {
         detail::ignore_sigpipe();
-        std::vector<char*> args;
-        for (const auto& a : argv_) args.push_back(const_cast<char*>(a.c_str()));
-        args.push_back(nullptr);
-        s_ = detail::spawn(
-            [&](int status_fd) {
-                ::execvp(args[0], args.data());
-                const int e = errno;
-                const ssize_t n = ::write(status_fd, &e, sizeof e);
-                (void)n;
-            },
-            "tensoracle::campaign::worker_process");
+        s_ = detail::spawn_exec(argv_, "tensoracle::campaign::worker_process");
         ::fcntl(s_.in, F_SETFL, O_NONBLOCK);
         ++starts_;
     }

@@ -21,6 +21,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -77,6 +78,35 @@ struct failure {
     std::string reason;
 };
 
+/// The node's domain rules (none when its attributes do not parse) and a copy of its
+/// arguments (an absent optional input as an empty tensor), as the rules take them.
+inline std::vector<spec::domain_rule> domain_rules(const ad::detail::node_call& call) {
+    try {
+        return call.op->domain(call.op->normalize_attributes(call.attributes));
+    } catch (const error&) {
+        return {};
+    }
+}
+inline std::vector<tensor> rule_arguments(const ad::detail::node_call& call) {
+    std::vector<tensor> args;
+    for (const auto* a : call.args) args.push_back(a != nullptr ? *a : tensor());
+    return args;
+}
+/// The first rule whose loss is positive on `args`, with that loss.
+inline std::optional<std::pair<std::size_t, double>> first_violated_rule(const std::vector<spec::domain_rule>& rules,
+                                                                         const std::vector<tensor>& args) {
+    for (std::size_t r = 0; r < rules.size(); ++r) {
+        double loss = 0.0;
+        try {
+            loss = rules[r].loss(args);
+        } catch (const error&) {
+            loss = 0.0;
+        }
+        if (loss > 0.0) return std::make_pair(r, loss);
+    }
+    return std::nullopt;
+}
+
 inline std::optional<failure> run_until_failure(const graph::graph& m,
                                                 std::map<std::string, tensor, std::less<>>& values) {
     for (std::size_t i = 0; i < m.nodes.size(); ++i) {
@@ -103,24 +133,9 @@ inline std::optional<failure> run_until_failure(const graph::graph& m,
         // integer base wraps or casts a NaN, which runtimes do differently): check the rules.
         const bool discrete = std::any_of(out.begin(), out.end(), [](const tensor& t) { return !info(t.element_dtype()).is_floating; });
         if (discrete) {
-            std::vector<spec::domain_rule> rules;
-            try {
-                rules = call.op->domain(call.op->normalize_attributes(call.attributes));
-            } catch (const error&) {
-                rules.clear();
-            }
-            if (!rules.empty()) {
-                std::vector<tensor> args;
-                for (const auto* a : call.args) args.push_back(a != nullptr ? *a : tensor());
-                for (const auto& rule : rules) {
-                    double loss = 0.0;
-                    try {
-                        loss = rule.loss(args);
-                    } catch (const error&) {
-                        loss = 0.0;
-                    }
-                    if (loss > 0.0) return failure{i, false, n.label() + ": integer output outside the domain (" + rule.description + ")"};
-                }
+            const auto rules = domain_rules(call);
+            if (const auto v = first_violated_rule(rules, rule_arguments(call))) {
+                return failure{i, false, n.label() + ": integer output outside the domain (" + rules[v->first].description + ")"};
             }
         }
         for (std::size_t o = 0; o < n.outputs.size() && o < out.size(); ++o) {
@@ -278,27 +293,13 @@ inline std::vector<tensor> estimate_gradient(const spec::domain_rule& rule, std:
         }
         const auto& n = m.nodes[fail->node];
         const auto call = ad::detail::prepare(n, values);
-        std::vector<tensor> args;
-        for (const auto* a : call.args) args.push_back(a != nullptr ? *a : tensor());
-        // The first violated domain rule of the failing node.
-        std::vector<spec::domain_rule> rules;
-        try {
-            rules = call.op->domain(call.op->normalize_attributes(call.attributes));
-        } catch (const error&) {
-            rules.clear();
-        }
+        const auto args = detail::rule_arguments(call);
+        // The first violated domain rule of the failing node (none for a thrown error).
+        const auto rules = detail::domain_rules(call);
         std::optional<std::size_t> which;
         double loss = 0.0;
-        for (std::size_t r = 0; r < rules.size() && !fail->thrown; ++r) {
-            try {
-                loss = rules[r].loss(args);
-            } catch (const error&) {
-                loss = 0.0;
-            }
-            if (loss > 0.0) {
-                which = r;
-                break;
-            }
+        if (!fail->thrown) {
+            if (const auto v = detail::first_violated_rule(rules, args)) std::tie(which, loss) = *v;
         }
         if (!which) {
             // Nothing to descend on (an overflow no rule describes, or an
