@@ -118,6 +118,7 @@ struct gen_statistics {
         j["insertions"] = {{"forward", generation.forward}, {"backward", generation.backward}};
         j["graphs_redrawn"] = generation.redrawn;  // grown again: a vulnerable op's domain was out of reach
         j["graphs_regrown_after_search"] = generation.search_regrown;  // grown again: the input search failed
+        j["searches_out_of_work"] = generation.search_out_of_work;    // of which: search_work spent
         j["rejections"] = generation.rejected.by_reason;
         return j;
     }

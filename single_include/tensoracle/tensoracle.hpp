@@ -154,10 +154,10 @@ constexpr float narrow_to_float(std::uint16_t bits) noexcept {
         return std::bit_cast<float>(sign | 0x7f800000u | (man << (23 - ManBits)));
     }
     if (exp == 0) {
-        // man * 2^(1 - bias - ManBits), exact in double, then exact in float.
-        double magnitude = static_cast<double>(man);
-        for (int i = 0; i < bias - 1 + ManBits; ++i) magnitude *= 0.5;
-        const auto f = static_cast<float>(magnitude);
+        // man * 2^(1 - bias - ManBits), exact in double, then exact in float. The power
+        // of two is built from its bits: a loop of halvings cost 130 steps per bf16 zero.
+        constexpr double scale = std::bit_cast<double>(static_cast<std::uint64_t>(1023 - (bias - 1 + ManBits)) << 52);
+        const auto f = static_cast<float>(static_cast<double>(man) * scale);
         return sign != 0 ? -f : f;
     }
     return std::bit_cast<float>(sign | (static_cast<std::uint32_t>(exp - bias + 127) << 23) |

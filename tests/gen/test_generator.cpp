@@ -227,6 +227,31 @@ TEST_CASE("sample_op: a valid instance of every op from its spec and hints") {
     }
 }
 
+TEST_CASE("sample_op: Resize's taps count as work, so max_work bounds cubic and linear resizes") {
+    // Each output element reads 4 (cubic), 2 (linear) or 1 (nearest) inputs along every axis:
+    // a rank-5 cubic Resize of 65,536 outputs is 67 million reads, not 65,536.
+    const auto& resize = to::ops::get_op("Resize");
+    to::gen::config cfg;
+    cfg.max_work = 4096;
+    to::rng g(17);
+    std::set<std::string> modes;
+    for (int i = 0; i < 150; ++i) {
+        const auto inst = to::gen::sample_op(resize, g, cfg);
+        std::vector<const to::tensor*> p;
+        for (const auto& t : inst.inputs) p.push_back(t ? &*t : nullptr);
+        const auto y = to::spec::evaluate(resize, p, inst.attributes).at(0);
+        const auto it = inst.attributes.find("mode");
+        const std::string mode = it != inst.attributes.end() ? std::get<std::string>(it->second) : "nearest";
+        modes.insert(mode);
+        const double per_axis = mode == "cubic" ? 4.0 : mode == "linear" ? 2.0 : 1.0;
+        const double reads = static_cast<double>(y.size()) * std::pow(per_axis, static_cast<double>(y.shape().size()));
+        CAPTURE(mode);
+        CAPTURE(to::to_string(y.shape()));
+        CHECK(reads <= 4096.0);
+    }
+    CHECK(modes.size() == 3);
+}
+
 TEST_CASE("sample_op: a dtype attribute names only a type the op's output takes") {
     // EyeLike's output has no bfloat16 (ONNX rejects it), while the default config draws bf16 values.
     const auto& eye = to::ops::get_op("EyeLike");
@@ -357,13 +382,14 @@ TEST_CASE("generator: domains no data can reach are found, and reachable ones ar
 TEST_CASE("generator: generated graphs keep no unreachable domain, re-drawing the ones that had one") {
     const to::gen::generator gen(to::gen::config{});
     to::gen::generation_stats stats;
-    for (std::uint64_t i = 0; i < 60; ++i) {
+    // About 2-4% of graphs draw a domain out of reach: 60 graphs, then on until one did.
+    for (std::uint64_t i = 0; i < 400 && (i < 60 || stats.redrawn == 0); ++i) {
         CAPTURE(i);
         auto g = to::gen::case_rng(99, i, gen.settings().hash());
         const auto sketch = gen.generate(g, stats);
         CHECK_FALSE(gen.unreachable_domain(sketch));
     }
-    CHECK(stats.redrawn > 0);  // 60 graphs of vulnerable ops: some draw one out of reach
+    CHECK(stats.redrawn > 0);
     bool named = false;
     for (const auto& [reason, n] : stats.rejected.by_reason) named = named || reason.rfind("graph re-drawn: ", 0) == 0;
     CHECK(named);
@@ -424,4 +450,40 @@ TEST_CASE("input search: a free bool weight that must be all false or all true")
         const double want = std::string_view(op) == "Atanh" ? 0.0 : 1.0;
         CHECK(std::all_of(mask.begin(), mask.end(), [&](double v) { return v == want; }));
     }
+}
+
+TEST_CASE("input search: the work budget counts an op's work estimate and ends a costly search") {
+    // Log(Neg(Exp(Conv(x, W)))) has no finite data: only a budget ends the search. The Conv's
+    // work (115,200 multiply-adds per run, three times that per VJP) dominates its element
+    // count (about 3,000), so a budget of 10^6 units allows three or four evaluations.
+    to::gen::graph_sketch s;
+    s.model.inputs = {{"x", to::dtype::f32, to::shape_type{1, 4, 16, 16}}};
+    s.model.initializers.emplace("W", to::tensor::zeros(to::dtype::f32, to::shape_type{8, 4, 5, 5}));
+    auto node = [](std::string op, std::vector<std::string> in, std::string out) {
+        to::graph::node n;
+        n.op_type = std::move(op);
+        n.inputs = std::move(in);
+        n.outputs = {std::move(out)};
+        return n;
+    };
+    s.model.nodes = {node("Conv", {"x", "W"}, "c"), node("Exp", {"c"}, "e"), node("Neg", {"e"}, "n"), node("Log", {"n"}, "y")};
+    s.model.outputs.push_back({"y", to::dtype::f32, to::shape_type{1, 8, 12, 12}});
+    auto search = [&](double work_budget, std::size_t iterations) {
+        to::gen::search_options o;
+        o.work_budget = work_budget;
+        o.iterations = iterations;
+        to::rng g(23);
+        return to::gen::search_inputs(s, g, o);
+    };
+    const auto r = search(1e6, 256);
+    CHECK_FALSE(r.success);
+    CHECK(r.out_of_work);
+    CHECK(r.work >= 1e6);
+    CHECK(r.evaluations >= 2);
+    CHECK(r.evaluations <= 4);
+    // The iteration limit ends it first when the budget is ample, and says so.
+    const auto r2 = search(to::gen::search_options{}.work_budget, 6);
+    CHECK_FALSE(r2.success);
+    CHECK_FALSE(r2.out_of_work);
+    CHECK(r2.evaluations == 6);
 }

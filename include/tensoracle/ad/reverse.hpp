@@ -99,8 +99,13 @@ public:
     ~tape_scope() {
         --t_.depth_;
         t_.nodes_.clear();
-        t_.nodes_.shrink_to_fit();
+        // Keep the storage for the next scope (a search takes thousands of
+        // VJPs; growing the tape again each time was a third of its time),
+        // unless it is large enough to matter to the process.
+        if (t_.nodes_.capacity() * sizeof(typename tape<V>::node) > kept_bytes) t_.nodes_.shrink_to_fit();
     }
+    /// The most tape storage that outlives a scope.
+    static constexpr std::size_t kept_bytes = std::size_t{32} << 20;
     tape_scope(const tape_scope&) = delete;
     tape_scope& operator=(const tape_scope&) = delete;
     tape<V>& get() { return t_; }

@@ -54,6 +54,11 @@ struct config {
     bool avoid_onnx_shape_inference_bugs = true;
     /// Input search budget (iterations of Algorithm 3).
     std::size_t search_iterations = 256;
+    /// Input search budget in work units (about one multiply-add of a node's forward
+    /// kernel, three per unit through its VJP; gen::search_options::work_budget): a
+    /// graph whose search would cost more (a large Conv that needs many steps) is
+    /// grown again. Deterministic, unlike a time limit. About a second here.
+    std::size_t search_work = std::size_t{1} << 27;
     /// A case whose input search fails is grown again from its own random stream, up to
     /// this many graphs in all, so what a campaign receives is NaN/Inf-free; 1: keep the
     /// first graph whatever the search found.
@@ -77,7 +82,7 @@ struct config {
            << ";dims=" << min_dim << ".." << max_dim << ";vulnerable=" << vulnerable_ops
            << ";forward=" << forward_probability << ";single_io=" << single_io
            << ";initializers=" << initializer_probability << ";binning=" << binning << ";bins=" << bins
-           << ";opset=" << opset << ";avoid_onnx_bugs=" << avoid_onnx_shape_inference_bugs << ";search=" << search_iterations << ";attempts=" << search_attempts << ";support=";
+           << ";opset=" << opset << ";avoid_onnx_bugs=" << avoid_onnx_shape_inference_bugs << ";search=" << search_iterations << ";search_work=" << search_work << ";attempts=" << search_attempts << ";support=";
         for (const auto& [op, ds] : support) {
             os << op << ':';
             std::vector<std::string> names;
@@ -115,6 +120,7 @@ struct config {
         }
         if (opset < 1) throw error(where, "opset must be positive");
         if (search_attempts < 1) throw error(where, "search_attempts must be at least 1");
+        if (search_work < 1) throw error(where, "search_work must be at least 1");
     }
 };
 

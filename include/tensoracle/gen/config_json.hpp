@@ -49,6 +49,7 @@ namespace tensoracle::gen {
     }
     j["support"] = support;
     j["search_iterations"] = c.search_iterations;
+    j["search_work"] = c.search_work;
     j["search_attempts"] = c.search_attempts;
     return j;
 }
@@ -88,6 +89,7 @@ namespace tensoracle::gen {
             else if (key == "bins") c.bins = value.get<int>();
             else if (key == "opset") c.opset = value.get<int>();
             else if (key == "search_iterations") c.search_iterations = value.get<std::size_t>();
+            else if (key == "search_work") c.search_work = value.get<std::size_t>();
             else if (key == "search_attempts") c.search_attempts = value.get<std::size_t>();
             else if (key == "support") {
                 c.support.clear();

@@ -80,6 +80,7 @@ struct generation_stats {
     std::size_t forward = 0, backward = 0, graphs = 0, short_graphs = 0;  // graphs grown, kept or not
     std::size_t redrawn = 0;  ///< graphs grown again because a domain was out of reach
     std::size_t search_regrown = 0;  ///< graphs grown again because the input search failed (io::make_case)
+    std::size_t search_out_of_work = 0;  ///< of those, searches stopped by config::search_work
     void merge(const generation_stats& o) {
         rejected.merge(o.rejected);
         forward += o.forward;
@@ -88,6 +89,7 @@ struct generation_stats {
         short_graphs += o.short_graphs;
         redrawn += o.redrawn;
         search_regrown += o.search_regrown;
+        search_out_of_work += o.search_out_of_work;
     }
 };
 

@@ -44,6 +44,12 @@ struct search_options {
     /// the hinted ranges. Off by default: a campaign wants signs and magnitudes
     /// beyond [1, 9] in its data.
     bool start_from_baseline = false;
+    /// Work units the search may spend (a node costs its op's work estimate,
+    /// spec::hints::work, or its element count, per evaluation, and three times
+    /// that per VJP through it): the search fails once it is spent, so a graph
+    /// that takes many steps through a large Conv is left for another graph
+    /// rather than searched for minutes. Deterministic, unlike a time limit.
+    double work_budget = static_cast<double>(std::size_t{1} << 27);
 };
 
 struct search_result {
@@ -51,6 +57,8 @@ struct search_result {
     std::size_t evaluations = 0;
     std::size_t restarts = 0;  ///< re-draws after zero or unexplained gradients
     std::size_t gradient_steps = 0;
+    double work = 0.0;         ///< work units spent (search_options::work_budget)
+    bool out_of_work = false;  ///< stopped by work_budget, not by iterations
     std::string last_failure;  ///< the last failing node and why
     std::string failing_op;    ///< op_type of that node (empty on success)
     /// Data of every free value (graph inputs and weights).
@@ -107,8 +115,35 @@ inline std::optional<std::pair<std::size_t, double>> first_violated_rule(const s
     return std::nullopt;
 }
 
+/// A node's cost in work units: its op's work estimate at these shapes
+/// (spec::hints::work), at least the elements it reads and writes.
+inline double node_work(const ad::detail::node_call& call, const std::vector<tensor>& out) {
+    double elements = 0.0;
+    for (const auto* a : call.args) elements += a != nullptr ? static_cast<double>(a->size()) : 0.0;
+    for (const auto& o : out) elements += static_cast<double>(o.size());
+    const auto hints = call.op->hints();
+    if (!hints.work_estimate) return elements;
+    try {
+        const auto ctx = ad::make_context(*call.op, call.args, call.attributes);
+        std::vector<std::vector<spec::expr>> shapes;
+        for (const auto& o : out) {
+            std::vector<spec::expr> dims;
+            for (const auto d : o.shape()) dims.emplace_back(static_cast<std::int64_t>(d));
+            shapes.push_back(std::move(dims));
+        }
+        return std::max(elements, static_cast<double>(hints.work_estimate(ctx, shapes).eval(ctx.env())));
+    } catch (const error&) {
+        return elements;
+    }
+}
+
+/// Runs the graph's nodes in order until one fails. `work` caches each node's
+/// cost (negative: not known yet; shapes do not change between evaluations)
+/// and `spent` gains the cost of the nodes run.
 inline std::optional<failure> run_until_failure(const graph::graph& m,
-                                                std::map<std::string, tensor, std::less<>>& values) {
+                                                std::map<std::string, tensor, std::less<>>& values,
+                                                std::vector<double>& work, double& spent) {
+    work.resize(m.nodes.size(), -1.0);
     for (std::size_t i = 0; i < m.nodes.size(); ++i) {
         const auto& n = m.nodes[i];
         const auto call = ad::detail::prepare(n, values);
@@ -118,6 +153,8 @@ inline std::optional<failure> run_until_failure(const graph::graph& m,
         } catch (const error& e) {
             return failure{i, true, n.label() + ": " + e.what()};
         }
+        if (work[i] < 0.0) work[i] = node_work(call, out);
+        spent += work[i];
         for (std::size_t o = 0; o < n.outputs.size() && o < out.size(); ++o) {
             const auto& t = out[o];
             if (info(t.element_dtype()).is_floating) {
@@ -269,14 +306,19 @@ inline std::vector<tensor> estimate_gradient(const spec::domain_rule& rule, std:
         steps_since_start = 0;
     };
 
+    std::vector<double> node_work;
     for (; result.evaluations < options.iterations;) {
+        if (result.work >= options.work_budget) {
+            result.out_of_work = true;
+            break;
+        }
         ++result.evaluations;
         std::map<std::string, tensor, std::less<>> values;
         for (const auto& [name, t] : m.initializers) {
             if (sketch.fixed.count(name) != 0) values.emplace(name, t);
         }
         for (const auto& f : free) values.insert_or_assign(f.name, detail::to_dtype(f.x, f.type));
-        const auto fail = detail::run_until_failure(m, values);
+        const auto fail = detail::run_until_failure(m, values, node_work, result.work);
         if (!fail) {
             result.success = true;
             result.last_failure.clear();
@@ -355,7 +397,8 @@ inline std::vector<tensor> estimate_gradient(const spec::domain_rule& rule, std:
                     w.push_back(it != cot.end() && info(dts[o]).is_floating ? it->second
                                                                             : ad::detail::empty_array<double>());
                 }
-                const auto back = r->vjp(ctx, xs, w, {.proxy = true});
+                result.work += 3.0 * std::max(node_work[k], 0.0);
+                const auto back = r->vjp(ctx, xs, w, {.proxy = true, .elementwise_forward = true});
                 for (const std::size_t i : ids) accumulate(node.inputs[i], back.cotangents[i]);
             } catch (const error&) {
                 continue;

@@ -105,6 +105,10 @@ inline constexpr std::string_view output_count_attribute = "__num_outputs";
 /// silently using a made-up value.
 inline constexpr std::int64_t unknown_placeholder = -(std::int64_t{1} << 40);
 
+/// Choice points the solver may spend on a system narrowed to bins before
+/// fewer bins are tried (the system without bins gets solver_options' default).
+inline constexpr std::size_t binned_solver_nodes = 256;
+
 namespace detail {
 
 /// NNSmith's Algorithm 2: a random bin of k exponential bins [2^(i-1), 2^i)
@@ -658,7 +662,12 @@ struct instance_hooks {
                 for (std::size_t v = 0; v < root.size(); ++v) binned->variables[v].domain = root[v];
             }
             if (hooks.observe) hooks.observe(*binned);
-            solved = hooks.solver ? hooks.solver(*binned, g) : solve(sys, compiled, std::move(root), g);
+            // Bins are a preference: a binned system the search does not solve quickly is
+            // dropped to fewer bins rather than searched to the end (that was the heavy
+            // tail of generation time). The system without bins gets the full budget.
+            solver_options so;
+            if (!bins.empty()) so.max_nodes = binned_solver_nodes;
+            solved = hooks.solver ? hooks.solver(*binned, g) : solve(sys, compiled, std::move(root), g, so);
             if (solved.sat() || bins.empty()) break;
             // drop a random half (at least one)
             for (std::size_t k = bins.size(); k-- > 1;) std::swap(bins[k], bins[static_cast<std::size_t>(g.below(k + 1))]);

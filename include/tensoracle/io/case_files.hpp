@@ -66,6 +66,7 @@ struct generated_case {
     auto g = gen::case_rng(seed, index, c.config_hash);
     gen::search_options so;
     so.iterations = gen.settings().search_iterations;
+    so.work_budget = static_cast<double>(gen.settings().search_work);
     gen::graph_sketch sketch;
     // A graph whose search fails is grown again from the same stream (still a pure
     // function of seed, index and config): a campaign gets NaN/Inf-free cases.
@@ -75,6 +76,7 @@ struct generated_case {
         c.graphs_grown = attempt;
         if (c.search.success || attempt >= gen.settings().search_attempts) break;
         ++stats.search_regrown;
+        if (c.search.out_of_work) ++stats.search_out_of_work;
     }
     c.model = sketch.model;
     c.op_types = sketch.op_types;
@@ -151,6 +153,8 @@ inline std::string value_text(const std::string& name, dtype d, const shape_type
                          {"evaluations", c.search.evaluations},
                          {"restarts", c.search.restarts},
                          {"gradient_steps", c.search.gradient_steps},
+                         {"work", c.search.work},
+                         {"out_of_work", c.search.out_of_work},
                          {"last_failure", c.search.last_failure},
                          {"failing_op", c.search.failing_op}};
     return j;

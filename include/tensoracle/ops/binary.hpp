@@ -63,6 +63,7 @@ struct broadcast_elementwise {
         }
     }();
     static constexpr std::array<spec::value_spec, 1> outputs{{{"C", F::out_types, {}, "T1"}}};
+    static constexpr bool elementwise = true;  ///< ad::elementwise_op
 
     static std::vector<std::size_t> all_inputs(const spec::context& c) {
         std::vector<std::size_t> ids(c.input_count());
@@ -355,6 +356,7 @@ struct Pow {
     static constexpr spec::dtype_set exponent_types = spec::types::numeric;
     static constexpr std::array<spec::value_spec, 2> inputs{{{"X", types}, {"Y", exponent_types, {}, "T1"}}};
     static constexpr std::array<spec::value_spec, 1> outputs{{{"Z", types}}};
+    static constexpr bool elementwise = true;  ///< ad::elementwise_op
 
     static std::vector<spec::constraint> constraints(const spec::context& c) { return detail::broadcast_constraints(c, {0, 1}); }
     static spec::shape_exprs output_shapes(const spec::context& c) { return {detail::broadcast_shape(c, {0, 1})}; }
@@ -465,6 +467,7 @@ struct Where {
     static constexpr std::array<spec::value_spec, 3> inputs{
         {{"condition", spec::types::boolean, {}, "B"}, {"X", spec::types::all}, {"Y", spec::types::all}}};
     static constexpr std::array<spec::value_spec, 1> outputs{{{"output", spec::types::all}}};
+    static constexpr bool elementwise = true;  ///< ad::elementwise_op
 
     static std::vector<spec::constraint> constraints(const spec::context& c) {
         return detail::broadcast_constraints(c, {0, 1, 2});
@@ -514,6 +517,7 @@ struct PRelu {
     static constexpr spec::dtype_set types = spec::types::floating | spec::types::indices;
     static constexpr std::array<spec::value_spec, 2> inputs{{{"X", types}, {"slope", types}}};
     static constexpr std::array<spec::value_spec, 1> outputs{{{"Y", types}}};
+    static constexpr bool elementwise = true;  ///< ad::elementwise_op
 
     static std::vector<spec::constraint> constraints(const spec::context& c) {
         std::vector<spec::constraint> out{{spec::expr(c.rank(1)) <= spec::expr(c.rank(0)), "slope rank <= X rank"}};
@@ -576,6 +580,7 @@ struct Clip {
     static constexpr std::array<spec::value_spec, 3> inputs{
         {{"input", types}, {"min", types, {0, 1}, "T", true}, {"max", types, {0, 1}, "T", true}}};
     static constexpr std::array<spec::value_spec, 1> outputs{{{"output", types}}};
+    static constexpr bool elementwise = true;  ///< ad::elementwise_op
 
     static std::vector<spec::constraint> constraints(const spec::context& c) {
         std::vector<spec::constraint> out;
@@ -641,6 +646,7 @@ struct Cast {
     using attributes = cast_attr;
     static constexpr std::array<spec::value_spec, 1> inputs{{{"input", spec::types::all, {}, "T1"}}};
     static constexpr std::array<spec::value_spec, 1> outputs{{{"output", spec::types::all, {}, "T2"}}};
+    static constexpr bool elementwise = true;  ///< ad::elementwise_op
 
     static std::vector<spec::constraint> constraints(const spec::context&) { return {}; }
     static spec::shape_exprs output_shapes(const spec::context& c) { return {c.shape(0)}; }

@@ -1477,6 +1477,15 @@ struct resize {
         };
         return spec::hints{}
             .choice("mode", {std::string("nearest"), std::string("linear"), std::string("cubic")}, 0.8)
+            // Each output element reads 1 (nearest), 2 (linear) or 4 (cubic) taps along every axis.
+            .work([](const spec::context& c, const std::vector<std::vector<spec::expr>>& out) {
+                const auto it = c.attributes().find("mode");
+                const auto* mode = it != c.attributes().end() ? std::get_if<std::string>(&it->second) : nullptr;
+                const std::int64_t per_axis = mode == nullptr || *mode == "nearest" ? 1 : (*mode == "linear" ? 2 : 4);
+                std::int64_t taps = 1;
+                for (std::size_t a = 0; a < c.rank(0); ++a) taps *= per_axis;
+                return spec::product(out[0]) * taps;
+            })
             .choice("coordinate_transformation_mode",
                     {std::string("half_pixel"), std::string("pytorch_half_pixel"), std::string("align_corners"),
                      std::string("asymmetric"), std::string("tf_half_pixel_for_nn"), std::string("tf_crop_and_resize")},

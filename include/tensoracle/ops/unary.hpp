@@ -36,6 +36,7 @@ struct unary_elementwise {
     using attributes = typename F::attributes;
     static constexpr std::array<spec::value_spec, 1> inputs{{{"X", F::types}}};
     static constexpr std::array<spec::value_spec, 1> outputs{{{"Y", F::out_types}}};
+    static constexpr bool elementwise = true;  ///< ad::elementwise_op
     /// NNSmith's proxy derivative for ops whose derivative is 0 almost everywhere.
     static constexpr double proxy_slope = [] {
         if constexpr (requires { F::proxy_slope; }) {

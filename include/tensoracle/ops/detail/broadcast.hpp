@@ -78,6 +78,10 @@ inline std::vector<std::vector<std::size_t>> broadcast_offsets(const std::vector
     std::vector<std::vector<std::size_t>> offsets(in.size(), std::vector<std::size_t>(n));
     const std::size_t rank = out.size();
     for (std::size_t j = 0; j < in.size(); ++j) {
+        if (in[j] == out) {  // the common case: no broadcasting, no odometer
+            for (std::size_t f = 0; f < n; ++f) offsets[j][f] = f;
+            continue;
+        }
         // Strides of input j aligned to the output's axes (0 where broadcast).
         shape_type st(rank, 0);
         std::size_t stride = 1;
