@@ -1,33 +1,44 @@
 #!/usr/bin/env bash
 # Campaign throughput against ONNX Runtime, end to end (generate, reference,
 # run both ORT configurations, compare), for 10-node graphs on one core:
-# persistent workers vs a process per case, side by side in one run.
-#   benchmarks/campaign_throughput.sh [TENSORACLE_EXE] [COUNT]
+# persistent workers on several seeds (a few heavy cases dominate any one
+# seed's figure), and a process per case on the first seed, side by side.
+#   benchmarks/campaign_throughput.sh [TENSORACLE_EXE] [COUNT] [SEED...]
 set -euo pipefail
 exe="${1:-build/release/cli/tensoracle}"
 count="${2:-200}"
+shift $(( $# > 2 ? 2 : $# ))
+seeds=("$@")
+[ ${#seeds[@]} -gt 0 ] || seeds=(77 78 79 80)
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-rate() {  # prints cases/s of one campaign
+# The campaign's own configuration against ORT (the default without bfloat16, which
+# onnxruntime-node cannot pass), so that "generation alone" makes the same cases.
+echo '{"dtypes": ["f16", "f32", "f64", "i8", "i16", "i32", "i64", "u8", "bool"]}' >"$tmp/config.json"
+seconds() {  # runs a command, prints its wall seconds
   local start end
   start=$(date +%s.%N)
-  "$exe" campaign --quiet --backend onnxruntime --backend onnxruntime-noopt --count "$count" --seed 77 \
-    --jobs 1 --out "$tmp/$1" "${@:2}" >/dev/null
+  "$@" >/dev/null
   end=$(date +%s.%N)
-  python3 -c "print(f'{$count / ($end - $start):.2f}')"
+  python3 -c "print($end - $start)"
 }
-gen_rate() {
-  local start end
-  start=$(date +%s.%N)
-  "$exe" gen --quiet --count "$count" --seed 77 --out "$tmp/gen" >/dev/null
-  end=$(date +%s.%N)
-  python3 -c "print(f'{$count / ($end - $start):.2f}')"
+campaign() {  # seed, folder, extra options
+  seconds "$exe" campaign --quiet --backend onnxruntime --backend onnxruntime-noopt --count "$count" --seed "$1" \
+    --jobs 1 --out "$tmp/$2" "${@:3}"
 }
-g=$(gen_rate)
-w=$(rate worker)
-p=$(rate per-case --process-per-case)
-echo "cases/s on one core, $count 10-node cases, 2 ORT configurations per case:"
-echo "  generation alone (gen + input search + reference):  $g"
-echo "  campaign, persistent workers:                      $w"
-echo "  campaign, a process per case:                      $p"
-python3 -c "print(f'  worker / process-per-case: {$w / $p:.2f}x')"
+echo "cases/s on one core, $count 10-node cases per seed, 2 ORT configurations per case:"
+echo "  seed   generation alone   campaign (persistent workers)"
+gen_total=0
+camp_total=0
+for s in "${seeds[@]}"; do
+  g=$(seconds "$exe" gen --quiet --count "$count" --seed "$s" --config "$tmp/config.json" --out "$tmp/gen$s")
+  w=$(campaign "$s" "worker$s")
+  gen_total=$(python3 -c "print($gen_total + $g)")
+  camp_total=$(python3 -c "print($camp_total + $w)")
+  python3 -c "print(f'  {$s:<6} {$count / $g:>16.2f}   {$count / $w:>16.2f}')"
+done
+n=${#seeds[@]}
+python3 -c "print(f'  all    {$n * $count / $gen_total:>16.2f}   {$n * $count / $camp_total:>16.2f}')"
+w=$(campaign "${seeds[0]}" "worker-again")
+p=$(campaign "${seeds[0]}" "per-case" --process-per-case)
+python3 -c "print(f'seed ${seeds[0]}: persistent workers {$count / $w:.2f} cases/s, a process per case {$count / $p:.2f}: {$p / $w:.2f}x')"

@@ -368,6 +368,34 @@ inline void write_model(const graph::graph& g, const std::map<std::string, tenso
     return m;
 }
 
+/// Node `i` of `g` alone: its inputs become graph inputs fed with `values`
+/// (initializers stay initializers), its outputs the graph's outputs.
+[[nodiscard]] inline graph::graph single_node(const graph::graph& g, std::size_t i,
+                                              const std::map<std::string, tensor, std::less<>>& values,
+                                              std::map<std::string, tensor, std::less<>>& feeds) {
+    graph::graph one;
+    one.name = g.name + "_node" + std::to_string(i);
+    one.opset = g.opset;
+    const auto& n = g.nodes.at(i);
+    one.nodes.push_back(n);
+    for (const auto& in : n.inputs) {
+        if (in.empty()) continue;
+        if (const auto it = g.initializers.find(in); it != g.initializers.end()) {
+            one.initializers.insert_or_assign(in, it->second);
+        } else if (feeds.count(in) == 0) {
+            const auto& t = values.at(in);
+            one.inputs.push_back({in, t.element_dtype(), t.shape()});
+            feeds.emplace(in, t);
+        }
+    }
+    for (const auto& o : n.outputs) {
+        if (o.empty()) continue;
+        const auto& t = values.at(o);
+        one.outputs.push_back({o, t.element_dtype(), t.shape()});
+    }
+    return one;
+}
+
 }  // namespace detail
 
 /// Runs the campaign; see the file comment. Throws backend_unavailable when a
@@ -811,10 +839,29 @@ private:
                 s.oracle = "process";
                 s.where = normalize_message(r.run.message) + "|" + normalize_message(detail::first_line(r.run.process.err));
                 return s;
-            case outcome_class::hang:
+            case outcome_class::hang: {
+                // No values to compare: the first node that also hangs on its own, fed the
+                // reference's values, is the location (else the op set stays the signature).
                 s.oracle = "process";
                 s.where = detail::sorted_ops(c.op_types);
+                if (!o_.localize) return s;
+                for (std::size_t i = 0; i < c.model.nodes.size(); ++i) {
+                    try {
+                        std::map<std::string, tensor, std::less<>> feeds;
+                        const auto one = detail::single_node(c.model, i, c.values, feeds);
+                        if (one.outputs.empty()) continue;
+                        detail::write_model(one, feeds, dir / "alone");
+                        const auto x = detail::run_on(*lane.backends[b], dir / "alone", "out", one.outputs.size(), o_.timeout_seconds);
+                        if (x.status == run_status::hang) {
+                            s.where = "op " + c.model.nodes[i].op_type + " " + std::string(name(one.outputs[0].type));
+                            break;
+                        }
+                    } catch (const std::out_of_range&) {
+                        continue;  // a value the reference did not record: this node cannot run alone
+                    }
+                }
                 return s;
+            }
             case outcome_class::nondeterministic: {
                 // The first node whose marked output differs between two runs.
                 s.oracle = "rerun";
