@@ -265,6 +265,10 @@ int main(int argc, char** argv) {
         to::gen::generation_stats stats;
         std::size_t ours = 0, checker = 0, shapes = 0, ran = 0, finite = 0, regrown_cases = 0;
         std::map<std::string, std::size_t> problems;
+        std::map<std::string, std::uint64_t> first_case;  // a problem's first case index, to reproduce it
+        auto problem = [&](const std::string& what, std::uint64_t i) {
+            if (problems[what]++ == 0) first_case[what] = i;
+        };
         for (std::uint64_t i = validity_first; i < validity_first + validity; ++i) {
             // Progress on stderr (a 10,000-graph run takes about half an hour).
             if ((i - validity_first) % 100 == 0) {
@@ -275,7 +279,7 @@ int main(int argc, char** argv) {
             try {
                 c = to::io::make_case(gen, seed + 2000, i, stats);
             } catch (const std::exception& e) {
-                ++problems[std::string("make_case: ") + e.what()];
+                problem(std::string("make_case: ") + e.what(), i);
                 continue;
             }
             regrown_cases += c.graphs_grown > 1 ? 1 : 0;
@@ -283,21 +287,21 @@ int main(int argc, char** argv) {
                 c.model.validate();
                 ++ours;
             } catch (const std::exception& e) {
-                ++problems[std::string("validate: ") + e.what()];
+                problem(std::string("validate: ") + e.what(), i);
                 continue;
             }
             try {
                 to::io::check_model(to::io::to_model_proto(c.model));
                 ++checker;
             } catch (const std::exception& e) {
-                ++problems[std::string("checker: ") + e.what()];
+                problem(std::string("checker: ") + e.what(), i);
                 continue;
             }
             std::map<std::string, to::graph::value_info> inferred;
             try {
                 inferred = to::io::onnx_shape_inference(c.model);
             } catch (const std::exception& e) {
-                ++problems[std::string("shape inference: ") + e.what()];
+                problem(std::string("shape inference: ") + e.what(), i);
                 continue;
             }
             // Run again from the stored data: what a reader of the case files gets.
@@ -306,7 +310,7 @@ int main(int argc, char** argv) {
                 run = to::graph::run(c.model, c.inputs, {.record_intermediates = true});
                 ++ran;
             } catch (const std::exception& e) {
-                ++problems[std::string("run: ") + e.what()];
+                problem(std::string("run: ") + e.what(), i);
                 continue;
             }
             const auto& model = c.model;
@@ -316,7 +320,7 @@ int main(int argc, char** argv) {
                 if (it == inferred.end() || !it->second.shape) continue;
                 if (it->second.type != t.element_dtype() || *it->second.shape != t.shape()) {
                     agree = false;
-                    ++problems["shape inference disagrees on " + name];
+                    problem("shape inference disagrees on " + name, i);
                 }
             }
             shapes += agree ? 1 : 0;
@@ -341,7 +345,10 @@ int main(int argc, char** argv) {
         std::printf("  cases whose first graph's input search failed, grown again: %zu; instances rejected because "
                     "ONNX 1.12 infers their shape wrongly: %zu\n",
                     regrown_cases, avoided);
-        for (const auto& [what, n] : problems) std::printf("    %zu x %s\n", n, what.substr(0, 160).c_str());
+        for (const auto& [what, n] : problems) {
+            std::printf("    %zu x (first: case %llu of seed %llu) %s\n", n, static_cast<unsigned long long>(first_case[what]),
+                        static_cast<unsigned long long>(seed + 2000), what.substr(0, 300).c_str());
+        }
     }
 #endif
     return 0;
