@@ -185,6 +185,10 @@ template <class Op, class V>
         return r;
     }
     const bool seeded = !w.empty() && !is_empty(w[0]);
+    double slope = 0.0;  // the proxy slope where the true derivative is zero (single-input ops)
+    if constexpr (requires { Op::proxy_slope; }) {
+        if (options.proxy && ids.size() == 1) slope = Op::proxy_slope;
+    }
     std::vector<array<V>> u(c.input_count(), empty_array<V>());
     for (const std::size_t i : ids) {
         u[i] = array<V>::from_shape(x[i].shape());
@@ -202,22 +206,18 @@ template <class Op, class V>
         if (!seeded || fr.tangents.empty() || is_empty(fr.tangents[0])) continue;
         const auto& t = fr.tangents[0];
         check_same_shape(Op::op_type, "cotangent of output", 0, t.shape(), w[0].shape());
-        const shape_type out_shape(t.shape().begin(), t.shape().end());
-        // A one-element input (Clip's bounds, a scalar operand) feeds every output element.
-        const auto offsets =
-            x[i].size() == 1 ? std::vector<std::vector<std::size_t>>{std::vector<std::size_t>(t.size(), 0)}
-                             : ops::detail::broadcast_offsets({shape_type(x[i].shape().begin(), x[i].shape().end())},
-                                                              out_shape);
-        bool use_proxy = false;
-        double slope = 0.0;
-        if constexpr (requires { Op::proxy_slope; }) {
-            use_proxy = options.proxy && Op::proxy_slope != 0.0 && ids.size() == 1;
-            slope = Op::proxy_slope;
+        // Where input i feeds output element f: itself (same size), its one element
+        // (Clip's bounds, a scalar operand), or its broadcast position.
+        std::vector<std::size_t> offsets;
+        if (x[i].size() != t.size() && x[i].size() != 1) {
+            offsets = ops::detail::broadcast_offsets({shape_type(x[i].shape().begin(), x[i].shape().end())},
+                                                     shape_type(t.shape().begin(), t.shape().end()))[0];
         }
         for (std::size_t f = 0; f < t.size(); ++f) {
             V local = t.data()[f];
-            if (use_proxy && local == V(0)) local = V(slope);
-            cot.data()[offsets[0][f]] += w[0].data()[f] * local;
+            if (slope != 0.0 && local == V(0)) local = V(slope);
+            const std::size_t k = x[i].size() == t.size() ? f : (x[i].size() == 1 ? 0 : offsets[f]);
+            cot.data()[k] += w[0].data()[f] * local;
         }
     }
     return r;

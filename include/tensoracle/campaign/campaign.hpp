@@ -321,6 +321,11 @@ inline void reset_dir(const fs::path& d) {
     if (ec) throw error("tensoracle::campaign", "cannot create " + d.string() + ": " + ec.message());
 }
 
+/// A localized signature's place: "op <type> <dtype>".
+[[nodiscard]] inline std::string op_where(const std::string& op_type, dtype d) {
+    return "op " + op_type + " " + std::string(name(d));
+}
+
 [[nodiscard]] inline std::string sorted_ops(const std::vector<std::string>& ops) {
     std::set<std::string> s(ops.begin(), ops.end());
     std::string out = "ops ";
@@ -773,14 +778,10 @@ private:
         }
         /// "op <type> <dtype>" of `node`, the dtype its first marked output has in `got`.
         [[nodiscard]] std::string where(std::size_t node, const std::vector<tensor>& got) const {
-            std::string d;
             for (const auto& [n, value] : marked) {
-                if (n == node) {
-                    d = std::string(name(got.at(position.at(value)).element_dtype()));
-                    break;
-                }
+                if (n == node) return detail::op_where(model.nodes[node].op_type, got.at(position.at(value)).element_dtype());
             }
-            return "op " + model.nodes[node].op_type + " " + d;
+            return "op " + model.nodes[node].op_type + " ";  // no marked output (not reached: localized nodes have one)
         }
     };
 
@@ -853,7 +854,7 @@ private:
                         detail::write_model(one, feeds, dir / "alone");
                         const auto x = detail::run_on(*lane.backends[b], dir / "alone", "out", one.outputs.size(), o_.timeout_seconds);
                         if (x.status == run_status::hang) {
-                            s.where = "op " + c.model.nodes[i].op_type + " " + std::string(name(one.outputs[0].type));
+                            s.where = detail::op_where(c.model.nodes[i].op_type, one.outputs[0].type);
                             break;
                         }
                     } catch (const std::out_of_range&) {

@@ -17,6 +17,10 @@
 
 namespace tensoracle::gen {
 
+/// The input search's default budget in work units (config::search_work,
+/// search_options::work_budget): about a second on the 2-core machine of the README's figures.
+inline constexpr std::size_t default_search_work = std::size_t{1} << 27;
+
 struct config {
     /// Ops to draw from (empty: every op of the registry) and ops never drawn.
     std::vector<std::string> include_ops;
@@ -58,7 +62,7 @@ struct config {
     /// kernel, three per unit through its VJP; gen::search_options::work_budget): a
     /// graph whose search would cost more (a large Conv that needs many steps) is
     /// grown again. Deterministic, unlike a time limit. About a second here.
-    std::size_t search_work = std::size_t{1} << 27;
+    std::size_t search_work = default_search_work;
     /// A case whose input search fails is grown again from its own random stream, up to
     /// this many graphs in all, so what a campaign receives is NaN/Inf-free; 1: keep the
     /// first graph whatever the search found.

@@ -49,7 +49,7 @@ struct search_options {
     /// that per VJP through it): the search fails once it is spent, so a graph
     /// that takes many steps through a large Conv is left for another graph
     /// rather than searched for minutes. Deterministic, unlike a time limit.
-    double work_budget = static_cast<double>(std::size_t{1} << 27);
+    double work_budget = static_cast<double>(default_search_work);
 };
 
 struct search_result {
