@@ -192,3 +192,17 @@ TEST_CASE("callable_backend: a C++ system under test in a forked child, its cras
     CHECK(r.status == tc::run_status::compile_failure);
     CHECK(r.message.find("bad graph") != std::string::npos);
 }
+
+TEST_CASE("widen_to_float64: values an op takes only in float32 (Resize's scales) stay float32, so the re-evaluation runs") {
+    tensoracle::graph::graph g;
+    g.inputs = {{"x", tensoracle::dtype::f16, tensoracle::shape_type{1, 1, 2}}};
+    g.initializers.emplace("scales", tensor(tensoracle::array<float>{1.f, 1.f, 2.f}));
+    g.nodes = {{"Resize", {"x", "", "scales"}, {"y"}, {}, "", ""}};
+    g.outputs = {{"y", tensoracle::dtype::f16, tensoracle::shape_type{1, 1, 4}}};
+    const auto w = tc::widen_to_float64(g);
+    CHECK(w.inputs[0].type == tensoracle::dtype::f64);
+    CHECK(w.outputs[0].type == tensoracle::dtype::f64);
+    CHECK(w.initializers.at("scales").element_dtype() == tensoracle::dtype::f32);
+    const auto r = tensoracle::graph::run(w, {{"x", tensor(tensoracle::array<double>{{{1.0, 3.0}}})}});
+    CHECK(r.outputs.at("y").shape() == tensoracle::shape_type{1, 1, 4});
+}

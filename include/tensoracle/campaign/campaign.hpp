@@ -109,6 +109,13 @@ inline constexpr outcome_class all_outcomes[] = {
     }
 }
 
+/// What judging one case compares, and how (a campaign's comparison settings).
+struct judge_options {
+    double level = -4.0;
+    double timeout_seconds = 10.0;
+    bool float64_oracle = true, recheck = true, localize = true, compare_backends = true;
+};
+
 struct campaign_options {
     gen::config config;
     std::uint64_t seed = 0, first = 0, count = 100;
@@ -128,6 +135,9 @@ struct campaign_options {
     bool compare_backends = true;
     /// Human-readable labels of the backends (commands), recorded in campaign.json.
     std::map<std::string, std::string> backend_descriptions;
+    [[nodiscard]] judge_options judging() const {
+        return {level, timeout_seconds, float64_oracle, recheck, localize, compare_backends};
+    }
 };
 
 /// What the progress line shows.
@@ -202,14 +212,32 @@ namespace detail {
 
 /// The graph with every f16/bf16/f32 value, weight, Cast target and constant widened to
 /// float64: the truth a low-precision reference and backend are both measured against.
-[[nodiscard]] inline graph::graph widen_to_float64(const graph::graph& g) {
-    graph::graph w = g;
-    for (auto* list : {&w.inputs, &w.outputs}) {
-        for (auto& v : *list) {
-            if (detail::low_precision(v.type)) v.type = dtype::f64;
+/// Graph inputs and weights read where an op takes no float64 (Resize's scales: f32
+/// only) stay as they are, or the re-evaluation would not run.
+[[nodiscard]] inline std::set<std::string> float64_refused(const graph::graph& g) {
+    std::set<std::string> refused;
+    for (const auto& n : g.nodes) {
+        const auto* op = ops::find_op(n.op_type);
+        if (op == nullptr || op->inputs.empty()) continue;
+        for (std::size_t k = 0; k < n.inputs.size(); ++k) {
+            const auto& slot = op->inputs[std::min(k, op->inputs.size() - 1)];
+            if (!n.inputs[k].empty() && !slot.types.contains(dtype::f64)) refused.insert(n.inputs[k]);
         }
     }
-    for (auto& [name, t] : w.initializers) t = detail::widened(t);
+    return refused;
+}
+
+[[nodiscard]] inline graph::graph widen_to_float64(const graph::graph& g) {
+    graph::graph w = g;
+    const auto refused = float64_refused(g);
+    for (auto* list : {&w.inputs, &w.outputs}) {
+        for (auto& v : *list) {
+            if (detail::low_precision(v.type) && !refused.count(v.name)) v.type = dtype::f64;
+        }
+    }
+    for (auto& [name, t] : w.initializers) {
+        if (!refused.count(name)) t = detail::widened(t);
+    }
     for (auto& n : w.nodes) {
         for (auto& [key, value] : n.attributes) {
             if (auto* code = std::get_if<std::int64_t>(&value); code && (key == "to" || key == "dtype")) {
@@ -403,162 +431,12 @@ inline void write_model(const graph::graph& g, const std::map<std::string, tenso
 
 }  // namespace detail
 
-/// Runs the campaign; see the file comment. Throws backend_unavailable when a
-/// backend cannot be started at all, and tensoracle::error for a bad output folder.
-class campaign_runner {
+/// Runs one case on a lane's backends and judges it: outcomes, backend-vs-backend
+/// comparisons and signatures (localized where it can). The campaign's judgement,
+/// shared with the reducer (campaign/reduce.hpp) so that a reduced case is held to
+/// exactly the signature the campaign gave the original.
+class case_judge {
 public:
-    campaign_runner(campaign_options o, std::vector<std::unique_ptr<backend>> backends)
-        : o_(std::move(o)), gen_(o_.config), prototypes_(std::move(backends)) {
-        const char* where = "tensoracle::campaign::run_campaign";
-        if (prototypes_.empty()) throw error(where, "no backend to run");
-        std::set<std::string> names;
-        for (const auto& b : prototypes_) {
-            if (!names.insert(b->name()).second) throw error(where, "two backends named '" + b->name() + "'");
-            if (b->name().find(" vs ") != std::string::npos) throw error(where, "a backend name may not contain ' vs '");
-        }
-        if (o_.out.empty()) throw error(where, "no output folder");
-        if (!(o_.timeout_seconds > 0)) throw error(where, "the time-out must be positive");
-        (void)tolerance_level(dtype::f32, o_.level);  // throws for a level outside [-10, 0]
-        o_.jobs = std::max(1u, o_.jobs);
-    }
-
-    /// Runs (or resumes) and writes summary.json / summary.txt; returns the summary.
-    nlohmann::json run(const std::function<void(const campaign_progress&)>& on_progress = {}, const std::atomic<bool>* stop = nullptr) {
-        fs::create_directories(o_.out / "cases");
-        check_or_write_settings();
-        const auto done = journal_indices();
-        std::vector<std::uint64_t> todo;
-        for (std::uint64_t k = 0; k < o_.count; ++k) {
-            if (!done.contains(o_.first + k)) todo.push_back(o_.first + k);
-        }
-        progress_.total = o_.count;
-        progress_.skipped = o_.count - todo.size();
-        progress_.done = progress_.skipped;
-        journal_.open(o_.out / "results.jsonl", std::ios::app);
-        if (!journal_) throw error("tensoracle::campaign", "cannot append to " + (o_.out / "results.jsonl").string());
-
-        std::vector<detail::lane> lanes(o_.jobs);
-        for (unsigned j = 0; j < o_.jobs; ++j) {
-            for (const auto& b : prototypes_) lanes[j].backends.push_back(b->clone());
-            lanes[j].scratch = o_.out / ".work" / std::to_string(j);
-        }
-        std::atomic<std::size_t> next{0};
-        std::exception_ptr fatal;
-        const auto start = std::chrono::steady_clock::now();
-        auto worker = [&](detail::lane& lane) {
-            for (;;) {
-                if (stop && stop->load()) return;
-                if (o_.time_limit_seconds > 0 &&
-                    std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > o_.time_limit_seconds) return;
-                {
-                    std::lock_guard lock(mutex_);
-                    if (fatal) return;
-                }
-                const std::size_t k = next.fetch_add(1);
-                if (k >= todo.size()) return;
-                try {
-                    auto line = run_case(lane, todo[k]);
-                    record(line, start, on_progress);
-                } catch (const backend_unavailable&) {
-                    std::lock_guard lock(mutex_);
-                    if (!fatal) fatal = std::current_exception();
-                    return;
-                }
-            }
-        };
-        std::vector<std::thread> pool;
-        for (unsigned j = 1; j < o_.jobs; ++j) pool.emplace_back(worker, std::ref(lanes[j]));
-        worker(lanes[0]);
-        for (auto& t : pool) t.join();
-        journal_.close();
-        lanes.clear();  // stops the workers
-        std::error_code ec;
-        fs::remove_all(o_.out / ".work", ec);
-        if (fatal) std::rethrow_exception(fatal);
-        return write_summary();
-    }
-
-private:
-    // --- settings and journal --------------------------------------------------
-    [[nodiscard]] nlohmann::json settings() const {
-        nlohmann::json b = nlohmann::json::array();
-        for (const auto& p : prototypes_) {
-            const auto it = o_.backend_descriptions.find(p->name());
-            b.push_back({{"name", p->name()}, {"command", it == o_.backend_descriptions.end() ? "" : it->second}});
-        }
-        return {{"seed", o_.seed},
-                {"config_hash", o_.config.hash()},
-                {"config", gen::to_json(o_.config)},
-                {"level", o_.level},
-                {"backends", b},
-                {"float64_oracle", o_.float64_oracle},
-                {"recheck", o_.recheck},
-                {"localize", o_.localize},
-                {"compare_backends", o_.compare_backends}};
-    }
-
-    void check_or_write_settings() {
-        const auto p = o_.out / "campaign.json";
-        auto mine = settings();
-        if (fs::exists(p)) {
-            nlohmann::json theirs;
-            try {
-                std::ifstream f(p);
-                theirs = nlohmann::json::parse(f);
-            } catch (const std::exception& e) {
-                throw error("tensoracle::campaign", p.string() + " is not readable JSON: " + e.what());
-            }
-            // A resumed campaign must be the same campaign: its journal only holds those results.
-            for (const char* k : {"seed", "config_hash", "level", "backends", "float64_oracle", "recheck", "localize", "compare_backends"}) {
-                if (theirs.value(k, nlohmann::json()) != mine[k]) {
-                    throw error("tensoracle::campaign", o_.out.string() + " holds a campaign with another '" + k + "' (" +
-                                                            theirs.value(k, nlohmann::json()).dump() + " there, " + mine[k].dump() +
-                                                            " now): resume it with the same settings, or use another --out");
-                }
-            }
-        }
-        detail::write_json(p, mine);
-    }
-
-    /// Cases already judged (the journal's complete lines; a line cut by a kill is dropped).
-    std::set<std::uint64_t> journal_indices() {
-        std::set<std::uint64_t> done;
-        const auto p = o_.out / "results.jsonl";
-        std::ifstream f(p);
-        std::string line, kept;
-        bool cut = false;
-        while (std::getline(f, line)) {
-            try {
-                const auto j = nlohmann::json::parse(line);
-                const auto i = j.at("index").get<std::uint64_t>();
-                if (i >= o_.first && i < o_.first + o_.count) done.insert(i);
-                kept += line + "\n";
-            } catch (const std::exception&) {
-                cut = true;
-            }
-        }
-        f.close();
-        if (cut) {  // rewrite without the partial line
-            std::ofstream w(p, std::ios::trunc);
-            w << kept;
-        }
-        return done;
-    }
-
-    void record(const nlohmann::json& line, std::chrono::steady_clock::time_point start,
-                const std::function<void(const campaign_progress&)>& on_progress) {
-        std::lock_guard lock(mutex_);
-        journal_ << line.dump() << '\n';
-        journal_.flush();
-        ++progress_.done;
-        for (const auto& [name, r] : line["backends"].items()) ++progress_.outcomes[r["outcome"].get<std::string>()];
-        for (const auto& s : line["signatures"]) seen_signatures_.insert(s["id"].get<std::string>());
-        progress_.signatures = seen_signatures_.size();
-        progress_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        if (on_progress) on_progress(progress_);
-    }
-
-    // --- one case --------------------------------------------------------------
     struct backend_result {
         backend_run run;
         outcome_class outcome = outcome_class::pass;
@@ -567,32 +445,40 @@ private:
         std::optional<signature> sig;
     };
 
-    nlohmann::json run_case(detail::lane& lane, std::uint64_t index) {
-        const auto case_start = std::chrono::steady_clock::now();
-        nlohmann::json line;
-        line["case"] = io::case_id(o_.seed, index);
-        line["index"] = index;
-        line["signatures"] = nlohmann::json::array();
-        line["backends"] = nlohmann::json::object();
-        io::generated_case c;
-        try {
-            gen::generation_stats stats;
-            c = io::make_case(gen_, o_.seed, index, stats);
-        } catch (const std::exception& e) {
-            line["generation_error"] = e.what();
-            return line;
+    struct evaluation {
+        std::vector<backend_result> results;  ///< lane order
+        nlohmann::json pairs = nlohmann::json::object();
+        std::vector<signature> pair_signatures;
+        std::string truth_note;
+        /// Every signature of the case: the backends' in lane order, then the pairs'.
+        [[nodiscard]] std::vector<signature> signatures() const {
+            std::vector<signature> s;
+            for (const auto& r : results) {
+                if (r.sig) s.push_back(*r.sig);
+            }
+            s.insert(s.end(), pair_signatures.begin(), pair_signatures.end());
+            return s;
         }
-        line["nodes"] = c.model.nodes.size();
-        line["ops"] = c.op_types;
+    };
+
+    explicit case_judge(judge_options o) : o_(o) {
+        if (!(o_.timeout_seconds > 0)) throw error("tensoracle::campaign::case_judge", "the time-out must be positive");
+        (void)tolerance_level(dtype::f32, o_.level);  // throws for a level outside [-10, 0]
+    }
+    [[nodiscard]] const judge_options& options() const noexcept { return o_; }
+
+    /// Writes `c` to the lane's scratch folder, runs it on every backend of the lane and
+    /// judges it. Throws backend_unavailable when a backend cannot be started.
+    [[nodiscard]] evaluation evaluate(detail::lane& lane, const io::generated_case& c) const {
+        evaluation e;
+        e.results.resize(lane.backends.size());
+        auto& results = e.results;
         std::vector<tensor> expected;
         for (const auto& out : c.model.outputs) expected.push_back(c.outputs.at(out.name));
         const auto dir = lane.scratch;
         detail::write_model(c.model, c.inputs, dir);
-
-        std::vector<backend_result> results(lane.backends.size());
         std::optional<std::vector<tensor>> truth;  // float64 re-evaluation, computed when first needed
         bool truth_tried = false;
-        std::string truth_note;
         for (std::size_t b = 0; b < lane.backends.size(); ++b) {
             auto& be = *lane.backends[b];
             auto& r = results[b];
@@ -624,7 +510,7 @@ private:
                 if (o_.float64_oracle && has_low_precision_values(c)) {
                     if (!truth_tried) {
                         truth_tried = true;
-                        truth = float64_truth(c, truth_note);
+                        truth = float64_truth(c, e.truth_note);
                     }
                     if (truth && all_within_reference_precision(r.run.outputs, expected, *truth)) {
                         r.outcome = outcome_class::reference_precision;
@@ -634,41 +520,18 @@ private:
             }
         }
         // Backend vs backend: outcomes, then values.
-        nlohmann::json pairs = nlohmann::json::object();
-        std::vector<signature> pair_sigs;
         if (o_.compare_backends) {
             for (std::size_t a = 0; a < results.size(); ++a) {
                 for (std::size_t b = a + 1; b < results.size(); ++b) {
                     if (family(lane.backends[a]->name()) != family(lane.backends[b]->name())) continue;
-                    compare_pair(lane, c, dir, a, b, results, pairs, pair_sigs);
+                    compare_pair(lane, c, dir, a, b, results, e.pairs, e.pair_signatures);
                 }
             }
         }
-        // Signatures (before any reduction), then the record.
         for (std::size_t b = 0; b < results.size(); ++b) {
-            auto& r = results[b];
-            if (is_failure(r.outcome)) r.sig = make_signature(lane, b, c, dir, r);
-            nlohmann::json jr{{"outcome", to_string(r.outcome)},
-                              {"detail", r.detail},
-                              {"seconds", r.run.process.seconds},
-                              {"graphnet_error_code", graphnet_error_code(r.outcome)}};
-            if (r.run.status == run_status::ran) {
-                jr["max_abs_error"] = r.judged.max_abs_error;
-                jr["max_rel_error"] = r.judged.max_rel_error;
-                if (r.judged.min_passing_level) jr["min_passing_level"] = *r.judged.min_passing_level;
-            }
-            if (r.sig) {
-                jr["signature"] = r.sig->id();
-                line["signatures"].push_back(r.sig->json());
-            }
-            line["backends"][lane.backends[b]->name()] = jr;
+            if (is_failure(results[b].outcome)) results[b].sig = make_signature(lane, b, c, dir, results[b]);
         }
-        for (const auto& s : pair_sigs) line["signatures"].push_back(s.json());
-        if (!pairs.empty()) line["pairs"] = pairs;
-        if (!truth_note.empty()) line["float64_oracle"] = truth_note;
-        line["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - case_start).count();
-        if (!line["signatures"].empty()) save_failing_case(c, lane, dir, results, line);
-        return line;
+        return e;
     }
 
     /// Backends whose names share the part before the first '-' ("onnxruntime",
@@ -683,7 +546,8 @@ private:
         try {
             const auto w = widen_to_float64(c.model);
             std::map<std::string, tensor, std::less<>> feeds;
-            for (const auto& [name, t] : c.inputs) feeds.emplace(name, detail::widened(t));
+            const auto refused = float64_refused(c.model);
+            for (const auto& [name, t] : c.inputs) feeds.emplace(name, refused.count(name) ? t : detail::widened(t));
             const auto r = graph::run(w, feeds);
             std::vector<tensor> out;
             for (const auto& o : w.outputs) out.push_back(r.outputs.at(o.name));
@@ -719,7 +583,7 @@ private:
 
     void compare_pair(detail::lane& lane, const io::generated_case& c, const fs::path& dir, std::size_t a, std::size_t b,
                       std::vector<backend_result>& results, nlohmann::json& pairs,
-                      std::vector<signature>& pair_sigs) {
+                      std::vector<signature>& pair_sigs) const {
         auto& ra = results[a];
         auto& rb = results[b];
         const std::string pair = lane.backends[a]->name() + " vs " + lane.backends[b]->name();
@@ -906,6 +770,213 @@ private:
         return s;
     }
 
+private:
+    judge_options o_;
+};
+
+
+/// Runs the campaign; see the file comment. Throws backend_unavailable when a
+/// backend cannot be started at all, and tensoracle::error for a bad output folder.
+class campaign_runner {
+public:
+    campaign_runner(campaign_options o, std::vector<std::unique_ptr<backend>> backends)
+        : o_(std::move(o)), judge_(o_.judging()), gen_(o_.config), prototypes_(std::move(backends)) {
+        const char* where = "tensoracle::campaign::run_campaign";
+        if (prototypes_.empty()) throw error(where, "no backend to run");
+        std::set<std::string> names;
+        for (const auto& b : prototypes_) {
+            if (!names.insert(b->name()).second) throw error(where, "two backends named '" + b->name() + "'");
+            if (b->name().find(" vs ") != std::string::npos) throw error(where, "a backend name may not contain ' vs '");
+        }
+        if (o_.out.empty()) throw error(where, "no output folder");
+        o_.jobs = std::max(1u, o_.jobs);
+    }
+
+    /// Runs (or resumes) and writes summary.json / summary.txt; returns the summary.
+    nlohmann::json run(const std::function<void(const campaign_progress&)>& on_progress = {}, const std::atomic<bool>* stop = nullptr) {
+        fs::create_directories(o_.out / "cases");
+        check_or_write_settings();
+        const auto done = journal_indices();
+        std::vector<std::uint64_t> todo;
+        for (std::uint64_t k = 0; k < o_.count; ++k) {
+            if (!done.contains(o_.first + k)) todo.push_back(o_.first + k);
+        }
+        progress_.total = o_.count;
+        progress_.skipped = o_.count - todo.size();
+        progress_.done = progress_.skipped;
+        journal_.open(o_.out / "results.jsonl", std::ios::app);
+        if (!journal_) throw error("tensoracle::campaign", "cannot append to " + (o_.out / "results.jsonl").string());
+
+        std::vector<detail::lane> lanes(o_.jobs);
+        for (unsigned j = 0; j < o_.jobs; ++j) {
+            for (const auto& b : prototypes_) lanes[j].backends.push_back(b->clone());
+            lanes[j].scratch = o_.out / ".work" / std::to_string(j);
+        }
+        std::atomic<std::size_t> next{0};
+        std::exception_ptr fatal;
+        const auto start = std::chrono::steady_clock::now();
+        auto worker = [&](detail::lane& lane) {
+            for (;;) {
+                if (stop && stop->load()) return;
+                if (o_.time_limit_seconds > 0 &&
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > o_.time_limit_seconds) return;
+                {
+                    std::lock_guard lock(mutex_);
+                    if (fatal) return;
+                }
+                const std::size_t k = next.fetch_add(1);
+                if (k >= todo.size()) return;
+                try {
+                    auto line = run_case(lane, todo[k]);
+                    record(line, start, on_progress);
+                } catch (const backend_unavailable&) {
+                    std::lock_guard lock(mutex_);
+                    if (!fatal) fatal = std::current_exception();
+                    return;
+                }
+            }
+        };
+        std::vector<std::thread> pool;
+        for (unsigned j = 1; j < o_.jobs; ++j) pool.emplace_back(worker, std::ref(lanes[j]));
+        worker(lanes[0]);
+        for (auto& t : pool) t.join();
+        journal_.close();
+        lanes.clear();  // stops the workers
+        std::error_code ec;
+        fs::remove_all(o_.out / ".work", ec);
+        if (fatal) std::rethrow_exception(fatal);
+        return write_summary();
+    }
+
+private:
+    // --- settings and journal --------------------------------------------------
+    [[nodiscard]] nlohmann::json settings() const {
+        nlohmann::json b = nlohmann::json::array();
+        for (const auto& p : prototypes_) {
+            const auto it = o_.backend_descriptions.find(p->name());
+            b.push_back({{"name", p->name()}, {"command", it == o_.backend_descriptions.end() ? "" : it->second}});
+        }
+        return {{"seed", o_.seed},
+                {"config_hash", o_.config.hash()},
+                {"config", gen::to_json(o_.config)},
+                {"level", o_.level},
+                {"backends", b},
+                {"float64_oracle", o_.float64_oracle},
+                {"recheck", o_.recheck},
+                {"localize", o_.localize},
+                {"compare_backends", o_.compare_backends}};
+    }
+
+    void check_or_write_settings() {
+        const auto p = o_.out / "campaign.json";
+        auto mine = settings();
+        if (fs::exists(p)) {
+            nlohmann::json theirs;
+            try {
+                std::ifstream f(p);
+                theirs = nlohmann::json::parse(f);
+            } catch (const std::exception& e) {
+                throw error("tensoracle::campaign", p.string() + " is not readable JSON: " + e.what());
+            }
+            // A resumed campaign must be the same campaign: its journal only holds those results.
+            for (const char* k : {"seed", "config_hash", "level", "backends", "float64_oracle", "recheck", "localize", "compare_backends"}) {
+                if (theirs.value(k, nlohmann::json()) != mine[k]) {
+                    throw error("tensoracle::campaign", o_.out.string() + " holds a campaign with another '" + k + "' (" +
+                                                            theirs.value(k, nlohmann::json()).dump() + " there, " + mine[k].dump() +
+                                                            " now): resume it with the same settings, or use another --out");
+                }
+            }
+        }
+        detail::write_json(p, mine);
+    }
+
+    /// Cases already judged (the journal's complete lines; a line cut by a kill is dropped).
+    std::set<std::uint64_t> journal_indices() {
+        std::set<std::uint64_t> done;
+        const auto p = o_.out / "results.jsonl";
+        std::ifstream f(p);
+        std::string line, kept;
+        bool cut = false;
+        while (std::getline(f, line)) {
+            try {
+                const auto j = nlohmann::json::parse(line);
+                const auto i = j.at("index").get<std::uint64_t>();
+                if (i >= o_.first && i < o_.first + o_.count) done.insert(i);
+                kept += line + "\n";
+            } catch (const std::exception&) {
+                cut = true;
+            }
+        }
+        f.close();
+        if (cut) {  // rewrite without the partial line
+            std::ofstream w(p, std::ios::trunc);
+            w << kept;
+        }
+        return done;
+    }
+
+    void record(const nlohmann::json& line, std::chrono::steady_clock::time_point start,
+                const std::function<void(const campaign_progress&)>& on_progress) {
+        std::lock_guard lock(mutex_);
+        journal_ << line.dump() << '\n';
+        journal_.flush();
+        ++progress_.done;
+        for (const auto& [name, r] : line["backends"].items()) ++progress_.outcomes[r["outcome"].get<std::string>()];
+        for (const auto& s : line["signatures"]) seen_signatures_.insert(s["id"].get<std::string>());
+        progress_.signatures = seen_signatures_.size();
+        progress_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (on_progress) on_progress(progress_);
+    }
+
+    // --- one case --------------------------------------------------------------
+    using backend_result = case_judge::backend_result;
+
+    nlohmann::json run_case(detail::lane& lane, std::uint64_t index) {
+        const auto case_start = std::chrono::steady_clock::now();
+        nlohmann::json line;
+        line["case"] = io::case_id(o_.seed, index);
+        line["index"] = index;
+        line["signatures"] = nlohmann::json::array();
+        line["backends"] = nlohmann::json::object();
+        io::generated_case c;
+        try {
+            gen::generation_stats stats;
+            c = io::make_case(gen_, o_.seed, index, stats);
+        } catch (const std::exception& e) {
+            line["generation_error"] = e.what();
+            return line;
+        }
+        line["nodes"] = c.model.nodes.size();
+        line["ops"] = c.op_types;
+        const auto e = judge_.evaluate(lane, c);
+        const auto& results = e.results;
+        // Signatures (before any reduction), then the record.
+        for (std::size_t b = 0; b < results.size(); ++b) {
+            const auto& r = results[b];
+            nlohmann::json jr{{"outcome", to_string(r.outcome)},
+                              {"detail", r.detail},
+                              {"seconds", r.run.process.seconds},
+                              {"graphnet_error_code", graphnet_error_code(r.outcome)}};
+            if (r.run.status == run_status::ran) {
+                jr["max_abs_error"] = r.judged.max_abs_error;
+                jr["max_rel_error"] = r.judged.max_rel_error;
+                if (r.judged.min_passing_level) jr["min_passing_level"] = *r.judged.min_passing_level;
+            }
+            if (r.sig) {
+                jr["signature"] = r.sig->id();
+                line["signatures"].push_back(r.sig->json());
+            }
+            line["backends"][lane.backends[b]->name()] = jr;
+        }
+        for (const auto& s : e.pair_signatures) line["signatures"].push_back(s.json());
+        if (!e.pairs.empty()) line["pairs"] = e.pairs;
+        if (!e.truth_note.empty()) line["float64_oracle"] = e.truth_note;
+        line["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - case_start).count();
+        if (!line["signatures"].empty()) save_failing_case(c, lane, lane.scratch, results, line);
+        return line;
+    }
+
+
     void save_failing_case(const io::generated_case& c, detail::lane& lane, const fs::path& dir, const std::vector<backend_result>& results,
                            const nlohmann::json& line) const {
         const auto folder = io::write_case(c, o_.out / "cases");
@@ -1045,12 +1116,18 @@ public:
             os << "  " << g["id"].get<std::string>() << "  " << g["count"].get<std::size_t>() << "x  " << g["backend"].get<std::string>() << "  "
                << g["outcome"].get<std::string>() << "  " << g["where"].get<std::string>() << "  (smallest: cases/" << g["case"].get<std::string>()
                << ", " << g["case_nodes"].get<std::size_t>() << " nodes)\n";
+            if (g.contains("bundle")) {
+                os << "      reduced to " << g["reduced_nodes"].get<std::size_t>() << " node(s): " << g["bundle"].get<std::string>() << "/\n";
+            } else if (g.contains("reduction")) {
+                os << "      " << g["reduction"].get<std::string>() << "\n";
+            }
         }
         return os.str();
     }
 
 private:
     campaign_options o_;
+    case_judge judge_;
     gen::generator gen_;
     std::vector<std::unique_ptr<backend>> prototypes_;
     std::mutex mutex_;
