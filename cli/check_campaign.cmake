@@ -1,4 +1,4 @@
-# cmake -DEXE=<tensoracle> -DOUT=<dir> -DMODE=<planted|bad|resume|onnxruntime|findings> [-DDATA=<dir>] -P check_campaign.cmake
+# cmake -DEXE=<tensoracle> -DOUT=<dir> -DMODE=<planted|bad|resume|onnxruntime|findings|reduce> [-DDATA=<dir>] -P check_campaign.cmake
 # End-to-end campaign checks on small samples (the campaigns of thousands are
 # in docs/BACKENDS.md and scripts/campaign-figures).
 file(REMOVE_RECURSE ${OUT})
@@ -8,8 +8,9 @@ set(config ${OUT}/config.json)
 file(WRITE ${config} [[{"include_ops": ["Sigmoid", "Relu", "Floor", "Tanh", "Add", "Mul", "Neg", "Abs"],
   "dtypes": ["f32", "f64"], "max_nodes": 3, "max_dim": 8}]])
 
+# Reduction is tested on its own (MODE reduce); the other modes leave it out.
 function(campaign dir)
-  execute_process(COMMAND ${EXE} campaign --quiet --seed 5 --config ${config} --out ${OUT}/${dir} ${ARGN}
+  execute_process(COMMAND ${EXE} campaign --quiet --no-reduce --seed 5 --config ${config} --out ${OUT}/${dir} ${ARGN}
     RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   set(rc "${rc}" PARENT_SCOPE)
   set(out "${out}" PARENT_SCOPE)
@@ -148,6 +149,87 @@ elseif(MODE STREQUAL "onnxruntime")
   if(NOT cases EQUAL 6 OR p LESS 1)
     message(FATAL_ERROR "ONNX Runtime campaign: ${cases} cases, ${p} passes:\n${out}")
   endif()
+elseif(MODE STREQUAL "reduce")
+  # Every signature of a planted campaign reduced to a bundle of at most 3 nodes that
+  # keeps it; the bug that needs Exp then Log reduced to exactly those two ops.
+  file(WRITE ${config} [[{"include_ops": ["Exp", "Log", "Sigmoid", "Relu", "Add", "Mul", "Neg", "Abs", "Tanh"],
+    "dtypes": ["f32", "f64"], "max_nodes": 5, "max_dim": 8}]])
+  set(planted "${EXE} run-reference --plant-wrong Sigmoid --plant-crash Relu --plant-wrong-pair Exp,Log {model} {inputs} {outputs}")
+  execute_process(COMMAND ${EXE} campaign --quiet --seed 5 --count 30 --timeout 5 --config ${config} --out ${OUT}/c
+                          --backend-cmd ${planted} --backend-name planted
+    RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "campaign failed (${rc}):\n${out}\n${err}")
+  endif()
+  file(READ ${OUT}/c/summary.json s)
+  string(JSON nsig LENGTH "${s}" signatures)
+  if(nsig LESS 3)
+    message(FATAL_ERROR "expected the three planted signatures, got ${nsig}:\n${out}")
+  endif()
+  math(EXPR last "${nsig} - 1")
+  set(pair_seen OFF)
+  foreach(i RANGE ${last})
+    string(JSON id GET "${s}" signatures ${i} id)
+    string(JSON where GET "${s}" signatures ${i} where)
+    string(JSON n ERROR_VARIABLE no_bundle GET "${s}" signatures ${i} reduced_nodes)
+    if(no_bundle)
+      message(FATAL_ERROR "signature ${id} (${where}) was not reduced:\n${out}")
+    endif()
+    if(n GREATER 3)
+      message(FATAL_ERROR "signature ${id} (${where}) reduced to ${n} nodes, more than 3:\n${out}")
+    endif()
+    set(b ${OUT}/c/reduced/${id})
+    foreach(f model.onnx test_data_set_0/input_0.pb test_data_set_0/output_0.pb manifest.json repro.cpp CMakeLists.txt README.md model.txt)
+      if(NOT EXISTS ${b}/${f})
+        message(FATAL_ERROR "bundle ${b} lacks ${f}")
+      endif()
+    endforeach()
+    file(READ ${b}/manifest.json m)
+    string(JSON kept GET "${m}" check signature id)
+    if(NOT kept STREQUAL id)
+      message(FATAL_ERROR "bundle ${b} keeps signature ${kept}, not ${id}")
+    endif()
+    if(where MATCHES "^op Log ")
+      set(pair_seen ON)
+      string(JSON ops GET "${m}" reduced ops)
+      if(NOT ops MATCHES "^\\[[ \n]*\"Exp\",[ \n]*\"Log\"[ \n]*\\]$")
+        message(FATAL_ERROR "the Exp,Log bug reduced to ${ops}, not exactly Exp then Log")
+      endif()
+      # The bundle reduces again to itself: its case still fails with the same signature.
+      execute_process(COMMAND ${EXE} reduce ${b} --quiet --backend-cmd ${planted} --backend-name planted --out ${OUT}/again
+        RESULT_VARIABLE rc OUTPUT_VARIABLE out2 ERROR_VARIABLE err2)
+      file(READ ${OUT}/again/manifest.json m2)
+      string(JSON kept2 GET "${m2}" check signature id)
+      string(JSON n2 GET "${m2}" reduced nodes)
+      if(NOT rc EQUAL 0 OR NOT kept2 STREQUAL id OR NOT n2 EQUAL 2)
+        message(FATAL_ERROR "reducing the bundle again: rc ${rc}, signature ${kept2}, ${n2} nodes\n${out2}\n${err2}")
+      endif()
+    endif()
+    if(where MATCHES "^op Sigmoid ")
+      string(JSON sigmoid_case GET "${s}" signatures ${i} case)
+    endif()
+  endforeach()
+  if(NOT pair_seen OR NOT sigmoid_case)
+    message(FATAL_ERROR "the campaign did not meet the Exp,Log and Sigmoid bugs:\n${out}")
+  endif()
+  # Polygraphy-style --check: a shell command, its exit code narrowed with --fail-code.
+  execute_process(COMMAND ${EXE} reduce ${OUT}/c/cases/${sigmoid_case} --quiet --out ${OUT}/check
+                          --check "sh -c 'grep -q Sigmoid \"$0\" && exit 7; exit 0' {model}" --fail-code 7
+    RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  file(READ ${OUT}/check/manifest.json m)
+  string(JSON n GET "${m}" reduced nodes)
+  string(JSON ops GET "${m}" reduced ops)
+  if(NOT rc EQUAL 0 OR NOT n EQUAL 1 OR NOT ops MATCHES "Sigmoid")
+    message(FATAL_ERROR "--check reduction: rc ${rc}, ${n} nodes (${ops})\n${out}\n${err}")
+  endif()
+  # A check that always passes: reported, nothing reduced, no bundle.
+  execute_process(COMMAND ${EXE} reduce ${OUT}/c/cases/${sigmoid_case} --quiet --out ${OUT}/never --check "true {model}"
+    RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(rc EQUAL 0 OR NOT err MATCHES "original does not fail" OR EXISTS ${OUT}/never/manifest.json)
+    message(FATAL_ERROR "a passing check: rc ${rc}\n${out}\n${err}")
+  endif()
+  message("reduce OK: ${nsig} signatures reduced")
+
 elseif(MODE STREQUAL "findings")
   # The confirmed ONNX Runtime findings (docs/FINDINGS.md) still reproduce, and
   # our reference still gives the recorded output on each.

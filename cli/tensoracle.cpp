@@ -12,7 +12,13 @@
 //                       [--time-limit T] [--timeout S] [--level L]
 //
 // runs generated cases on the backends (campaign/campaign.hpp) and writes
-// DIR/summary.json, summary.txt, results.jsonl and cases/<id>/ for failures.
+// DIR/summary.json, summary.txt, results.jsonl and cases/<id>/ for failures,
+// and, unless --no-reduce, reduces each signature's smallest case into DIR/reduced/<id>/.
+//
+//   tensoracle reduce MODEL_OR_CASE (--backend NAME | --backend-cmd CMD | --check CMD) --out DIR
+//
+// reduces a failing case while it fails the same way and writes a reproducer
+// bundle (campaign/reduce.hpp, docs/REDUCTION.md).
 //
 //   tensoracle node-tests --backend NAME [--backend-cmd CMD]... [--data DIR] [--out FILE]
 //
@@ -47,6 +53,7 @@
 
 #include <tensoracle/accuracy/outcome.hpp>
 #include <tensoracle/campaign/campaign.hpp>
+#include <tensoracle/campaign/reduce.hpp>
 #include <tensoracle/gen/config_json.hpp>
 #include <tensoracle/gen/generator.hpp>
 #include <tensoracle/io/case_files.hpp>
@@ -224,7 +231,19 @@ struct planted_bugs {
     std::string crash;             ///< abort()
     std::string hang;              ///< never returns
     std::string nondeterministic;  ///< its floating outputs get a different tiny error on every run
-    [[nodiscard]] bool any() const { return !(wrong.empty() && crash.empty() && hang.empty() && nondeterministic.empty()); }
+    std::string wrong_pair;        ///< "A,B": B's floating outputs scaled by 1.25 where B reads an output of A
+    [[nodiscard]] bool any() const {
+        return !(wrong.empty() && crash.empty() && hang.empty() && nondeterministic.empty() && wrong_pair.empty());
+    }
+    /// (A, B) of wrong_pair; throws for a malformed one.
+    [[nodiscard]] std::pair<std::string, std::string> pair() const {
+        if (wrong_pair.empty()) return {};
+        const auto comma = wrong_pair.find(',');
+        if (comma == std::string::npos || comma == 0 || comma + 1 == wrong_pair.size()) {
+            throw to::error("tensoracle run-reference", "--plant-wrong-pair takes two op types as A,B, not '" + wrong_pair + "'");
+        }
+        return {wrong_pair.substr(0, comma), wrong_pair.substr(comma + 1)};
+    }
 };
 
 to::tensor scaled(const to::tensor& t, double factor, double offset) {
@@ -240,8 +259,18 @@ std::map<std::string, to::tensor, std::less<>> run_planted(const to::graph::grap
                                                            const planted_bugs& bugs) {
     std::map<std::string, to::tensor, std::less<>> values(g.initializers.begin(), g.initializers.end());
     for (const auto& [k, t] : feeds) values.insert_or_assign(k, t);
+    const auto [pair_first, pair_second] = bugs.pair();
+    std::map<std::string, std::string> producer;  // value -> op type
+    for (const auto& n : g.nodes) {
+        for (const auto& o : n.outputs) producer[o] = n.op_type;
+    }
     for (const std::size_t i : g.topological_order()) {
         const auto& n = g.nodes[i];
+        const bool pair_fires = !pair_first.empty() && n.op_type == pair_second &&
+                                std::any_of(n.inputs.begin(), n.inputs.end(), [&](const std::string& in) {
+                                    const auto it = producer.find(in);
+                                    return it != producer.end() && it->second == pair_first;
+                                });
         if (n.op_type == bugs.crash) std::abort();
         if (n.op_type == bugs.hang) {
             for (;;) ::pause();
@@ -253,7 +282,7 @@ std::map<std::string, to::tensor, std::less<>> run_planted(const to::graph::grap
         auto out = to::spec::evaluate(op, args, to::graph::call_attributes(op, n));
         for (std::size_t o = 0; o < n.outputs.size() && o < out.size(); ++o) {
             if (n.outputs[o].empty()) continue;
-            if (n.op_type == bugs.wrong) out[o] = scaled(out[o], 1.25, 0.0);
+            if (n.op_type == bugs.wrong || pair_fires) out[o] = scaled(out[o], 1.25, 0.0);
             if (n.op_type == bugs.nondeterministic) {
                 const double u = static_cast<double>(std::random_device{}()) / 4294967296.0;  // another error on every run
                 out[o] = scaled(out[o], 1.0 + 1e-3 * (1.0 + u), 0.0);
@@ -317,6 +346,7 @@ fs::path ort_runner() {
 struct backend_choice {
     std::unique_ptr<to::campaign::backend> backend;
     std::string description;
+    std::vector<std::string> one_shot;  ///< the command run once per case, for reproducers
 };
 
 /// A built-in backend by name; empty with a reason printed when it is not available here.
@@ -334,6 +364,8 @@ std::optional<backend_choice> builtin_backend(const std::string& name, bool proc
         }
         std::vector<std::string> cmd{"node", runner, "--opt", level};
         backend_choice c;
+        c.one_shot = cmd;
+        for (const char* w : {"{model}", "{inputs}", "{outputs}"}) c.one_shot.emplace_back(w);
         if (process_per_case) {
             for (const char* w : {"{model}", "{inputs}", "{outputs}"}) cmd.emplace_back(w);
             c.backend = std::make_unique<to::campaign::command_backend>(name, cmd);
@@ -347,8 +379,8 @@ std::optional<backend_choice> builtin_backend(const std::string& name, bool proc
     }
     if (name == "reference") {
         backend_choice c;
-        c.backend = std::make_unique<to::campaign::command_backend>(
-            name, std::vector<std::string>{self_executable().string(), "run-reference", "{model}", "{inputs}", "{outputs}"});
+        c.one_shot = {self_executable().string(), "run-reference", "{model}", "{inputs}", "{outputs}"};
+        c.backend = std::make_unique<to::campaign::command_backend>(name, c.one_shot);
         c.description = "tensoracle run-reference";
         return c;
     }
@@ -362,10 +394,15 @@ struct campaign_args {
     double time_limit = 0.0, timeout = 10.0, level = -4.0;
     unsigned jobs = 1;
     bool quiet = false, process_per_case = false, no_float64 = false, no_recheck = false, no_localize = false;
+    bool no_reduce = false;
+    std::size_t reduce_calls = 300;
+    double reduce_time = 60.0;
+    /// How reproducers reach each backend (filled by make_backends).
+    std::map<std::string, to::campaign::bundle_info> bundles;
 };
 
 /// The backends asked for on the command line; built-ins not available here are skipped with a message.
-std::vector<std::unique_ptr<to::campaign::backend>> make_backends(const campaign_args& a, std::map<std::string, std::string>& descriptions,
+std::vector<std::unique_ptr<to::campaign::backend>> make_backends(campaign_args& a, std::map<std::string, std::string>& descriptions,
                                                                   bool& uses_ort) {
     std::vector<std::unique_ptr<to::campaign::backend>> backends;
     for (const auto& name : a.backends) {
@@ -373,6 +410,7 @@ std::vector<std::unique_ptr<to::campaign::backend>> make_backends(const campaign
         if (!c) continue;
         uses_ort |= name.rfind("onnxruntime", 0) == 0;
         descriptions[name] = c->description;
+        a.bundles[name] = {c->one_shot, c->description, {}};
         backends.push_back(std::move(c->backend));
     }
     if (a.command_names.size() > a.commands.size()) throw to::error("tensoracle", "more --backend-name than --backend-cmd");
@@ -389,12 +427,13 @@ std::vector<std::unique_ptr<to::campaign::backend>> make_backends(const campaign
             backends.push_back(std::make_unique<to::campaign::worker_backend>(name, std::move(words)));
         }
         descriptions[name] = (one_shot ? "command: " : "worker: ") + a.commands[i];
+        a.bundles[name] = {to::campaign::split_command(a.commands[i]), descriptions[name], {}};
     }
     if (backends.empty()) throw to::error("tensoracle", "no backend to run (every one asked for was skipped, or none was given)");
     return backends;
 }
 
-int run_campaign_command(const campaign_args& a) {
+int run_campaign_command(campaign_args& a) {
     to::campaign::campaign_options o;
     bool uses_ort = false;
     auto backends = make_backends(a, o.backend_descriptions, uses_ort);
@@ -438,10 +477,26 @@ int run_campaign_command(const campaign_args& a) {
             std::fprintf(stderr, "%s\n", line.c_str());
         }
     };
-    const auto summary = to::campaign::run_campaign(std::move(o), std::move(backends), progress, &interrupted);
+    std::vector<std::unique_ptr<to::campaign::backend>> prototypes;
+    for (const auto& b : backends) prototypes.push_back(b->clone());
+    const auto judging = o.judging();
+    auto summary = to::campaign::run_campaign(std::move(o), std::move(backends), progress, &interrupted);
     if (!a.quiet && tty) std::fprintf(stderr, "\n");
+    if (!a.no_reduce && !interrupted.load() && !summary["signatures"].empty()) {
+        to::campaign::reduce_options ro;
+        ro.max_calls = a.reduce_calls;
+        ro.time_limit_seconds = a.reduce_time;
+        summary = to::campaign::reduce_signatures(a.out, prototypes, judging, ro, a.bundles,
+                                                  [&](const std::string& id, const to::campaign::reduce_progress& p) {
+                                                      if (a.quiet || !tty) return;
+                                                      std::fprintf(stderr, "\rreducing %s: %zu nodes, %zu check runs, %s          ", id.c_str(),
+                                                                   p.nodes, p.calls, p.phase.c_str());
+                                                  });
+        if (!a.quiet && tty) std::fprintf(stderr, "\n");
+    }
     std::fputs(to::campaign::campaign_runner::summary_text(summary).c_str(), stdout);
-    std::printf("\nresults: %s/summary.json, summary.txt, results.jsonl, cases/\n", a.out.c_str());
+    std::printf("\nresults: %s/summary.json, summary.txt, results.jsonl, cases/%s\n", a.out.c_str(),
+                a.no_reduce || summary["signatures"].empty() ? "" : ", reduced/");
     if (interrupted.load()) {
         std::printf("interrupted: the results so far are kept; the same command resumes\n");
         return 130;
@@ -451,7 +506,7 @@ int run_campaign_command(const campaign_args& a) {
 
 // --- node-tests -----------------------------------------------------------------
 
-int run_node_tests(const campaign_args& a, const std::string& data, const std::string& json_out, const std::string& filter) {
+int run_node_tests(campaign_args& a, const std::string& data, const std::string& json_out, const std::string& filter) {
     std::map<std::string, std::string> descriptions;
     bool uses_ort = false;
     auto backends = make_backends(a, descriptions, uses_ort);
@@ -543,6 +598,85 @@ int run_node_tests(const campaign_args& a, const std::string& data, const std::s
     return 0;
 }
 
+
+// --- reduce -------------------------------------------------------------------
+
+struct reduce_args {
+    std::string input, out, check, signature, fail_regex;
+    std::optional<int> fail_code;
+    std::uint64_t seed = 0;
+    to::campaign::reduce_options options;
+    bool no_shapes = false, no_values = false, no_attributes = false;
+};
+
+int run_reduce(campaign_args& a, reduce_args& r, const std::string& command_line) {
+    const bool tty = ::isatty(2) != 0;
+    if (r.check.empty() == (a.backends.empty() && a.commands.empty())) {
+        throw to::error("tensoracle reduce", "give either --check CMD or the backend(s) to reduce against (--backend / --backend-cmd)");
+    }
+    r.options.shapes = !r.no_shapes;
+    r.options.values = !r.no_values;
+    r.options.attributes = !r.no_attributes;
+    const auto original = to::campaign::load_case(r.input, r.seed);
+    const auto scratch = fs::temp_directory_path() / ("tensoracle_reduce_" + std::to_string(::getpid()));
+    std::unique_ptr<to::campaign::failure_check> check;
+    to::campaign::bundle_info info;
+    info.rerun = command_line;
+    if (!r.check.empty()) {
+        if (r.check.find("{model}") == std::string::npos && r.check.find("{dir}") == std::string::npos) {
+            throw to::error("tensoracle reduce", "--check must name the candidate: {model} (or {dir}, {inputs})");
+        }
+        check = std::make_unique<to::campaign::command_check>(to::campaign::split_command(r.check), scratch, a.timeout, r.fail_code, r.fail_regex);
+    } else {
+        std::map<std::string, std::string> descriptions;
+        bool uses_ort = false;
+        auto backends = make_backends(a, descriptions, uses_ort);
+        if (backends.size() > 2) throw to::error("tensoracle reduce", "reduce against one backend, or two configurations of one system");
+        const auto first = backends.front()->name();
+        info.backend_command = a.bundles[first].backend_command;
+        info.backend_description = a.bundles[first].backend_description;
+        to::campaign::judge_options jo;
+        jo.level = a.level;
+        jo.timeout_seconds = a.timeout;
+        jo.float64_oracle = !a.no_float64;
+        jo.recheck = !a.no_recheck;
+        jo.localize = !a.no_localize;
+        check = std::make_unique<to::campaign::signature_check>(std::move(backends), jo, scratch, r.signature);
+    }
+    struct cleanup {
+        fs::path p;
+        ~cleanup() {
+            std::error_code ec;
+            fs::remove_all(p, ec);
+        }
+    } clean{scratch};
+    to::campaign::reduce_result result;
+    try {
+        result = to::campaign::reduce(original, *check, r.options, [&](const to::campaign::reduce_progress& p) {
+            if (a.quiet) return;
+            if (tty) {
+                std::fprintf(stderr, "\rreduce: %zu nodes, %zu check runs, %.1f s, %s          ", p.nodes, p.calls, p.seconds, p.phase.c_str());
+            }
+        });
+    } catch (const to::campaign::original_does_not_fail& e) {
+        if (!a.quiet && tty) std::fprintf(stderr, "\n");
+        std::fprintf(stderr, "tensoracle reduce: %s\n", e.what());
+        return 1;
+    }
+    if (!a.quiet && tty) std::fprintf(stderr, "\n");
+    (void)to::campaign::write_bundle(result, *check, r.out, info);
+    std::printf("failure kept: %s\n", result.failure.c_str());
+    if (result.failure_rate < 1.0) {
+        std::printf("flaky: the original failed in %.0f%% of %u runs; each candidate ran up to %u times\n", 100.0 * result.failure_rate,
+                    result.measured, result.repeats);
+    }
+    std::printf("reduced %s\n     to %s\nin %zu check runs (%zu candidates, %zu invalid ones never run, %zu hangs), %.1f s%s\n",
+                to::campaign::detail::size_text(result.original).c_str(), to::campaign::detail::size_text(result.reduced).c_str(), result.calls,
+                result.candidates, result.invalid, result.hangs, result.seconds, result.out_of_budget ? " (budget spent: it may reduce further)" : "");
+    std::printf("\n%s\nbundle: %s/ (model.onnx, test_data_set_0/, manifest.json, repro.cpp, CMakeLists.txt, README.md)\n",
+                to::io::model_text(result.reduced.model).c_str(), r.out.c_str());
+    return 0;
+}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -586,6 +720,36 @@ int main(int argc, char** argv) {
     camp->add_flag("--no-recheck", ca.no_recheck, "Do not run a mismatch again to spot non-determinism");
     camp->add_flag("--no-localize", ca.no_localize, "Do not mark intermediates as outputs to find the first disagreeing node");
     camp->add_flag("--quiet", ca.quiet, "No progress line");
+    camp->add_flag("--no-reduce", ca.no_reduce, "Do not reduce each signature's smallest case into a bundle (reduced/<id>/)");
+    camp->add_option("--reduce-calls", ca.reduce_calls, "Backend runs one signature's reduction may take")->capture_default_str();
+    camp->add_option("--reduce-time", ca.reduce_time, "Seconds one signature's reduction may take")->capture_default_str();
+
+    auto* red = app.add_subcommand("reduce", "Reduce a failing model or case to a small reproducer bundle, against a backend or any check command");
+    campaign_args ra;
+    reduce_args rr;
+    red->add_option("model_or_case", rr.input, "model.onnx, or a case folder (model.onnx, test_data_set_0/)")->required()->check(CLI::ExistingPath);
+    red->add_option("--out", rr.out, "Bundle folder (new, empty, or an earlier bundle)")->required();
+    red->add_option("--backend", ra.backends, "Built-in backend (one, or two configurations of one system)");
+    red->add_option("--backend-cmd", ra.commands, "A backend command, as for campaign");
+    red->add_option("--backend-name", ra.command_names, "Name of the matching --backend-cmd");
+    red->add_option("--signature", rr.signature, "Keep this signature id (default: the original's first)");
+    red->add_option("--check", rr.check, "Instead of a backend: a command that exits non-zero while the failure is there; {model}, {inputs}, {dir}");
+    red->add_option("--fail-code", rr.fail_code, "With --check: only this exit code is the failure (a signal N reads as 128+N)");
+    red->add_option("--fail-regex", rr.fail_regex, "With --check: only a failure whose stdout or stderr matches this is the failure");
+    red->add_option("--timeout", ra.timeout, "Seconds one check or backend run may take (past it: a hang, not the failure)")->capture_default_str();
+    red->add_option("--level", ra.level, "GraphNet tolerance level of the comparisons")->capture_default_str()->check(CLI::Range(-10.0, 0.0));
+    red->add_option("--max-calls", rr.options.max_calls, "Check runs the reduction may take")->capture_default_str();
+    red->add_option("--time-limit", rr.options.time_limit_seconds, "Seconds the reduction may take")->capture_default_str();
+    red->add_option("--repeats", rr.options.repeats, "Runs per candidate (default: 1, more when the original is flaky)");
+    red->add_option("--seed", rr.seed, "Seed of random inputs when the case has none")->capture_default_str();
+    red->add_flag("--no-shapes", rr.no_shapes, "Do not shrink shapes");
+    red->add_flag("--no-values", rr.no_values, "Do not simplify values");
+    red->add_flag("--no-attributes", rr.no_attributes, "Do not reset attributes to defaults");
+    red->add_flag("--process-per-case", ra.process_per_case, "Built-in backends start a process per run");
+    red->add_flag("--no-float64", ra.no_float64, "No float64 re-evaluation of low-precision graphs");
+    red->add_flag("--no-recheck", ra.no_recheck, "Do not run a mismatch again to spot non-determinism");
+    red->add_flag("--no-localize", ra.no_localize, "Do not localize the first disagreeing node");
+    red->add_flag("--quiet", ra.quiet, "No progress line");
 
     auto* nodes_cmd = app.add_subcommand("node-tests", "Run the ONNX backend node tests through backends and the reference; tables and disagreements");
     campaign_args na;
@@ -610,11 +774,17 @@ int main(int argc, char** argv) {
     ref->add_option("--plant-crash", bugs.crash, "For testing campaigns: abort() at this op");
     ref->add_option("--plant-hang", bugs.hang, "For testing campaigns: never return at this op");
     ref->add_option("--plant-nondeterministic", bugs.nondeterministic, "For testing campaigns: a different small error at this op on every run");
+    ref->add_option("--plant-wrong-pair", bugs.wrong_pair, "For testing reduction: A,B scales B's outputs by 1.25 where B reads an output of A");
 
     CLI11_PARSE(app, argc, argv);
     try {
         if (gen->parsed()) return run_gen(count, seed, first, nodes, out, config_file, jobs, quiet);
         if (camp->parsed()) return run_campaign_command(ca);
+        if (red->parsed()) {
+            std::string line;
+            for (int i = 0; i < argc; ++i) line += (i ? " " : "") + std::string(argv[i]);
+            return run_reduce(ra, rr, line);
+        }
         if (nodes_cmd->parsed()) return run_node_tests(na, node_data, node_json, node_filter);
         if (ref->parsed()) return run_reference(ref_model, ref_inputs, ref_outputs, bugs);
     } catch (const std::exception& e) {

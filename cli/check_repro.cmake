@@ -1,0 +1,32 @@
+# cmake -DBUNDLES=<campaign>/reduced -DPREFIX=<installed kit> -DWORK=<dir> -DGENERATOR=.. -DCXX=.. -P check_repro.cmake
+# The first mismatch bundle's repro.cpp, built as its CMakeLists.txt says against
+# the installed kit, must fail: it reproduces the planted bug.
+file(GLOB manifests ${BUNDLES}/*/manifest.json)
+set(bundle "")
+foreach(m IN LISTS manifests)
+  file(READ ${m} j)
+  string(JSON outcome GET "${j}" check signature outcome)
+  if(outcome STREQUAL "mismatch")
+    get_filename_component(bundle ${m} DIRECTORY)
+    break()
+  endif()
+endforeach()
+if(NOT bundle)
+  message(FATAL_ERROR "no mismatch bundle in ${BUNDLES}")
+endif()
+file(REMOVE_RECURSE ${WORK})
+execute_process(COMMAND ${CMAKE_COMMAND} -S ${bundle} -B ${WORK} -G ${GENERATOR} -DCMAKE_CXX_COMPILER=${CXX}
+                        -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH=${PREFIX} -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF
+  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "configuring ${bundle} failed:\n${out}\n${err}")
+endif()
+execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "building ${bundle}/repro.cpp failed:\n${out}\n${err}")
+endif()
+execute_process(COMMAND ${WORK}/repro RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(rc EQUAL 0 OR NOT out MATCHES "tensoracle::allclose.*NOT correct")
+  message(FATAL_ERROR "the reproducer of ${bundle} did not fail on the planted bug (exit ${rc}):\n${out}\n${err}")
+endif()
+message("repro OK: ${bundle} fails as it should")
