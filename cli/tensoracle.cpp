@@ -398,7 +398,7 @@ struct campaign_args {
     std::size_t reduce_calls = 300;
     double reduce_time = 60.0;
     /// How reproducers reach each backend (filled by make_backends).
-    std::map<std::string, to::campaign::bundle_info> bundles;
+    to::campaign::bundle_info bundle;
 };
 
 /// The backends asked for on the command line; built-ins not available here are skipped with a message.
@@ -410,7 +410,8 @@ std::vector<std::unique_ptr<to::campaign::backend>> make_backends(campaign_args&
         if (!c) continue;
         uses_ort |= name.rfind("onnxruntime", 0) == 0;
         descriptions[name] = c->description;
-        a.bundles[name] = {c->one_shot, c->description, {}};
+        a.bundle.backend_commands[name] = c->one_shot;
+        a.bundle.backend_descriptions[name] = c->description;
         backends.push_back(std::move(c->backend));
     }
     if (a.command_names.size() > a.commands.size()) throw to::error("tensoracle", "more --backend-name than --backend-cmd");
@@ -427,7 +428,8 @@ std::vector<std::unique_ptr<to::campaign::backend>> make_backends(campaign_args&
             backends.push_back(std::make_unique<to::campaign::worker_backend>(name, std::move(words)));
         }
         descriptions[name] = (one_shot ? "command: " : "worker: ") + a.commands[i];
-        a.bundles[name] = {to::campaign::split_command(a.commands[i]), descriptions[name], {}};
+        a.bundle.backend_commands[name] = to::campaign::split_command(a.commands[i]);
+        a.bundle.backend_descriptions[name] = descriptions[name];
     }
     if (backends.empty()) throw to::error("tensoracle", "no backend to run (every one asked for was skipped, or none was given)");
     return backends;
@@ -486,7 +488,7 @@ int run_campaign_command(campaign_args& a) {
         to::campaign::reduce_options ro;
         ro.max_calls = a.reduce_calls;
         ro.time_limit_seconds = a.reduce_time;
-        summary = to::campaign::reduce_signatures(a.out, prototypes, judging, ro, a.bundles,
+        summary = to::campaign::reduce_signatures(a.out, prototypes, judging, ro, a.bundle,
                                                   [&](const std::string& id, const to::campaign::reduce_progress& p) {
                                                       if (a.quiet || !tty) return;
                                                       std::fprintf(stderr, "\rreducing %s: %zu nodes, %zu check runs, %s          ", id.c_str(),
@@ -618,13 +620,17 @@ int run_reduce(campaign_args& a, reduce_args& r, const std::string& command_line
     r.options.values = !r.no_values;
     r.options.attributes = !r.no_attributes;
     const auto original = to::campaign::load_case(r.input, r.seed);
-    const auto scratch = fs::temp_directory_path() / ("tensoracle_reduce_" + std::to_string(::getpid()));
-    std::unique_ptr<to::campaign::failure_check> check;
     to::campaign::bundle_info info;
     info.rerun = command_line;
+    const auto scratch = fs::temp_directory_path() / ("tensoracle_reduce_" + std::to_string(::getpid()));
+    if (!r.check.empty() && !r.signature.empty()) throw to::error("tensoracle reduce", "--signature is for a backend's signature, not with --check");
+    if (r.check.empty() && (r.fail_code || !r.fail_regex.empty())) {
+        throw to::error("tensoracle reduce", "--fail-code and --fail-regex narrow a --check command; a backend's failure is its signature");
+    }
+    std::unique_ptr<to::campaign::failure_check> check;
     if (!r.check.empty()) {
         if (r.check.find("{model}") == std::string::npos && r.check.find("{dir}") == std::string::npos) {
-            throw to::error("tensoracle reduce", "--check must name the candidate: {model} (or {dir}, {inputs})");
+            throw to::error("tensoracle reduce", "--check must name the candidate: {model} or {dir}");
         }
         check = std::make_unique<to::campaign::command_check>(to::campaign::split_command(r.check), scratch, a.timeout, r.fail_code, r.fail_regex);
     } else {
@@ -632,9 +638,8 @@ int run_reduce(campaign_args& a, reduce_args& r, const std::string& command_line
         bool uses_ort = false;
         auto backends = make_backends(a, descriptions, uses_ort);
         if (backends.size() > 2) throw to::error("tensoracle reduce", "reduce against one backend, or two configurations of one system");
-        const auto first = backends.front()->name();
-        info.backend_command = a.bundles[first].backend_command;
-        info.backend_description = a.bundles[first].backend_description;
+        info.backend_commands = a.bundle.backend_commands;
+        info.backend_descriptions = a.bundle.backend_descriptions;
         to::campaign::judge_options jo;
         jo.level = a.level;
         jo.timeout_seconds = a.timeout;
@@ -734,7 +739,8 @@ int main(int argc, char** argv) {
     red->add_option("--backend-name", ra.command_names, "Name of the matching --backend-cmd");
     red->add_option("--signature", rr.signature, "Keep this signature id (default: the original's first)");
     red->add_option("--check", rr.check, "Instead of a backend: a command that exits non-zero while the failure is there; {model}, {inputs}, {dir}");
-    red->add_option("--fail-code", rr.fail_code, "With --check: only this exit code is the failure (a signal N reads as 128+N)");
+    red->add_option("--fail-code", rr.fail_code, "With --check: only this exit code is the failure (a signal N reads as 128+N)")
+        ->check(CLI::Range(1, 255));
     red->add_option("--fail-regex", rr.fail_regex, "With --check: only a failure whose stdout or stderr matches this is the failure");
     red->add_option("--timeout", ra.timeout, "Seconds one check or backend run may take (past it: a hang, not the failure)")->capture_default_str();
     red->add_option("--level", ra.level, "GraphNet tolerance level of the comparisons")->capture_default_str()->check(CLI::Range(-10.0, 0.0));
@@ -781,8 +787,18 @@ int main(int argc, char** argv) {
         if (gen->parsed()) return run_gen(count, seed, first, nodes, out, config_file, jobs, quiet);
         if (camp->parsed()) return run_campaign_command(ca);
         if (red->parsed()) {
+            // Shell-quoted, so the line in the bundle pastes back into a shell.
             std::string line;
-            for (int i = 0; i < argc; ++i) line += (i ? " " : "") + std::string(argv[i]);
+            for (int i = 0; i < argc; ++i) {
+                std::string w = argv[i];
+                const bool plain = !w.empty() && w.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@%") == std::string::npos;
+                if (!plain) {
+                    std::string q = "'";
+                    for (const char ch : w) q += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+                    w = q + "'";
+                }
+                line += (i ? " " : "") + w;
+            }
             return run_reduce(ra, rr, line);
         }
         if (nodes_cmd->parsed()) return run_node_tests(na, node_data, node_json, node_filter);

@@ -204,6 +204,50 @@ TEST_CASE("reduce: an unlocalized signature (its place is the op set) reduces to
     CHECK(check.same_unlocalized_failure(other));
 }
 
+TEST_CASE("reduce: a disagreement between two configurations reduces against both; its repro compares them") {
+    auto correct = [](const tensoracle::graph::graph& g) -> tc::case_runner {
+        return [g](const std::vector<tensor>& in) {
+            tc::value_map feeds;
+            for (std::size_t k = 0; k < in.size(); ++k) feeds.emplace(g.inputs[k].name, in[k]);
+            const auto out = tensoracle::graph::run(g, feeds).outputs;
+            std::vector<tensor> v;
+            for (const auto& o : g.outputs) v.push_back(out.at(o.name));
+            return v;
+        };
+    };
+    auto make = [&] {
+        std::vector<std::unique_ptr<tc::backend>> b;
+        b.push_back(std::make_unique<tc::callable_backend>("sys", correct, false));
+        b.push_back(std::make_unique<tc::callable_backend>("sys-opt", planted_runner, false));
+        return b;
+    };
+    const auto original = tc::evaluate_case(chain(), feeds_for_chain());
+    // The pair's signature, found by the campaign's judgement, then reduced by its id.
+    std::string pair_id;
+    tc::detail::lane lane;
+    lane.backends = make();
+    lane.scratch = scratch("lane");
+    for (const auto& sig : tc::case_judge(tc::judge_options{}).evaluate(lane, original).signatures()) {
+        if (sig.backend == "sys vs sys-opt") pair_id = sig.id();
+    }
+    REQUIRE_FALSE(pair_id.empty());
+    tc::signature_check check(make(), tc::judge_options{}, scratch("pairsig"), pair_id);
+    const auto r = tc::reduce(original, check);
+    CHECK(check.target()->backend == "sys vs sys-opt");
+    REQUIRE(r.reduced.model.nodes.size() == 2);
+    CHECK(r.reduced.model.nodes[1].op_type == "Log");
+    tc::bundle_info info;
+    info.backend_commands = {{"sys", {"sys-run", "{model}", "{inputs}", "{outputs}"}}, {"sys-opt", {"sys-run", "-O", "{model}", "{inputs}", "{outputs}"}}};
+    const auto src = tc::detail::repro_source(r, check, info);
+    CHECK(src.find("run_backend(\"sys\"") != std::string::npos);
+    CHECK(src.find("run_backend(\"sys-opt\", {\"sys-run\", \"-O\"") != std::string::npos);
+    CHECK(src.find("TENSORACLE_CHECK_ALLCLOSE(r0.outputs[k], r1.outputs[k]") != std::string::npos);
+    // A requested signature the original does not have is named in the message.
+    tc::signature_check wrong(make(), tc::judge_options{}, scratch("wrong"), "0123456789abcdef");
+    CHECK_THROWS_WITH_AS(tc::reduce(original, wrong), doctest::Contains("0123456789abcdef is not among its signatures"),
+                         tc::original_does_not_fail);
+}
+
 TEST_CASE("reduce: an original that does not fail is reported, not reduced to nothing") {
     std::vector<std::unique_ptr<tc::backend>> backends;
     backends.push_back(std::make_unique<tc::callable_backend>(

@@ -80,6 +80,24 @@ using value_map = std::map<std::string, tensor, std::less<>>;
     return c;
 }
 
+namespace detail {
+/// `c` in the ONNX test layout: `dir`/model.onnx, `dir`/test_data_set_0/ with
+/// input_<k>.pb and our output_<k>.pb (the folder is created, not emptied).
+inline void write_test_layout(const io::generated_case& c, const std::filesystem::path& dir) {
+    const auto data = dir / "test_data_set_0";
+    std::error_code ec;
+    std::filesystem::create_directories(data, ec);
+    if (ec) throw error("tensoracle::campaign::write_test_layout", "cannot create " + data.string() + ": " + ec.message());
+    io::save_model(c.model, dir / "model.onnx");
+    for (std::size_t k = 0; k < c.model.inputs.size(); ++k) {
+        io::save_tensor(c.inputs.at(c.model.inputs[k].name), data / ("input_" + std::to_string(k) + ".pb"), c.model.inputs[k].name);
+    }
+    for (std::size_t k = 0; k < c.model.outputs.size(); ++k) {
+        io::save_tensor(c.outputs.at(c.model.outputs[k].name), data / ("output_" + std::to_string(k) + ".pb"), c.model.outputs[k].name);
+    }
+}
+}  // namespace detail
+
 /// Decides whether a candidate still fails the way the original did.
 class failure_check {
 public:
@@ -118,11 +136,18 @@ public:
         const auto sigs = e.signatures();
         verdict v;
         v.observed = describe(e);
-        if (target_id_.empty() && !sigs.empty()) target_id_ = sigs.front().id();
+        const bool chosen = !target_id_.empty();
+        if (!chosen && !sigs.empty()) target_id_ = sigs.front().id();
         for (const auto& s : sigs) {
             if (s.id() == target_id_) target_ = s;
         }
         v.fails = target_.has_value();
+        if (chosen && !v.fails && !sigs.empty()) {
+            std::string found;
+            for (const auto& s : sigs) found += (found.empty() ? "" : ", ") + s.id() + " (" + s.backend + " " + std::string(to_string(s.outcome)) + " " + s.where + ")";
+            v.observed += "; signature " + target_id_ + " is not among its signatures: " + found +
+                          " (another --level, --no-localize or backend than the campaign's?)";
+        }
         v.hang = std::any_of(e.results.begin(), e.results.end(), [](const auto& r) { return r.outcome == outcome_class::hang; });
         if (v.fails) last_failing_ = std::move(e);
         return v;
@@ -151,11 +176,14 @@ public:
 
     /// An original whose failure could not be localized has the op set for a place
     /// ("ops Add,Relu"), which any removal changes. Such a failure is kept while the same
-    /// backend fails with the same class and oracle on a subset of those ops, or at one
-    /// of them once the smaller graph localizes it ("op Relu f32").
+    /// backend fails with the same class and oracle on a subset of the ops of the place
+    /// kept so far, or at one of them once the smaller graph localizes it ("op Relu f32"),
+    /// after which that place is kept exactly: the failure cannot drift to another op.
     [[nodiscard]] bool same_unlocalized_failure(const signature& s) const {
         if (!target_ || target_->where.rfind("ops ", 0) != 0) return false;
-        if (s.backend != target_->backend || s.outcome != target_->outcome || s.oracle != target_->oracle) return false;
+        const signature& base = relaxed_ ? *relaxed_ : *target_;
+        if (base.where.rfind("ops ", 0) != 0) return s.id() == base.id();
+        if (s.backend != base.backend || s.outcome != base.outcome || s.oracle != base.oracle) return false;
         auto op_set = [](const std::string& where) {
             std::set<std::string> out;
             std::string list;
@@ -170,7 +198,7 @@ public:
             for (std::string op; std::getline(ss, op, ',');) out.insert(op);
             return out;
         };
-        const auto mine = op_set(target_->where), theirs = op_set(s.where);
+        const auto mine = op_set(base.where), theirs = op_set(s.where);
         return !theirs.empty() && std::includes(mine.begin(), mine.end(), theirs.begin(), theirs.end());
     }
     /// The signature the reduced case has when the original's was unlocalized and changed.
@@ -259,15 +287,8 @@ public:
 
     verdict run(const io::generated_case& c) override {
         detail::reset_dir(scratch_);
+        detail::write_test_layout(c, scratch_);
         const auto data = scratch_ / "test_data_set_0";
-        std::filesystem::create_directories(data);
-        io::save_model(c.model, scratch_ / "model.onnx");
-        for (std::size_t k = 0; k < c.model.inputs.size(); ++k) {
-            io::save_tensor(c.inputs.at(c.model.inputs[k].name), data / ("input_" + std::to_string(k) + ".pb"), c.model.inputs[k].name);
-        }
-        for (std::size_t k = 0; k < c.model.outputs.size(); ++k) {
-            io::save_tensor(c.outputs.at(c.model.outputs[k].name), data / ("output_" + std::to_string(k) + ".pb"), c.model.outputs[k].name);
-        }
         std::vector<std::string> argv;
         for (auto w : command_) {
             for (const auto& [key, value] : {std::pair<std::string, std::string>{"{model}", (scratch_ / "model.onnx").string()},
@@ -294,8 +315,7 @@ public:
                 break;
         }
         const int code = p.kind == exit_kind::exited ? p.exit_code : 128 + p.signal;
-        v.fails = code != 0 && (!fail_code_ || code == *fail_code_) &&
-                  (regex_text_.empty() || std::regex_search(p.out, regex_) || std::regex_search(p.err, regex_));
+        v.fails = code != 0 && (!fail_code_ || code == *fail_code_) && (regex_text_.empty() || matches(p.out) || matches(p.err));
         if (v.fails) last_stderr_ = p.err;
         return v;
     }
@@ -317,6 +337,16 @@ public:
     [[nodiscard]] const std::vector<std::string>& command() const noexcept { return command_; }
 
 private:
+    /// Line by line: libstdc++'s matcher recurses per character, so one search over a
+    /// long log could exhaust the stack.
+    [[nodiscard]] bool matches(const std::string& text) const {
+        std::istringstream is(text);
+        for (std::string line; std::getline(is, line);) {
+            if (std::regex_search(line, regex_)) return true;
+        }
+        return false;
+    }
+
     std::vector<std::string> command_;
     std::filesystem::path scratch_;
     double timeout_;
@@ -487,9 +517,11 @@ namespace detail {
     std::vector<bool> keep(g.nodes.size(), false);
     for (std::size_t i = g.nodes.size(); i-- > 0;) {  // reverse topological (generated graphs are in order; checked below)
         const auto& n = g.nodes[i];
-        if (std::any_of(n.outputs.begin(), n.outputs.end(), [&](const std::string& o) { return live.count(o) > 0; })) {
+        if (std::any_of(n.outputs.begin(), n.outputs.end(), [&](const std::string& o) { return !o.empty() && live.count(o) > 0; })) {
             keep[i] = true;
-            for (const auto& in : n.inputs) live.insert(in);
+            for (const auto& in : n.inputs) {
+                if (!in.empty()) live.insert(in);
+            }
         }
     }
     graph::graph out = g;
@@ -692,12 +724,14 @@ private:
                 continue;
             }
             // Else its consumers read one of its own inputs of the same type and shape.
+            const auto out = std::find_if(n.outputs.begin(), n.outputs.end(), [](const std::string& o) { return !o.empty(); });
+            const bool one_output = std::count_if(n.outputs.begin(), n.outputs.end(), [](const std::string& o) { return !o.empty(); }) == 1;
             for (const auto& in : n.inputs) {
-                if (in.empty() || n.outputs.size() != 1) continue;
+                if (in.empty() || !one_output) continue;
                 const auto& a = cur_.values.at(in);
-                const auto& b = cur_.values.at(n.outputs[0]);
+                const auto& b = cur_.values.at(*out);
                 if (a.element_dtype() != b.element_dtype() || a.shape() != b.shape()) continue;
-                if (try_candidate(detail::without_nodes(cur_, {i}, {{n.outputs[0], in}}), "bypassed " + n.op_type)) {
+                if (try_candidate(detail::without_nodes(cur_, {i}, {{*out, in}}), "bypassed " + n.op_type)) {
                     any = true;
                     break;
                 }
@@ -867,9 +901,10 @@ private:
 /// How the bundle's repro.cpp reaches the backend (empty command: it has no repro.cpp
 /// test of a backend, only of the check command or nothing).
 struct bundle_info {
-    std::vector<std::string> backend_command;  ///< with {model} {inputs} {outputs}: run once; without: a worker
-    std::string backend_description;          ///< version and command, for the manifest
-    std::string rerun;                        ///< the command line that made this bundle
+    /// By backend name: with {model} {inputs} {outputs} run once per case; without, a worker.
+    std::map<std::string, std::vector<std::string>> backend_commands;
+    std::map<std::string, std::string> backend_descriptions;  ///< version and command, for the manifest
+    std::string rerun;                                         ///< the command line that made this bundle
 };
 
 namespace detail {
@@ -927,20 +962,30 @@ namespace detail {
            << "    return tc::worker_backend(name, command).run(paths, " << sc->options().timeout_seconds << ");\n}\n\n"
            << "TEST_CASE(" << cpp_string(sig.backend + ": " + std::string(to_string(sig.outcome)) + " at " + sig.where) << ") {\n"
            << "    const fs::path dir = TENSORACLE_REPRO_DIR;\n";
-        if (info.backend_command.empty()) {
-            os << "    // The backend was given in-process (a C++ callable): run the reduced case through it here.\n"
-               << "    FAIL(\"write the call of your backend here; the bundle's manifest.json says what went wrong\");\n}\n";
-            return os.str();
+        // A backend's signature: its outputs against ours. "a vs b": a's against b's.
+        std::vector<std::string> names{sig.backend};
+        if (const auto p = sig.backend.find(" vs "); p != std::string::npos) names = {sig.backend.substr(0, p), sig.backend.substr(p + 4)};
+        for (const auto& n : names) {
+            if (info.backend_commands.count(n) == 0) {
+                os << "    // " << n << " was given in-process (a C++ callable): run the reduced case through it here.\n"
+                   << "    FAIL(\"write the call of your backend here; the bundle's manifest.json says what went wrong\");\n}\n";
+                return os.str();
+            }
         }
-        os << "    const std::vector<std::string> command = " << cpp_strings(info.backend_command) << ";\n"
-           << "    const auto r = run_backend(" << cpp_string(sc->backends().front()->name()) << ", command, \"out\");\n"
-           << "    INFO(\"backend run: \", tc::to_string(r.status), \" \", r.message);\n"
-           << "    REQUIRE(r.status == tc::run_status::ran);\n"
-           << "    REQUIRE(r.outputs.size() == " << outputs << "u);\n"
-           << "    for (std::size_t k = 0; k < " << outputs << "u; ++k) {\n"
-           << "        const auto expected = tensoracle::io::load_tensor(dir / \"test_data_set_0\" / (\"output_\" + std::to_string(k) + \".pb\"));\n"
-           << "        CAPTURE(k);\n"
-           << "        TENSORACLE_CHECK_ALLCLOSE(r.outputs[k], expected, tensoracle::level{" << level << "});\n    }\n}\n";
+        for (std::size_t b = 0; b < names.size(); ++b) {
+            os << "    const auto r" << b << " = run_backend(" << cpp_string(names[b]) << ", " << cpp_strings(info.backend_commands.at(names[b]))
+               << ", \"out" << b << "\");\n"
+               << "    INFO(" << cpp_string(names[b] + ": ") << ", tc::to_string(r" << b << ".status), \" \", r" << b << ".message);\n"
+               << "    REQUIRE(r" << b << ".status == tc::run_status::ran);\n"
+               << "    REQUIRE(r" << b << ".outputs.size() == " << outputs << "u);\n";
+        }
+        os << "    for (std::size_t k = 0; k < " << outputs << "u; ++k) {\n        CAPTURE(k);\n";
+        if (names.size() == 1) {
+            os << "        const auto expected = tensoracle::io::load_tensor(dir / \"test_data_set_0\" / (\"output_\" + std::to_string(k) + \".pb\"));\n"
+               << "        TENSORACLE_CHECK_ALLCLOSE(r0.outputs[k], expected, tensoracle::level{" << level << "});\n    }\n}\n";
+        } else {
+            os << "        TENSORACLE_CHECK_ALLCLOSE(r0.outputs[k], r1.outputs[k], tensoracle::level{" << level << "});\n    }\n}\n";
+        }
         return os.str();
     }
     if (const auto* cc = dynamic_cast<const command_check*>(&check)) {
@@ -991,16 +1036,8 @@ inline nlohmann::json write_bundle(const reduce_result& r, const failure_check& 
         throw error(where, dir.string() + " exists and holds something else than a bundle: give an empty or new folder");
     }
     fs::remove_all(dir / "test_data_set_0", ec);
-    fs::create_directories(dir / "test_data_set_0", ec);
-    if (ec) throw error(where, "cannot create " + dir.string() + ": " + ec.message());
     const auto& c = r.reduced;
-    io::save_model(c.model, dir / "model.onnx");
-    for (std::size_t k = 0; k < c.model.inputs.size(); ++k) {
-        io::save_tensor(c.inputs.at(c.model.inputs[k].name), dir / "test_data_set_0" / ("input_" + std::to_string(k) + ".pb"), c.model.inputs[k].name);
-    }
-    for (std::size_t k = 0; k < c.model.outputs.size(); ++k) {
-        io::save_tensor(c.outputs.at(c.model.outputs[k].name), dir / "test_data_set_0" / ("output_" + std::to_string(k) + ".pb"), c.model.outputs[k].name);
-    }
+    detail::write_test_layout(c, dir);
     auto write_text = [&](const char* name, const std::string& text) {
         std::ofstream f(dir / name, std::ios::binary);
         if (!f || !(f << text)) throw error(where, "cannot write " + (dir / name).string());
@@ -1018,8 +1055,8 @@ inline nlohmann::json write_bundle(const reduce_result& r, const failure_check& 
                  {"config_hash", r.original.config_hash}};
     m["failure"] = r.failure;
     m["check"] = check.manifest();
-    if (!info.backend_command.empty()) m["backend_command"] = info.backend_command;
-    if (!info.backend_description.empty()) m["backend_description"] = info.backend_description;
+    if (!info.backend_commands.empty()) m["backend_commands"] = info.backend_commands;
+    if (!info.backend_descriptions.empty()) m["backend_descriptions"] = info.backend_descriptions;
     m["failure_rate"] = r.failure_rate;
     m["measured_runs"] = r.measured;
     m["repeats"] = r.repeats;
@@ -1033,8 +1070,6 @@ inline nlohmann::json write_bundle(const reduce_result& r, const failure_check& 
     m["out_of_budget"] = r.out_of_budget;
     m["steps"] = r.steps;
     if (!info.rerun.empty()) m["rerun"] = info.rerun;
-    detail::write_json(dir / "manifest.json", m);
-
     write_text("repro.cpp", detail::repro_source(r, check, info));
     write_text("CMakeLists.txt", detail::repro_cmake());
 
@@ -1068,6 +1103,7 @@ inline nlohmann::json write_bundle(const reduce_result& r, const failure_check& 
     if (!info.rerun.empty()) rd << "\nReduced with:\n\n```sh\n" << info.rerun << "\n```\n";
     rd << "\nmanifest.json holds the same facts for scripts; original.txt the graph before reduction.\n";
     write_text("README.md", rd.str());
+    detail::write_json(dir / "manifest.json", m);  // last: a bundle with a manifest is complete
     return m;
 }
 
@@ -1106,7 +1142,13 @@ inline nlohmann::json write_bundle(const reduce_result& r, const failure_check& 
         for (std::size_t k = 0; k < fed.size(); ++k) {
             const auto file = data / ("input_" + std::to_string(k) + ".pb");
             if (!fs::exists(file)) throw error(where, "graph input '" + fed[k]->name + "' has no " + file.string());
-            inputs.emplace(fed[k]->name, io::load_tensor(file));
+            auto t = io::load_tensor(file);
+            if (t.element_dtype() != fed[k]->type || (fed[k]->shape && *fed[k]->shape != t.shape())) {
+                throw error(where, file.string() + " holds " + std::string(name(t.element_dtype())) + tensoracle::to_string(t.shape()) + ", but graph input '" +
+                                       fed[k]->name + "' is declared " + std::string(name(fed[k]->type)) +
+                                       (fed[k]->shape ? tensoracle::to_string(*fed[k]->shape) : std::string("[?]")));
+            }
+            inputs.emplace(fed[k]->name, std::move(t));
         }
     } else {
         rng r(seed);
@@ -1133,7 +1175,7 @@ inline nlohmann::json write_bundle(const reduce_result& r, const failure_check& 
 /// summary.json and summary.txt then name each bundle and its size. Returns the summary.
 inline nlohmann::json reduce_signatures(const std::filesystem::path& dir, const std::vector<std::unique_ptr<backend>>& prototypes,
                                         const judge_options& judging, const reduce_options& options,
-                                        const std::map<std::string, bundle_info>& infos = {},
+                                        const bundle_info& info = {},
                                         const std::function<void(const std::string&, const reduce_progress&)>& on_progress = {}) {
     namespace fs = std::filesystem;
     const char* where = "tensoracle::campaign::reduce_signatures";
@@ -1156,21 +1198,16 @@ inline nlohmann::json reduce_signatures(const std::filesystem::path& dir, const 
             s["reduced_nodes"] = done["reduced"]["nodes"];
             continue;
         }
-        // The backends of the signature: one, or the two of "a vs b".
-        std::vector<std::string> names;
+        // The backends of the signature's system, as the campaign ran them: a configuration's
+        // "unsupported" is a compile failure only beside a sibling that runs the case.
         const auto b = s["backend"].get<std::string>();
-        if (const auto p = b.find(" vs "); p != std::string::npos) {
-            names = {b.substr(0, p), b.substr(p + 4)};
-        } else {
-            names = {b};
-        }
+        const auto first = b.substr(0, b.find(" vs "));
+        const auto family = first.substr(0, first.find('-'));
         std::vector<std::unique_ptr<backend>> backends;
-        for (const auto& n : names) {
-            for (const auto& proto : prototypes) {
-                if (proto->name() == n) backends.push_back(proto->clone());
-            }
+        for (const auto& proto : prototypes) {
+            if (proto->name().substr(0, proto->name().find('-')) == family) backends.push_back(proto->clone());
         }
-        if (backends.size() != names.size()) {
+        if (std::none_of(backends.begin(), backends.end(), [&](const auto& x) { return x->name() == first; })) {
             s["reduction"] = "not reduced: backend " + b + " is not in this run";
             continue;
         }
@@ -1181,8 +1218,6 @@ inline nlohmann::json reduce_signatures(const std::filesystem::path& dir, const 
             const auto r = reduce(original, check, options, [&](const reduce_progress& p) {
                 if (on_progress) on_progress(id, p);
             });
-            bundle_info info;
-            if (const auto it = infos.find(names.front()); it != infos.end()) info = it->second;
             (void)write_bundle(r, check, bundle, info);
             s["bundle"] = "reduced/" + id;
             s["reduced_nodes"] = r.reduced.model.nodes.size();
