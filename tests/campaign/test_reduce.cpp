@@ -72,6 +72,18 @@ tc::case_runner planted_runner(const tensoracle::graph::graph& g) {
     };
 }
 
+/// The reference interpreter as a correct backend.
+tc::case_runner correct_runner(const tensoracle::graph::graph& g) {
+    return [g](const std::vector<tensor>& in) {
+        tc::value_map feeds;
+        for (std::size_t k = 0; k < in.size(); ++k) feeds.emplace(g.inputs[k].name, in[k]);
+        const auto out = tensoracle::graph::run(g, feeds).outputs;
+        std::vector<tensor> v;
+        for (const auto& o : g.outputs) v.push_back(out.at(o.name));
+        return v;
+    };
+}
+
 /// Wraps a check: counts runs and asserts every candidate it is shown is valid.
 struct spy final : tc::failure_check {
     tc::failure_check& inner;
@@ -205,19 +217,9 @@ TEST_CASE("reduce: an unlocalized signature (its place is the op set) reduces to
 }
 
 TEST_CASE("reduce: a disagreement between two configurations reduces against both; its repro compares them") {
-    auto correct = [](const tensoracle::graph::graph& g) -> tc::case_runner {
-        return [g](const std::vector<tensor>& in) {
-            tc::value_map feeds;
-            for (std::size_t k = 0; k < in.size(); ++k) feeds.emplace(g.inputs[k].name, in[k]);
-            const auto out = tensoracle::graph::run(g, feeds).outputs;
-            std::vector<tensor> v;
-            for (const auto& o : g.outputs) v.push_back(out.at(o.name));
-            return v;
-        };
-    };
     auto make = [&] {
         std::vector<std::unique_ptr<tc::backend>> b;
-        b.push_back(std::make_unique<tc::callable_backend>("sys", correct, false));
+        b.push_back(std::make_unique<tc::callable_backend>("sys", correct_runner, false));
         b.push_back(std::make_unique<tc::callable_backend>("sys-opt", planted_runner, false));
         return b;
     };
@@ -250,19 +252,7 @@ TEST_CASE("reduce: a disagreement between two configurations reduces against bot
 
 TEST_CASE("reduce: an original that does not fail is reported, not reduced to nothing") {
     std::vector<std::unique_ptr<tc::backend>> backends;
-    backends.push_back(std::make_unique<tc::callable_backend>(
-        "correct",
-        [](const tensoracle::graph::graph& g) -> tc::case_runner {
-            return [g](const std::vector<tensor>& in) {
-                tc::value_map feeds;
-                for (std::size_t k = 0; k < in.size(); ++k) feeds.emplace(g.inputs[k].name, in[k]);
-                const auto out = tensoracle::graph::run(g, feeds).outputs;
-                std::vector<tensor> v;
-                for (const auto& o : g.outputs) v.push_back(out.at(o.name));
-                return v;
-            };
-        },
-        false));
+    backends.push_back(std::make_unique<tc::callable_backend>("correct", correct_runner, false));
     tc::signature_check check(std::move(backends), tc::judge_options{}, scratch("pass"));
     const auto original = tc::evaluate_case(chain(), feeds_for_chain());
     CHECK_THROWS_WITH_AS(tc::reduce(original, check), doctest::Contains("original does not fail"), tc::original_does_not_fail);
