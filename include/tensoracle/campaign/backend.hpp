@@ -17,8 +17,10 @@
 #include <cstring>
 #include <filesystem>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tensoracle/campaign/process.hpp"
@@ -209,13 +211,16 @@ inline void read_outputs(const case_paths& c, backend_run& r) {
     return r;
 }
 
-[[nodiscard]] inline std::string fill_placeholders(std::string word, const case_paths& c) {
-    const std::pair<std::string, std::string> subs[] = {
-        {"{model}", c.model.string()}, {"{inputs}", c.inputs.string()}, {"{outputs}", c.outputs.string()}};
+/// `word` with every placeholder ("{model}") replaced by its value.
+[[nodiscard]] inline std::string substitute(std::string word, std::initializer_list<std::pair<std::string_view, std::string>> subs) {
     for (const auto& [key, value] : subs) {
         for (auto p = word.find(key); p != std::string::npos; p = word.find(key, p + value.size())) word.replace(p, key.size(), value);
     }
     return word;
+}
+
+[[nodiscard]] inline std::string fill_placeholders(std::string word, const case_paths& c) {
+    return substitute(std::move(word), {{"{model}", c.model.string()}, {"{inputs}", c.inputs.string()}, {"{outputs}", c.outputs.string()}});
 }
 
 }  // namespace detail

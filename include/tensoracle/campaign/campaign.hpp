@@ -210,10 +210,8 @@ namespace detail {
 [[nodiscard]] inline tensor widened(const tensor& t) { return low_precision(t.element_dtype()) ? tensor(t.to<double>()) : t; }
 }  // namespace detail
 
-/// The graph with every f16/bf16/f32 value, weight, Cast target and constant widened to
-/// float64: the truth a low-precision reference and backend are both measured against.
 /// Graph inputs and weights read where an op takes no float64 (Resize's scales: f32
-/// only) stay as they are, or the re-evaluation would not run.
+/// only): widen_to_float64 leaves them as they are, or the re-evaluation would not run.
 [[nodiscard]] inline std::set<std::string> float64_refused(const graph::graph& g) {
     std::set<std::string> refused;
     for (const auto& n : g.nodes) {
@@ -227,9 +225,11 @@ namespace detail {
     return refused;
 }
 
-[[nodiscard]] inline graph::graph widen_to_float64(const graph::graph& g) {
+/// The graph with every f16/bf16/f32 value, weight, Cast target and constant widened to
+/// float64 (but those in `refused`, float64_refused(g)): the truth a low-precision
+/// reference and backend are both measured against.
+[[nodiscard]] inline graph::graph widen_to_float64(const graph::graph& g, const std::set<std::string>& refused) {
     graph::graph w = g;
-    const auto refused = float64_refused(g);
     for (auto* list : {&w.inputs, &w.outputs}) {
         for (auto& v : *list) {
             if (detail::low_precision(v.type) && !refused.count(v.name)) v.type = dtype::f64;
@@ -251,6 +251,7 @@ namespace detail {
     }
     return w;
 }
+[[nodiscard]] inline graph::graph widen_to_float64(const graph::graph& g) { return widen_to_float64(g, float64_refused(g)); }
 
 /// True when `backend` is as close to float64 truth as our same-dtype reference,
 /// element by element: |b - t| <= atol + rtol |t| + |r - t|, with NaN/Inf in b
@@ -544,9 +545,9 @@ public:
 
     std::optional<std::vector<tensor>> float64_truth(const io::generated_case& c, std::string& note) const {
         try {
-            const auto w = widen_to_float64(c.model);
-            std::map<std::string, tensor, std::less<>> feeds;
             const auto refused = float64_refused(c.model);
+            const auto w = widen_to_float64(c.model, refused);
+            std::map<std::string, tensor, std::less<>> feeds;
             for (const auto& [name, t] : c.inputs) feeds.emplace(name, refused.count(name) ? t : detail::widened(t));
             const auto r = graph::run(w, feeds);
             std::vector<tensor> out;

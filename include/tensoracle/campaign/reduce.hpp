@@ -134,8 +134,7 @@ public:
     verdict run_original(const io::generated_case& c) override {
         auto e = judge_.evaluate(lane_, c);
         const auto sigs = e.signatures();
-        verdict v;
-        v.observed = describe(e);
+        auto v = observe(e);
         const bool chosen = !target_id_.empty();
         if (!chosen && !sigs.empty()) target_id_ = sigs.front().id();
         for (const auto& s : sigs) {
@@ -148,7 +147,6 @@ public:
             v.observed += "; signature " + target_id_ + " is not among its signatures: " + found +
                           " (another --level, --no-localize or backend than the campaign's?)";
         }
-        v.hang = std::any_of(e.results.begin(), e.results.end(), [](const auto& r) { return r.outcome == outcome_class::hang; });
         if (v.fails) last_failing_ = std::move(e);
         return v;
     }
@@ -156,9 +154,7 @@ public:
     verdict run(const io::generated_case& c) override {
         if (!target_) throw error("tensoracle::campaign::signature_check", "run before run_original found the failure");
         auto e = judge_.evaluate(lane_, c);
-        verdict v;
-        v.observed = describe(e);
-        v.hang = std::any_of(e.results.begin(), e.results.end(), [](const auto& r) { return r.outcome == outcome_class::hang; });
+        auto v = observe(e);
         bool exact = false;
         std::optional<signature> relaxed;
         for (const auto& s : e.signatures()) {
@@ -240,13 +236,15 @@ public:
     [[nodiscard]] const judge_options& options() const noexcept { return judge_.options(); }
 
 private:
-    [[nodiscard]] std::string describe(const case_judge::evaluation& e) const {
-        std::string s;
+    /// What the backends did, before deciding whether it is the failure.
+    [[nodiscard]] verdict observe(const case_judge::evaluation& e) const {
+        verdict v;
         for (std::size_t k = 0; k < e.results.size(); ++k) {
-            s += (s.empty() ? "" : "; ") + lane_.backends[k]->name() + " " + std::string(to_string(e.results[k].outcome));
+            v.observed += (v.observed.empty() ? "" : "; ") + lane_.backends[k]->name() + " " + std::string(to_string(e.results[k].outcome));
+            v.hang |= e.results[k].outcome == outcome_class::hang;
         }
-        for (const auto& p : e.pair_signatures) s += "; " + p.backend + " " + std::string(to_string(p.outcome));
-        return s;
+        for (const auto& p : e.pair_signatures) v.observed += "; " + p.backend + " " + std::string(to_string(p.outcome));
+        return v;
     }
 
     case_judge judge_;
@@ -288,15 +286,11 @@ public:
     verdict run(const io::generated_case& c) override {
         detail::reset_dir(scratch_);
         detail::write_test_layout(c, scratch_);
-        const auto data = scratch_ / "test_data_set_0";
         std::vector<std::string> argv;
-        for (auto w : command_) {
-            for (const auto& [key, value] : {std::pair<std::string, std::string>{"{model}", (scratch_ / "model.onnx").string()},
-                                             {"{inputs}", data.string()},
-                                             {"{dir}", scratch_.string()}}) {
-                for (auto p = w.find(key); p != std::string::npos; p = w.find(key, p + value.size())) w.replace(p, key.size(), value);
-            }
-            argv.push_back(std::move(w));
+        for (const auto& w : command_) {
+            argv.push_back(detail::substitute(w, {{"{model}", (scratch_ / "model.onnx").string()},
+                                                  {"{inputs}", (scratch_ / "test_data_set_0").string()},
+                                                  {"{dir}", scratch_.string()}}));
         }
         const auto p = run_process(argv, process_options::with_timeout(timeout_));
         verdict v;
@@ -423,6 +417,13 @@ namespace detail {
     auto v = t.to<double>();
     for (std::size_t i = lo; i < hi && i < v.size(); ++i) v.data()[i] = value;
     return tensor(std::move(v)).cast(t.element_dtype());
+}
+
+[[nodiscard]] inline bool all_equal(const tensor& t, std::size_t lo, std::size_t hi, double value) {
+    for (std::size_t i = lo; i < hi; ++i) {
+        if (t.value_as_double(i) != value) return false;
+    }
+    return true;
 }
 
 [[nodiscard]] inline tensor rounded(const tensor& t) {
@@ -768,6 +769,20 @@ private:
         return any;
     }
 
+    /// The names of the current case's inputs and weights, inputs first.
+    [[nodiscard]] std::vector<std::string> tensor_names() const {
+        std::vector<std::string> names;
+        for (const auto& in : cur_.model.inputs) names.push_back(in.name);
+        for (const auto& [name, t] : cur_.model.initializers) names.push_back(name);
+        return names;
+    }
+    /// The current case's input or weight `name` (null once a reduction removed it).
+    [[nodiscard]] const tensor* find_tensor(const std::string& name) const {
+        if (const auto it = cur_.inputs.find(name); it != cur_.inputs.end()) return &it->second;
+        if (const auto it = cur_.model.initializers.find(name); it != cur_.model.initializers.end()) return &it->second;
+        return nullptr;
+    }
+
     /// The current case with `f` applied to every input and weight tensor (by name).
     template <class F>
     [[nodiscard]] std::pair<graph::graph, value_map> with_tensors(F&& f) const {
@@ -807,13 +822,9 @@ private:
             }
         }
         // Then one axis of one tensor at a time.
-        std::vector<std::string> names;
-        for (const auto& in : cur_.model.inputs) names.push_back(in.name);
-        for (const auto& [name, t] : cur_.model.initializers) names.push_back(name);
-        for (const auto& name : names) {
+        for (const auto& name : tensor_names()) {
             for (std::size_t a = 0;; ++a) {
-                const tensor* t = cur_.inputs.count(name) ? &cur_.inputs.at(name)
-                                  : cur_.model.initializers.count(name) ? &cur_.model.initializers.at(name) : nullptr;
+                const tensor* t = find_tensor(name);
                 if (t == nullptr || a >= t->rank() || out_of_budget()) break;
                 const auto d = t->shape()[a];
                 if (d < 2) continue;
@@ -830,37 +841,23 @@ private:
     bool simplify_values() {
         report("simplifying values");
         bool any = false;
-        std::vector<std::string> names;
-        for (const auto& in : cur_.model.inputs) names.push_back(in.name);
-        for (const auto& [name, t] : cur_.model.initializers) names.push_back(name);
-        for (const auto& name : names) {
-            auto get = [&]() -> const tensor* {
-                if (const auto it = cur_.inputs.find(name); it != cur_.inputs.end()) return &it->second;
-                if (const auto it = cur_.model.initializers.find(name); it != cur_.model.initializers.end()) return &it->second;
-                return nullptr;
-            };
+        for (const auto& name : tensor_names()) {
             auto replace = [&](tensor v, const std::string& step) {
-                const tensor* t = get();
+                const tensor* t = find_tensor(name);
                 if (t == nullptr || v.identical(*t)) return false;
                 return try_candidate(with_tensors([&](const std::string& n, const tensor& x) { return n == name ? v : x; }), step);
             };
             // Only ever simpler (all zeros < all ones < integers < the rest; more zeros is
             // simpler), so the passes end.
-            const tensor* t = get();
+            const tensor* t = find_tensor(name);
             if (t == nullptr || t->size() == 0) continue;
             const auto size = t->size();
-            auto all = [&](double v) {
-                for (std::size_t i = 0; i < size; ++i) {
-                    if (t->value_as_double(i) != v) return false;
-                }
-                return true;
-            };
-            if (all(0.0)) continue;
+            if (detail::all_equal(*t, 0, size, 0.0)) continue;
             if (replace(detail::with_elements(*t, 0, size, 0.0), name + " = 0")) {
                 any = true;
                 continue;
             }
-            if (all(1.0)) continue;
+            if (detail::all_equal(*t, 0, size, 1.0)) continue;
             if (replace(detail::with_elements(*t, 0, size, 1.0), name + " = 1")) {
                 any = true;
                 continue;
@@ -869,12 +866,10 @@ private:
             // Chunks zeroed, halves to sixteenths: the few elements that matter stay.
             for (std::size_t parts = 2; parts <= 16 && parts <= size && !out_of_budget(); parts *= 2) {
                 for (std::size_t p = 0; p < parts; ++p) {
-                    t = get();
+                    t = find_tensor(name);
                     if (t == nullptr) break;
                     const std::size_t lo = p * size / parts, hi = (p + 1) * size / parts;
-                    bool all_zero = true;
-                    for (std::size_t i = lo; i < hi; ++i) all_zero &= t->value_as_double(i) == 0.0;
-                    if (all_zero) continue;
+                    if (detail::all_equal(*t, lo, hi, 0.0)) continue;
                     any |= replace(detail::with_elements(*t, lo, hi, 0.0),
                                    name + "[" + std::to_string(lo) + ":" + std::to_string(hi) + "] = 0");
                 }
