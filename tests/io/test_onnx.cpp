@@ -9,6 +9,7 @@
 #include <string>
 
 #include <tensoracle/gen/instance.hpp>
+#include <tensoracle/io/case_files.hpp>
 #include <tensoracle/io/conformance.hpp>
 #include <tensoracle/io/onnx.hpp>
 #include <tensoracle/tensoracle.hpp>
@@ -384,4 +385,45 @@ TEST_CASE("conformance: runner on a few folders, and its report formats") {
         CHECK_FALSE(c.reason.empty());
     }
     CHECK_THROWS_WITH_AS((void)to::io::run_conformance("/nonexistent"), doctest::Contains("is not a directory"), to::error);
+}
+
+TEST_CASE("onnx: If with branches that read outer values round-trips, passes the checker and strict shape inference") {
+    temp_dir tmp;
+    namespace tg = to::graph;
+    tg::graph g;
+    g.name = "if_model";
+    g.inputs = {{"x", to::dtype::f32, to::shape_type{2, 3}}};
+    g.outputs = {{"y", to::dtype::f32, to::shape_type{2, 3}}};
+    g.initializers.emplace("k", to::tensor(to::array<float>{-100.f}));
+    tg::graph then_b, else_b;
+    then_b.name = "then";
+    then_b.nodes = {{"Relu", {"x"}, {"t"}, {}, "", ""}};
+    then_b.outputs = {{"t", to::dtype::f32, to::shape_type{2, 3}}};
+    else_b.name = "else";
+    else_b.nodes = {{"Neg", {"x"}, {"e"}, {}, "", ""}};
+    else_b.outputs = {{"e", to::dtype::f32, to::shape_type{2, 3}}};
+    tg::node m{"ReduceMin", {"x"}, {"m"}, {{"keepdims", std::int64_t{0}}}, "", ""};
+    tg::node c{"Greater", {"m", "k_s"}, {"cond"}, {}, "", ""};
+    tg::node s{"Squeeze", {"k"}, {"k_s"}, {}, "", ""};
+    tg::node n{"If", {"cond"}, {"y"}, {}, "", ""};
+    n.subgraphs.emplace("then_branch", tg::subgraph(then_b));
+    n.subgraphs.emplace("else_branch", tg::subgraph(else_b));
+    g.nodes = {m, s, c, n};
+    g.validate();
+    to::io::save_model(g, tmp.path / "model.onnx");
+    const auto back = to::io::load_model(tmp.path / "model.onnx");
+    REQUIRE(back.nodes.size() == 4);
+    REQUIRE(back.nodes[3].subgraphs.size() == 2);
+    CHECK(back.nodes[3].subgraphs.at("then_branch")->nodes[0].op_type == "Relu");
+    CHECK(back.nodes[3].subgraphs.at("else_branch")->outputs[0].name == "e");
+    CHECK(to::io::to_model_proto(back).SerializeAsString() == to::io::to_model_proto(g).SerializeAsString());
+    const auto inferred = to::io::onnx_shape_inference(back);
+    REQUIRE(inferred.count("y") == 1);
+    CHECK(inferred.at("y").shape == to::shape_type{2, 3});
+    const to::tensor x(to::array<float>{{1.f, -2.f, 3.f}, {-4.f, 5.f, -6.f}});
+    const auto r = to::graph::run(back, {{"x", x}});
+    CHECK(r.outputs.at("y").values<float>()[1] == 0.f);  // min(x) = -6 > -100: then (Relu)
+    const auto text = to::io::model_text(back);
+    CHECK(text.find("then_branch:") != std::string::npos);
+    CHECK(text.find("      t = Relu(x)") != std::string::npos);
 }

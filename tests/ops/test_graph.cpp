@@ -136,3 +136,134 @@ TEST_CASE("constraint language: evaluation, printing, Euclidean division, overfl
                          to::error);
     CHECK_THROWS_WITH_AS((void)x.eval({}), doctest::Contains("symbol 'x' has no value"), to::error);
 }
+
+namespace {
+// y = If(cond, then: x * w (w read from the outer graph), else: Neg(x)), then Relu(y).
+tg::graph if_graph() {
+    tg::graph g;
+    g.name = "branchy";
+    g.inputs = {{"x", to::dtype::f32, to::shape_type{3}}, {"cond", to::dtype::boolean, to::shape_type{}}};
+    g.outputs = {{"out", to::dtype::f32, std::nullopt}};
+    g.initializers.emplace("w", to::tensor(to::array<float>{2.f, 3.f, 4.f}));
+    tg::graph then_b;
+    then_b.name = "then";
+    then_b.nodes = {{"Mul", {"x", "w"}, {"t"}, {}, "", ""}};
+    then_b.outputs = {{"t", to::dtype::f32, to::shape_type{3}}};
+    tg::graph else_b;
+    else_b.name = "else";
+    else_b.nodes = {{"Neg", {"x"}, {"e"}, {}, "", ""}};
+    else_b.outputs = {{"e", to::dtype::f32, to::shape_type{3}}};
+    tg::node n{"If", {"cond"}, {"y"}, {}, "if", ""};
+    n.subgraphs.emplace("then_branch", tg::subgraph(then_b));
+    n.subgraphs.emplace("else_branch", tg::subgraph(else_b));
+    g.nodes = {{"Relu", {"y"}, {"out"}, {}, "relu", ""}, n};  // declaration order does not matter
+    return g;
+}
+to::tensor scalar_bool(bool b) {
+    to::tensor t = to::tensor::zeros(to::dtype::boolean, {});
+    t.values<bool>()[0] = b;
+    return t;
+}
+}  // namespace
+
+TEST_CASE("graph: If runs the branch its cond selects, reading outer values by name") {
+    const auto g = if_graph();
+    const to::tensor x(to::array<float>{1.f, -1.f, 2.f});
+    const auto t = tg::run(g, {{"x", x}, {"cond", scalar_bool(true)}}, {.record_intermediates = true});
+    CHECK(t.outputs.at("out").values<float>()[1] == 0.f);
+    CHECK(t.values.at("y").values<float>()[2] == 8.f);
+    CHECK(t.values.count("t") == 0);  // a branch's values stay in the branch
+    const auto e = tg::run(g, {{"x", x}, {"cond", scalar_bool(false)}});
+    CHECK(e.outputs.at("out").values<float>()[0] == 0.f);
+    CHECK(e.outputs.at("out").values<float>()[1] == 1.f);
+    // The If depends on what its branches read: after w's producer, were there one.
+    CHECK(tg::graph::reads(g.nodes[1]) == std::vector<std::string>{"cond", "x", "w"});
+    CHECK(g.nodes[1].subgraphs.at("then_branch")->outer_reads() == std::set<std::string, std::less<>>{"w", "x"});
+    CHECK(tg::op_types(g) == std::set<std::string>{"If", "Mul", "Neg", "Relu"});
+}
+
+TEST_CASE("graph: a copied node owns copies of its branches") {
+    const auto g = if_graph();
+    auto copy = g;
+    copy.nodes[1].subgraphs.at("else_branch")->nodes[0].op_type = "Abs";
+    CHECK(g.nodes[1].subgraphs.at("else_branch")->nodes[0].op_type == "Neg");
+    tg::subgraph moved(tg::subgraph(g.nodes[1].subgraphs.at("then_branch")));
+    CHECK(moved->nodes.size() == 1);
+}
+
+TEST_CASE("graph: If's rules are checked and its errors name the node") {
+    const to::tensor x(to::array<float>{1.f, -1.f, 2.f});
+    SUBCASE("cond of two elements") {
+        auto g = if_graph();
+        g.inputs[1].shape = to::shape_type{2};
+        to::tensor two = to::tensor::zeros(to::dtype::boolean, {2});
+        CHECK_THROWS_WITH_AS((void)tg::run(g, {{"x", x}, {"cond", two}}), doctest::Contains("If's cond must be a bool tensor of one element"), to::error);
+    }
+    SUBCASE("cond not bool") {
+        auto g = if_graph();
+        g.inputs[1].type = to::dtype::f32;
+        CHECK_THROWS_WITH_AS((void)tg::run(g, {{"x", x}, {"cond", to::tensor::zeros(to::dtype::f32, {})}}), doctest::Contains("bool tensor of one element"), to::error);
+    }
+    SUBCASE("a branch missing") {
+        auto g = if_graph();
+        g.nodes[1].subgraphs.erase("else_branch");
+        CHECK_THROWS_WITH_AS(g.validate(), doctest::Contains("If lacks its required graph attribute 'else_branch'"), to::error);
+    }
+    SUBCASE("a graph attribute If does not take") {
+        auto g = if_graph();
+        g.nodes[1].subgraphs.emplace("body", tg::subgraph());
+        CHECK_THROWS_WITH_AS(g.validate(), doctest::Contains("If takes no graph attribute 'body'"), to::error);
+    }
+    SUBCASE("a plain attribute") {
+        auto g = if_graph();
+        g.nodes[1].attributes.emplace("axis", std::int64_t{1});
+        CHECK_THROWS_WITH_AS(g.validate(), doctest::Contains("If takes no attribute 'axis'"), to::error);
+    }
+    SUBCASE("two inputs") {
+        auto g = if_graph();
+        g.nodes[1].inputs.push_back("x");
+        CHECK_THROWS_WITH_AS(g.validate(), doctest::Contains("If takes exactly one input"), to::error);
+    }
+    SUBCASE("output counts differ") {
+        auto g = if_graph();
+        g.nodes[1].subgraphs.at("else_branch")->outputs.push_back({"x", to::dtype::f32, std::nullopt});
+        CHECK_THROWS_WITH_AS(g.validate(), doctest::Contains("else_branch has 2 output(s) for the node's 1"), to::error);
+    }
+    SUBCASE("output dtypes differ") {
+        auto g = if_graph();
+        g.nodes[1].subgraphs.at("else_branch")->outputs[0].type = to::dtype::f64;
+        CHECK_THROWS_WITH_AS(g.validate(), doctest::Contains("output 0 is f32 in then_branch but f64 in else_branch"), to::dtype_error);
+    }
+    SUBCASE("a branch with inputs") {
+        auto g = if_graph();
+        g.nodes[1].subgraphs.at("then_branch")->inputs.push_back({"z", to::dtype::f32, std::nullopt});
+        CHECK_THROWS_WITH_AS(g.validate(), doctest::Contains("then_branch declares 1 input(s)"), to::error);
+    }
+    SUBCASE("a branch defines an outer name again") {
+        auto g = if_graph();
+        g.nodes[1].subgraphs.at("then_branch")->nodes[0].outputs[0] = "w";
+        g.nodes[1].subgraphs.at("then_branch")->outputs[0].name = "w";
+        CHECK_THROWS_WITH_AS(g.validate(), doctest::Contains("already defined in an enclosing graph"), to::error);
+    }
+    SUBCASE("a branch reads what is defined nowhere") {
+        auto g = if_graph();
+        g.nodes[1].subgraphs.at("then_branch")->nodes[0].inputs[1] = "nowhere";
+        CHECK_THROWS_WITH_AS(g.validate(), doctest::Contains("reads 'nowhere', which is never defined"), to::error);
+    }
+    SUBCASE("a branch reading the If's own output is a cycle") {
+        auto g = if_graph();
+        g.nodes[1].subgraphs.at("then_branch")->nodes[0].inputs[1] = "out";
+        CHECK_THROWS_WITH_AS(g.validate(), doctest::Contains("the graph has a cycle"), to::error);
+    }
+    SUBCASE("a branch output declared with another dtype than it holds") {
+        auto g = if_graph();
+        g.nodes[1].subgraphs.at("then_branch")->outputs[0].type = to::dtype::f64;
+        g.nodes[1].subgraphs.at("else_branch")->outputs[0].type = to::dtype::f64;
+        CHECK_THROWS_WITH_AS((void)tg::run(g, {{"x", x}, {"cond", scalar_bool(true)}}), doctest::Contains("is declared f64 but holds f32"), to::dtype_error);
+    }
+    SUBCASE("another op with a graph attribute") {
+        auto g = if_graph();
+        g.nodes[0].subgraphs.emplace("body", tg::subgraph());
+        CHECK_THROWS_WITH_AS(g.validate(), doctest::Contains("has graph attribute 'body', which Relu does not take"), to::error);
+    }
+}

@@ -5,9 +5,12 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "tensoracle/graph/control_flow.hpp"
 #include "tensoracle/graph/graph.hpp"
 #include "tensoracle/ops/registry.hpp"
 #include "tensoracle/spec/entry.hpp"
@@ -59,12 +62,88 @@ inline void check_feed(const value_info& v, const tensor& t, const std::string& 
 }
 }  // namespace detail
 
+namespace detail {
+/// The values one graph defines, and the scopes around it (a branch reads its
+/// enclosing graphs' values by name without copying them).
+struct scope {
+    std::map<std::string, tensor, std::less<>> values;
+    const scope* parent = nullptr;
+    [[nodiscard]] const tensor* find(std::string_view name) const {
+        for (const scope* s = this; s != nullptr; s = s->parent) {
+            if (const auto it = s->values.find(name); it != s->values.end()) return &it->second;
+        }
+        return nullptr;
+    }
+    [[nodiscard]] const tensor& at(const std::string& name, const std::string& where) const {
+        if (const tensor* t = find(name)) return *t;
+        throw error(where, "value '" + name + "' is not defined when it is read");
+    }
+};
+
+/// Runs g's nodes in `order` within scope `s` (g's inputs and initializers already there).
+inline void run_nodes(const graph& g, const std::vector<std::size_t>& order, scope& s, const std::string& where);
+
+/// Runs the branch of If node `n` that its cond selects; returns its outputs.
+inline std::vector<tensor> run_if(const node& n, const scope& s, const std::string& where) {
+    const graph& branch = if_spec::select(n, s.at(n.inputs[0], where), where);
+    scope inner;
+    inner.parent = &s;
+    for (const auto& [k, t] : branch.initializers) inner.values.emplace(k, t);
+    const std::string at = where + ", node " + n.label() + " (" + branch.name + ")";
+    // The branch was checked with the graph; its order is computed for this run.
+    std::set<std::string, std::less<>> outer;
+    for (const scope* p = &s; p != nullptr; p = p->parent) {
+        for (const auto& [k, t] : p->values) outer.insert(k);
+    }
+    run_nodes(branch, branch.topological_order(outer), inner, at);
+    std::vector<tensor> out;
+    for (const auto& o : branch.outputs) {
+        const tensor& t = inner.at(o.name, at);
+        if (t.element_dtype() != o.type) {
+            throw dtype_error(at, "branch output '" + o.name + "' is declared " + std::string(name(o.type)) + " but holds " +
+                                      std::string(name(t.element_dtype())));
+        }
+        out.push_back(t);
+    }
+    return out;
+}
+
+inline void run_nodes(const graph& g, const std::vector<std::size_t>& order, scope& s, const std::string& where) {
+    for (const std::size_t i : order) {
+        const auto& n = g.nodes[i];
+        std::vector<tensor> out;
+        if (is_control_flow(n.op_type)) {
+            out = run_if(n, s, where);
+        } else {
+            const auto& op = ops::get_op(n.op_type);
+            std::vector<const tensor*> args;
+            for (const auto& in : n.inputs) args.push_back(in.empty() ? nullptr : &s.at(in, where));
+            while (!args.empty() && args.back() == nullptr) args.pop_back();
+            const auto attrs = call_attributes(op, n);
+            try {
+                out = spec::evaluate(op, args, attrs);
+            } catch (const error& e) {
+                rethrow_with_context(e, where, "node " + n.label() + ": ");
+            }
+        }
+        if (n.outputs.size() > out.size()) {
+            throw error(where, "node " + n.label() + " names " + std::to_string(n.outputs.size()) + " outputs; " +
+                                   n.op_type + " produced " + std::to_string(out.size()));
+        }
+        for (std::size_t o = 0; o < n.outputs.size(); ++o) {
+            if (!n.outputs[o].empty()) s.values.insert_or_assign(n.outputs[o], std::move(out[o]));
+        }
+    }
+}
+}  // namespace detail
+
 /// Runs `g` on `feeds` (graph input name -> tensor). Errors name the node.
 [[nodiscard]] inline run_result run(const graph& g, const std::map<std::string, tensor, std::less<>>& feeds,
                                     const run_options& options = {}) {
     const std::string where = "tensoracle::graph::run(" + g.name + ")";
     const auto order = g.topological_order();
-    std::map<std::string, tensor, std::less<>> values;
+    detail::scope s;
+    auto& values = s.values;
     for (const auto& [k, t] : g.initializers) values.emplace(k, t);
     for (const auto& feed : feeds) {
         const std::string& k = feed.first;  // named: lambdas may not capture bindings (Clang 14)
@@ -78,27 +157,7 @@ inline void check_feed(const value_info& v, const tensor& t, const std::string& 
     for (const auto& in : g.inputs) {
         if (values.find(in.name) == values.end()) throw error(where, "graph input '" + in.name + "' is not fed");
     }
-    for (const std::size_t i : order) {
-        const auto& n = g.nodes[i];
-        const auto& op = ops::get_op(n.op_type);
-        std::vector<const tensor*> args;
-        for (const auto& in : n.inputs) args.push_back(in.empty() ? nullptr : &values.at(in));
-        while (!args.empty() && args.back() == nullptr) args.pop_back();
-        const auto attrs = call_attributes(op, n);
-        std::vector<tensor> out;
-        try {
-            out = spec::evaluate(op, args, attrs);
-        } catch (const error& e) {
-            detail::rethrow_with_context(e, where, "node " + n.label() + ": ");
-        }
-        if (n.outputs.size() > out.size()) {
-            throw error(where, "node " + n.label() + " names " + std::to_string(n.outputs.size()) + " outputs; " +
-                                   n.op_type + " produced " + std::to_string(out.size()));
-        }
-        for (std::size_t o = 0; o < n.outputs.size(); ++o) {
-            if (!n.outputs[o].empty()) values.insert_or_assign(n.outputs[o], std::move(out[o]));
-        }
-    }
+    detail::run_nodes(g, order, s, where);
     run_result r;
     for (const auto& o : g.outputs) {
         const auto& t = values.at(o.name);

@@ -114,14 +114,12 @@ inline std::string value_text(const std::string& name, dtype d, const shape_type
 }
 }  // namespace detail
 
-/// A readable dump: interface, initializers, one line per node.
-[[nodiscard]] inline std::string model_text(const graph::graph& m) {
-    std::ostringstream os;
-    os << "graph " << m.name << " (opset " << m.opset << ")\n";
-    for (const auto& in : m.inputs) os << "  input  " << detail::value_text(in.name, in.type, in.shape.value_or(shape_type{})) << '\n';
-    for (const auto& [name, t] : m.initializers) os << "  weight " << detail::value_text(name, t.element_dtype(), t.shape()) << '\n';
+namespace detail {
+inline void model_text(std::ostringstream& os, const graph::graph& m, const std::string& indent) {
+    for (const auto& in : m.inputs) os << indent << "input  " << value_text(in.name, in.type, in.shape.value_or(shape_type{})) << '\n';
+    for (const auto& [name, t] : m.initializers) os << indent << "weight " << value_text(name, t.element_dtype(), t.shape()) << '\n';
     for (const auto& n : m.nodes) {
-        os << "  ";
+        os << indent;
         for (std::size_t i = 0; i < n.outputs.size(); ++i) os << (i ? ", " : "") << n.outputs[i];
         os << " = " << n.op_type << '(';
         for (std::size_t i = 0; i < n.inputs.size(); ++i) os << (i ? ", " : "") << (n.inputs[i].empty() ? "<absent>" : n.inputs[i]);
@@ -134,8 +132,20 @@ inline std::string value_text(const std::string& name, dtype d, const shape_type
         }
         if (!first) os << '}';
         os << '\n';
+        for (const auto& [k, sub] : n.subgraphs) {
+            os << indent << "  " << k << ":\n";
+            model_text(os, sub.get(), indent + "    ");
+        }
     }
-    for (const auto& out : m.outputs) os << "  output " << detail::value_text(out.name, out.type, out.shape.value_or(shape_type{})) << '\n';
+    for (const auto& out : m.outputs) os << indent << "output " << value_text(out.name, out.type, out.shape.value_or(shape_type{})) << '\n';
+}
+}  // namespace detail
+
+/// A readable dump: interface, initializers, one line per node (branches indented).
+[[nodiscard]] inline std::string model_text(const graph::graph& m) {
+    std::ostringstream os;
+    os << "graph " << m.name << " (opset " << m.opset << ")\n";
+    detail::model_text(os, m, "  ");
     return os.str();
 }
 

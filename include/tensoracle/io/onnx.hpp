@@ -270,6 +270,67 @@ inline void to_value_info(const graph::value_info& v, onnx::ValueInfoProto& p) {
 
 }  // namespace detail
 
+namespace detail {
+/// A GraphProto's content into `g` (name, interface, weights, nodes and their
+/// graph attributes, recursively).
+inline void from_graph_proto(const onnx::GraphProto& gp, graph::graph& g, const fs::path& base, const std::string& where) {
+    for (const auto& init : gp.initializer()) g.initializers.insert_or_assign(init.name(), from_proto(init, base));
+    if (gp.sparse_initializer_size() != 0) throw unsupported_error(where, "sparse initializers are not supported");
+    for (const auto& in : gp.input()) {
+        if (g.initializers.count(in.name()) != 0) continue;  // IR < 4 lists initializers as inputs too
+        g.inputs.push_back(from_value_info(in, where));
+    }
+    for (const auto& out : gp.output()) g.outputs.push_back(from_value_info(out, where));
+    for (const auto& np : gp.node()) {
+        graph::node n;
+        n.op_type = np.op_type();
+        n.name = np.name();
+        n.domain = np.domain();
+        n.inputs.assign(np.input().begin(), np.input().end());
+        n.outputs.assign(np.output().begin(), np.output().end());
+        for (const auto& a : np.attribute()) {
+            const std::string at = where + ", node " + n.label();
+            if (a.type() == onnx::AttributeProto::GRAPH && a.ref_attr_name().empty()) {
+                graph::graph sub;
+                sub.name = a.g().name().empty() ? a.name() : a.g().name();
+                sub.opset = g.opset;
+                from_graph_proto(a.g(), sub, base, at + ", attribute '" + a.name() + "'");
+                n.subgraphs.insert_or_assign(a.name(), graph::subgraph(std::move(sub)));
+                continue;
+            }
+            n.attributes.insert_or_assign(a.name(), from_attribute(a, base, at));
+        }
+        g.nodes.push_back(std::move(n));
+    }
+}
+
+/// The graph's content into a GraphProto (the inverse of from_graph_proto).
+inline void to_graph_proto(const graph::graph& g, onnx::GraphProto& gp) {
+    gp.set_name(g.name);
+    for (const auto& in : g.inputs) to_value_info(in, *gp.add_input());
+    for (const auto& out : g.outputs) to_value_info(out, *gp.add_output());
+    for (const auto& [k, t] : g.initializers) *gp.add_initializer() = to_proto(t, k);
+    for (const auto& n : g.nodes) {
+        auto* np = gp.add_node();
+        np->set_op_type(n.op_type);
+        if (!n.name.empty()) np->set_name(n.name);
+        if (!n.domain.empty()) np->set_domain(n.domain);
+        for (const auto& i : n.inputs) np->add_input(i);
+        for (const auto& o : n.outputs) np->add_output(o);
+        for (const auto& [k, v] : n.attributes) {
+            if (k.rfind("__", 0) == 0) continue;  // kit-internal attributes
+            to_attribute(k, v, *np->add_attribute());
+        }
+        for (const auto& [k, sub] : n.subgraphs) {
+            auto* a = np->add_attribute();
+            a->set_name(k);
+            a->set_type(onnx::AttributeProto::GRAPH);
+            to_graph_proto(sub.get(), *a->mutable_g());
+        }
+    }
+}
+}  // namespace detail
+
 /// Converts a ModelProto into the kit's graph. `base` is the model's folder.
 [[nodiscard]] inline graph::graph from_model_proto(const onnx::ModelProto& m, const fs::path& base = {}) {
     const std::string where = "tensoracle::io::from_model_proto";
@@ -283,26 +344,7 @@ inline void to_value_info(const graph::value_info& v, onnx::ValueInfoProto& p) {
         throw unsupported_error(where, "the model imports no version of the default ONNX domain (only " +
                                            (m.opset_import_size() ? m.opset_import(0).domain() : std::string("none")) + ")");
     }
-    const auto& gp = m.graph();
-    for (const auto& init : gp.initializer()) g.initializers.insert_or_assign(init.name(), from_proto(init, base));
-    if (gp.sparse_initializer_size() != 0) throw unsupported_error(where, "sparse initializers are not supported");
-    for (const auto& in : gp.input()) {
-        if (g.initializers.count(in.name()) != 0) continue;  // IR < 4 lists initializers as inputs too
-        g.inputs.push_back(detail::from_value_info(in, where));
-    }
-    for (const auto& out : gp.output()) g.outputs.push_back(detail::from_value_info(out, where));
-    for (const auto& np : gp.node()) {
-        graph::node n;
-        n.op_type = np.op_type();
-        n.name = np.name();
-        n.domain = np.domain();
-        n.inputs.assign(np.input().begin(), np.input().end());
-        n.outputs.assign(np.output().begin(), np.output().end());
-        for (const auto& a : np.attribute()) {
-            n.attributes.insert_or_assign(a.name(), detail::from_attribute(a, base, where + ", node " + n.label()));
-        }
-        g.nodes.push_back(std::move(n));
-    }
+    detail::from_graph_proto(m.graph(), g, base, where);
     return g;
 }
 
@@ -324,23 +366,7 @@ inline void to_value_info(const graph::value_info& v, onnx::ValueInfoProto& p) {
     auto* imp = m.add_opset_import();
     imp->set_domain("");
     imp->set_version(g.opset);
-    auto* gp = m.mutable_graph();
-    gp->set_name(g.name);
-    for (const auto& in : g.inputs) detail::to_value_info(in, *gp->add_input());
-    for (const auto& out : g.outputs) detail::to_value_info(out, *gp->add_output());
-    for (const auto& [k, t] : g.initializers) *gp->add_initializer() = to_proto(t, k);
-    for (const auto& n : g.nodes) {
-        auto* np = gp->add_node();
-        np->set_op_type(n.op_type);
-        if (!n.name.empty()) np->set_name(n.name);
-        if (!n.domain.empty()) np->set_domain(n.domain);
-        for (const auto& i : n.inputs) np->add_input(i);
-        for (const auto& o : n.outputs) np->add_output(o);
-        for (const auto& [k, v] : n.attributes) {
-            if (k.rfind("__", 0) == 0) continue;  // kit-internal attributes
-            detail::to_attribute(k, v, *np->add_attribute());
-        }
-    }
+    detail::to_graph_proto(g, *m.mutable_graph());
     return m;
 }
 
