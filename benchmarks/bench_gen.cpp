@@ -9,6 +9,10 @@
 //   validity  graphs that pass our validation, onnx::checker, ONNX's strict
 //             shape inference (agreeing with ours on every value it infers)
 //             and run on the interpreter with finite outputs
+//   mutate    chains of 1-5 mutations on generated graphs (default config):
+//             every step valid for us and for ONNX, the mutant agreeing with
+//             its original at its class's level; each family's applicability
+//             (share of graphs where it has a site) and ms per mutant
 // Usage: tensoracle_bench_gen [--graphs N] [--search-graphs N] [--validity N] [--validity-first I] [--seed S]
 // The validity cases are I ... I+N-1 of one stream, so a long run shards over
 // processes (--validity-first 0 --validity 5000, --validity-first 5000 ...).
@@ -31,6 +35,7 @@
 #ifdef TENSORACLE_BENCH_WITH_ONNX
 #include <tensoracle/io/case_files.hpp>
 #include <tensoracle/io/onnx.hpp>
+#include <tensoracle/mutate/mutant_files.hpp>
 #endif
 
 namespace to = tensoracle;
@@ -129,10 +134,13 @@ int main(int argc, char** argv) {
     std::size_t z3_graphs = 100;
     app.add_option("--z3-graphs", z3_graphs, "Graphs for each Z3-backend figure (speed, binning)")
         ->capture_default_str();
-    std::vector<std::string> sections{"speed", "binning", "search", "validity"};
+    std::vector<std::string> sections{"speed", "binning", "search", "validity", "mutate"};
+    std::size_t mutate_graphs = 200, chains_per_graph = 5;
+    app.add_option("--mutate-graphs", mutate_graphs, "Generated graphs for the mutation figure")->capture_default_str();
+    app.add_option("--chains-per-graph", chains_per_graph, "Mutation chains (of 1-5 steps) per graph")->capture_default_str();
     app.add_option("--sections", sections, "Which figures to measure")
         ->delimiter(',')
-        ->check(CLI::IsMember({"speed", "binning", "search", "validity"}))
+        ->check(CLI::IsMember({"speed", "binning", "search", "validity", "mutate"}))
         ->capture_default_str();
     CLI11_PARSE(app, argc, argv);
     const auto want = [&](const char* name) {
@@ -349,6 +357,75 @@ int main(int argc, char** argv) {
             std::printf("    %zu x (first: case %llu of seed %llu) %s\n", n, static_cast<unsigned long long>(first_case[what]),
                         static_cast<unsigned long long>(seed + 2000), what.substr(0, 300).c_str());
         }
+    }
+    if (mutate_graphs > 0 && want("mutate")) {
+        std::printf("== mutate: %zu chains of 1-5 mutations on %zu generated graphs of 10 nodes (default config) ==\n",
+                    mutate_graphs * chains_per_graph, mutate_graphs);
+        const to::gen::generator gen(to::gen::config{});
+        to::gen::generation_stats gs;
+        to::mutate::mutate_stats stats;
+        std::size_t chains = 0, none = 0, steps = 0, valid_steps = 0, agree = 0, exact = 0;
+        std::map<std::string, std::size_t> family_graphs, mutation_graphs;
+        std::map<std::string, std::uint64_t> first_problem;
+        std::vector<double> ms;
+        for (std::uint64_t i = 0; i < mutate_graphs; ++i) {
+            if (i % 10 == 0) std::fprintf(stderr, "\r  %llu/%zu graphs", static_cast<unsigned long long>(i), mutate_graphs);
+            const auto c = to::io::make_case(gen, seed + 3000, i, gs);
+            std::set<std::string> fams;
+            for (const auto& [name, n] : to::mutate::applicability(c.model, c.inputs)) {
+                if (n == 0) continue;
+                ++mutation_graphs[name];
+                fams.insert(std::string(to::mutate::to_string(to::mutate::find_mutation(name).family)));
+            }
+            for (const auto& f : fams) ++family_graphs[f];
+            for (std::uint64_t k = 0; k < chains_per_graph; ++k) {
+                to::mutate::mutate_options o;
+                o.steps = 1 + (i * chains_per_graph + k) % 5;
+                o.after_step = [&](const to::mutate::context& ctx) {
+                    ++steps;
+                    const auto p = to::mutate::onnx_problem(ctx.graph(), ctx.values());
+                    if (p.empty()) {
+                        ++valid_steps;
+                    } else if (!first_problem.count(p)) {
+                        first_problem[p] = i;
+                    }
+                };
+                const auto t0 = clock_type::now();
+                const auto m = to::mutate::mutate_graph(c.model, c.inputs, i * 1000 + k, o, &stats);
+                ms.push_back(ms_since(t0));
+                if (!m) {
+                    ++none;
+                    continue;
+                }
+                ++chains;
+                exact += m->numeric == to::mutate::numeric_class::exact ? 1 : 0;
+                const auto v = to::mutate::check(*m, c.outputs);
+                if (v.agrees) {
+                    ++agree;
+                } else if (!first_problem.count(m->chain_text() + ": " + v.detail.substr(0, 200))) {
+                    first_problem[m->chain_text() + ": " + v.detail.substr(0, 200)] = i;
+                }
+            }
+        }
+        std::fprintf(stderr, "\r%40s\r", "");
+        std::size_t invalid = 0;
+        for (const auto& [k, v] : stats.invalid) invalid += v;
+        std::printf("  chains %zu (+%zu found no place), steps %zu: valid for us and ONNX %zu, rewrites refused as invalid %zu; "
+                    "mutants agreeing with their original %zu of %zu (%zu exact); median %.2f ms per chain (one core)\n",
+                    chains, none, steps, valid_steps, invalid, agree, chains, exact, median(ms));
+        std::printf("  applicability (share of graphs with a site):");
+        for (const auto f : to::mutate::all_families) {
+            const std::string name(to::mutate::to_string(f));
+            std::printf(" %s %.1f%%", name.c_str(), 100.0 * static_cast<double>(family_graphs[name]) / static_cast<double>(mutate_graphs));
+        }
+        std::printf("\n  per mutation (graphs with a site / applied / refused as ill-conditioned):\n");
+        for (const auto& m : to::mutate::registry()) {
+            const std::string n(m.name);
+            std::printf("    %-30s %5.1f%% %6zu %6zu\n", n.c_str(), 100.0 * static_cast<double>(mutation_graphs[n]) / static_cast<double>(mutate_graphs),
+                        stats.applied[n], stats.ill_conditioned[n]);
+        }
+        for (const auto& [what, i] : first_problem) std::printf("    problem (first: graph %llu): %s\n", static_cast<unsigned long long>(i), what.c_str());
+        for (const auto& msg : stats.invalid_messages) std::printf("    invalid: %s\n", msg.substr(0, 300).c_str());
     }
 #endif
     return 0;
