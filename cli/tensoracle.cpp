@@ -26,6 +26,13 @@
 // reference interpreter; a table per backend, and every test where a backend
 // and our reference disagree on passing.
 //
+//   tensoracle mutate CASE_DIR --count N --seed S --out DIR [--only FAMILY]...
+//                     [--mutation NAME]... [--max-steps K] [--list-markdown]
+//
+// writes N distinct semantics-preserving mutants of a case (mutate/*.hpp,
+// docs/MUTATIONS.md), each as DIR/<id>/ in the ONNX test layout with its
+// mutation.json; every one passes onnx::checker and strict shape inference.
+//
 //   tensoracle run-reference MODEL INPUT_DIR OUTPUT_DIR
 //
 // the kit's reference interpreter as a backend of the executable protocol
@@ -58,6 +65,10 @@
 #include <tensoracle/gen/generator.hpp>
 #include <tensoracle/io/case_files.hpp>
 #include <tensoracle/io/conformance.hpp>
+#include <tensoracle/mutate/mutant_files.hpp>
+#ifdef TENSORACLE_WITH_OPENCV
+#include <opencv/opencv_backend.hpp>
+#endif
 #include <tensoracle/ops/registry.hpp>
 
 namespace to = tensoracle;
@@ -232,8 +243,11 @@ struct planted_bugs {
     std::string hang;              ///< never returns
     std::string nondeterministic;  ///< its floating outputs get a different tiny error on every run
     std::string wrong_pair;        ///< "A,B": B's floating outputs scaled by 1.25 where B reads an output of A
+    /// An optimizer bug: a BatchNormalization reading a Conv's output is "folded" into it
+    /// without the running mean (computed as if the mean were 0).
+    bool bn_fold = false;
     [[nodiscard]] bool any() const {
-        return !(wrong.empty() && crash.empty() && hang.empty() && nondeterministic.empty() && wrong_pair.empty());
+        return !(wrong.empty() && crash.empty() && hang.empty() && nondeterministic.empty() && wrong_pair.empty()) || bn_fold;
     }
     /// (A, B) of wrong_pair; throws for a malformed one.
     [[nodiscard]] std::pair<std::string, std::string> pair() const {
@@ -275,10 +289,19 @@ std::map<std::string, to::tensor, std::less<>> run_planted(const to::graph::grap
         if (n.op_type == bugs.hang) {
             for (;;) ::pause();
         }
+        if (to::graph::detail::is_control_flow(n.op_type)) throw to::unsupported_error("tensoracle run-reference", "planted bugs run no If");
         const auto& op = to::ops::get_op(n.op_type);
         std::vector<const to::tensor*> args;
         for (const auto& in : n.inputs) args.push_back(in.empty() ? nullptr : &values.at(in));
         while (!args.empty() && args.back() == nullptr) args.pop_back();
+        to::tensor zero_mean;
+        if (bugs.bn_fold && n.op_type == "BatchNormalization" && args.size() >= 4) {
+            const auto it = producer.find(n.inputs[0]);
+            if (it != producer.end() && it->second == "Conv") {
+                zero_mean = to::tensor::zeros(args[3]->element_dtype(), args[3]->shape());
+                args[3] = &zero_mean;
+            }
+        }
         auto out = to::spec::evaluate(op, args, to::graph::call_attributes(op, n));
         for (std::size_t o = 0; o < n.outputs.size() && o < out.size(); ++o) {
             if (n.outputs[o].empty()) continue;
@@ -377,6 +400,19 @@ std::optional<backend_choice> builtin_backend(const std::string& name, bool proc
                         [&] { std::string s; for (const auto& w : cmd) s += (s.empty() ? "" : " ") + w; return s; }();
         return c;
     }
+    if (name == "opencv") {
+#ifdef TENSORACLE_WITH_OPENCV
+        backend_choice c;
+        // In process, in a forked child per case (a crash or hang in OpenCV is classified).
+        c.backend = std::make_unique<to::campaign::callable_backend>(name, to::backends::opencv_preparer());
+        c.one_shot = {self_executable().string(), "run-opencv", "{model}", "{inputs}", "{outputs}"};
+        c.description = to::backends::opencv_version() + " DNN (readNetFromONNX, CPU), in a forked child";
+        return c;
+#else
+        std::fprintf(stderr, "tensoracle campaign: backend 'opencv' skipped: this tensoracle was built without OpenCV (install libopencv-dev: scripts/setup)\n");
+        return std::nullopt;
+#endif
+    }
     if (name == "reference") {
         backend_choice c;
         c.one_shot = {self_executable().string(), "run-reference", "{model}", "{inputs}", "{outputs}"};
@@ -384,7 +420,7 @@ std::optional<backend_choice> builtin_backend(const std::string& name, bool proc
         c.description = "tensoracle run-reference";
         return c;
     }
-    throw to::error("tensoracle campaign", "unknown backend '" + name + "' (built in: onnxruntime, onnxruntime-noopt, reference; or --backend-cmd)");
+    throw to::error("tensoracle campaign", "unknown backend '" + name + "' (built in: onnxruntime, onnxruntime-noopt, opencv, reference; or --backend-cmd)");
 }
 
 struct campaign_args {
@@ -395,6 +431,8 @@ struct campaign_args {
     unsigned jobs = 1;
     bool quiet = false, process_per_case = false, no_float64 = false, no_recheck = false, no_localize = false;
     bool no_reduce = false;
+    std::size_t mutants = 0, mutation_steps = 1;
+    std::vector<std::string> mutation_families, mutation_names;
     std::size_t reduce_calls = 300;
     double reduce_time = 60.0;
     /// How reproducers reach each backend (filled by make_backends).
@@ -457,6 +495,14 @@ int run_campaign_command(campaign_args& a) {
     o.float64_oracle = !a.no_float64;
     o.recheck = !a.no_recheck;
     o.localize = !a.no_localize;
+    o.mutants = a.mutants;
+    if (a.mutation_steps < 1 || a.mutation_steps > 16) throw to::error("tensoracle campaign", "--mutation-steps must be in 1..16");
+    o.mutation_max_steps = a.mutation_steps;
+    for (const auto& f : a.mutation_families) o.mutation.families.push_back(to::mutate::family_from_string(f));
+    for (const auto& m : a.mutation_names) o.mutation.only.push_back(std::string(to::mutate::find_mutation(m).name));
+    if (a.mutants == 0 && (!a.mutation_families.empty() || !a.mutation_names.empty() || a.mutation_steps != 1)) {
+        throw to::error("tensoracle campaign", "--mutation-family, --mutation and --mutation-steps choose mutants: give --mutants K too");
+    }
 
     std::signal(SIGINT, on_interrupt);
     std::signal(SIGTERM, on_interrupt);
@@ -682,6 +728,88 @@ int run_reduce(campaign_args& a, reduce_args& r, const std::string& command_line
                 to::io::model_text(result.reduced.model).c_str(), r.out.c_str());
     return 0;
 }
+// --- mutate -------------------------------------------------------------------------
+
+struct mutate_args {
+    std::string input, out;
+    std::uint64_t count = 10, seed = 0;
+    std::size_t max_steps = 1;
+    std::vector<std::string> families, mutations;
+    bool quiet = false, list_markdown = false;
+};
+
+int run_mutate(const mutate_args& a) {
+    if (a.list_markdown) {
+        std::fputs(to::mutate::mutations_markdown().c_str(), stdout);
+        return 0;
+    }
+    if (a.input.empty() || a.out.empty()) throw to::error("tensoracle mutate", "give the case (a folder or model.onnx) and --out");
+    if (a.max_steps < 1 || a.max_steps > 16) throw to::error("tensoracle mutate", "--max-steps must be in 1..16");
+    to::mutate::mutate_options o;
+    for (const auto& f : a.families) o.families.push_back(to::mutate::family_from_string(f));
+    for (const auto& m : a.mutations) o.only.push_back(std::string(to::mutate::find_mutation(m).name));
+    const auto original = to::campaign::load_case(a.input, a.seed);
+    std::error_code ec;
+    fs::create_directories(a.out, ec);
+    if (ec) throw to::error("tensoracle mutate", "cannot create " + a.out + ": " + ec.message());
+    const bool tty = ::isatty(2) != 0;
+    std::set<std::string> seen;
+    std::map<std::string, std::size_t> by_family, by_mutation;
+    std::size_t written = 0, duplicates = 0, no_site = 0, invalid = 0, disagree = 0, draws = 0;
+    to::mutate::mutate_stats stats;
+    const std::uint64_t max_draws = std::max<std::uint64_t>(a.count * 8, 32);
+    while (written < a.count && draws < max_draws) {
+        const std::uint64_t draw = draws++;
+        // Mutant k of seed s: its chain length and choices are a pure function of (case, s, k).
+        const std::uint64_t seed = to::fnv1a(std::to_string(a.seed) + "/" + std::to_string(draw));
+        to::mutate::mutate_options ok = o;
+        ok.steps = 1 + static_cast<std::size_t>(seed % a.max_steps);
+        const auto m = to::mutate::mutate_graph(original.model, original.inputs, seed, ok, &stats);
+        if (!m) {
+            ++no_site;
+            continue;
+        }
+        if (!seen.insert(to::mutate::mutant_key(*m)).second) {
+            ++duplicates;
+            continue;
+        }
+        const auto values = to::graph::run(m->model, original.inputs, {.record_intermediates = true}).values;
+        if (const auto problem = to::mutate::onnx_problem(m->model, values); !problem.empty()) {
+            ++invalid;
+            std::fprintf(stderr, "tensoracle mutate: %s is not valid for ONNX (not written): %s\n", m->chain_text().c_str(), problem.c_str());
+            continue;
+        }
+        const auto verdict = to::mutate::check(*m, original.outputs);
+        if (!verdict.agrees) {
+            ++disagree;
+            std::fprintf(stderr, "tensoracle mutate: %s disagrees with the original on the interpreter (not written): %s\n", m->chain_text().c_str(),
+                         verdict.detail.c_str());
+            continue;
+        }
+        char id[64];
+        std::snprintf(id, sizeof id, "m%04zu_%s", written, to::mutate::mutant_key(*m).substr(0, 8).c_str());
+        (void)to::mutate::write_mutant(original, *m, a.out, id, to::mutate::mutation_json(*m, seed, a.input));
+        ++written;
+        for (const auto& step : m->chain) {
+            ++by_family[std::string(to::mutate::to_string(step.family))];
+            ++by_mutation[step.mutation];
+        }
+        if (!a.quiet && tty) std::fprintf(stderr, "\rmutate: %zu/%llu mutants, %zu duplicates skipped   ", written, static_cast<unsigned long long>(a.count), duplicates);
+    }
+    if (!a.quiet && tty) std::fprintf(stderr, "\n");
+    std::printf("%zu mutants of %s in %s/ (%zu draws: %zu duplicates skipped, %zu found no site, %zu invalid, %zu disagreeing)\n", written,
+                a.input.c_str(), a.out.c_str(), static_cast<std::size_t>(draws), duplicates, no_site, invalid, disagree);
+    std::printf("applied per family:");
+    for (const auto f : to::mutate::all_families) std::printf(" %s %zu", std::string(to::mutate::to_string(f)).c_str(), by_family[std::string(to::mutate::to_string(f))]);
+    std::printf("\napplied per mutation:");
+    for (const auto& [k, v] : by_mutation) std::printf(" %s %zu", k.c_str(), v);
+    std::printf("\n");
+    if (written < a.count) {
+        std::printf("only %zu of %llu: the case has too few places the allowed mutations apply\n", written, static_cast<unsigned long long>(a.count));
+        return written == 0 ? 1 : 0;
+    }
+    return invalid + disagree == 0 ? 0 : 1;
+}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -706,7 +834,7 @@ int main(int argc, char** argv) {
 
     auto* camp = app.add_subcommand("campaign", "Run generated cases on real backends against the reference; classify, deduplicate, summarise");
     campaign_args ca;
-    camp->add_option("--backend", ca.backends, "Built-in backend: onnxruntime, onnxruntime-noopt, reference (repeatable)");
+    camp->add_option("--backend", ca.backends, "Built-in backend: onnxruntime, onnxruntime-noopt, opencv, reference (repeatable)");
     camp->add_option("--backend-cmd", ca.commands,
                      "A backend command (repeatable): with {model} {inputs} {outputs} it runs once per case; without, it is a "
                      "persistent worker reading case paths on stdin (docs/BACKENDS.md)");
@@ -728,6 +856,11 @@ int main(int argc, char** argv) {
     camp->add_flag("--no-reduce", ca.no_reduce, "Do not reduce each signature's smallest case into a bundle (reduced/<id>/)");
     camp->add_option("--reduce-calls", ca.reduce_calls, "Backend runs one signature's reduction may take")->capture_default_str();
     camp->add_option("--reduce-time", ca.reduce_time, "Seconds one signature's reduction may take")->capture_default_str();
+    camp->add_option("--mutants", ca.mutants, "Mutants per case for the metamorphic oracle: each backend on a mutant vs itself on the original")
+        ->capture_default_str();
+    camp->add_option("--mutation-steps", ca.mutation_steps, "Mutations per mutant: 1..K, drawn per mutant")->capture_default_str();
+    camp->add_option("--mutation-family", ca.mutation_families, "Only these mutation families: resolution, recover, rewrite, emi (repeatable)");
+    camp->add_option("--mutation", ca.mutation_names, "Only these mutations, by name (repeatable; tensoracle mutate --list-markdown)");
 
     auto* red = app.add_subcommand("reduce", "Reduce a failing model or case to a small reproducer bundle, against a backend or any check command");
     campaign_args ra;
@@ -770,6 +903,19 @@ int main(int argc, char** argv) {
     nodes_cmd->add_flag("--process-per-case", na.process_per_case, "Built-in backends start a process per test");
     nodes_cmd->add_flag("--quiet", na.quiet, "No progress line");
 
+    auto* mut = app.add_subcommand("mutate", "Write semantics-preserving mutants of a case (docs/MUTATIONS.md), each a case of its own");
+    mutate_args ma;
+    mut->add_option("case", ma.input, "A case folder (model.onnx, test_data_set_0/) or a model.onnx (random inputs from --seed)")
+        ->check(CLI::ExistingPath);
+    mut->add_option("--out", ma.out, "Output folder: one folder per mutant");
+    mut->add_option("--count", ma.count, "Number of distinct mutants")->capture_default_str();
+    mut->add_option("--seed", ma.seed, "Seed of the mutants (and of random inputs when the case has none)")->capture_default_str();
+    mut->add_option("--max-steps", ma.max_steps, "Mutations per mutant: 1..K, drawn per mutant (composition)")->capture_default_str();
+    mut->add_option("--only", ma.families, "Only these families: resolution, recover, rewrite, emi (repeatable)");
+    mut->add_option("--mutation", ma.mutations, "Only these mutations, by name (repeatable; --list-markdown lists them)");
+    mut->add_flag("--list-markdown", ma.list_markdown, "Print every mutation as Markdown (docs/MUTATIONS.md) and exit");
+    mut->add_flag("--quiet", ma.quiet, "No progress line");
+
     auto* ref = app.add_subcommand("run-reference", "The reference interpreter as an executable backend (exit 0 ran, 3 did not load, 1 failed)");
     std::string ref_model, ref_inputs, ref_outputs;
     planted_bugs bugs;
@@ -781,6 +927,13 @@ int main(int argc, char** argv) {
     ref->add_option("--plant-hang", bugs.hang, "For testing campaigns: never return at this op");
     ref->add_option("--plant-nondeterministic", bugs.nondeterministic, "For testing campaigns: a different small error at this op on every run");
     ref->add_option("--plant-wrong-pair", bugs.wrong_pair, "For testing reduction: A,B scales B's outputs by 1.25 where B reads an output of A");
+    ref->add_flag("--plant-bn-fold", bugs.bn_fold, "For testing the metamorphic oracle: BatchNormalization after a Conv loses its mean");
+
+    auto* cv_cmd = app.add_subcommand("run-opencv", "OpenCV DNN as an executable backend (exit 0 ran, 3 unsupported or did not load, 1 failed)");
+    std::string cv_model, cv_inputs, cv_outputs;
+    cv_cmd->add_option("model", cv_model, "model.onnx")->required();
+    cv_cmd->add_option("inputs", cv_inputs, "Folder of input_<k>.pb")->required();
+    cv_cmd->add_option("outputs", cv_outputs, "Folder to write output_<k>.pb into")->required();
 
     CLI11_PARSE(app, argc, argv);
     try {
@@ -802,7 +955,19 @@ int main(int argc, char** argv) {
             return run_reduce(ra, rr, line);
         }
         if (nodes_cmd->parsed()) return run_node_tests(na, node_data, node_json, node_filter);
+        if (mut->parsed()) return run_mutate(ma);
         if (ref->parsed()) return run_reference(ref_model, ref_inputs, ref_outputs, bugs);
+        if (cv_cmd->parsed()) {
+#ifdef TENSORACLE_WITH_OPENCV
+            std::string err;
+            const int code = to::campaign::serve_case({cv_model, cv_inputs, cv_outputs, 0}, to::backends::opencv_preparer(), err);
+            if (!err.empty()) std::fputs(err.c_str(), stderr);
+            return code;
+#else
+            std::fputs("unsupported: this tensoracle was built without OpenCV\n", stderr);
+            return 3;
+#endif
+        }
     } catch (const std::exception& e) {
         std::fprintf(stderr, "tensoracle: %s\n", e.what());
         return 2;

@@ -40,8 +40,10 @@
 #include "tensoracle/core/hash.hpp"
 #include "tensoracle/gen/config_json.hpp"
 #include "tensoracle/gen/generator.hpp"
+#include "tensoracle/graph/float64.hpp"
 #include "tensoracle/graph/interpreter.hpp"
 #include "tensoracle/io/case_files.hpp"
+#include "tensoracle/mutate/mutant_files.hpp"
 
 namespace tensoracle::campaign {
 
@@ -135,6 +137,13 @@ struct campaign_options {
     bool compare_backends = true;
     /// Human-readable labels of the backends (commands), recorded in campaign.json.
     std::map<std::string, std::string> backend_descriptions;
+    /// Mutants per case for the metamorphic oracle (backend on a mutant vs the same
+    /// backend on its original; docs/MUTATIONS.md), 0 for none.
+    std::size_t mutants = 0;
+    /// Mutations per mutant: 1..mutation_max_steps, drawn per mutant.
+    std::size_t mutation_max_steps = 1;
+    /// Which mutations (families, names); its `steps` is set per mutant.
+    mutate::mutate_options mutation;
     [[nodiscard]] judge_options judging() const {
         return {level, timeout_seconds, float64_oracle, recheck, localize, compare_backends};
     }
@@ -205,72 +214,12 @@ struct signature {
 };
 
 namespace detail {
-/// f16, bf16 and f32: what a float64 re-evaluation widens.
-[[nodiscard]] constexpr bool low_precision(dtype d) noexcept { return d == dtype::f16 || d == dtype::bf16 || d == dtype::f32; }
-[[nodiscard]] inline tensor widened(const tensor& t) { return low_precision(t.element_dtype()) ? tensor(t.to<double>()) : t; }
+using graph::detail::low_precision;
+using graph::detail::widened;
 }  // namespace detail
-
-/// Graph inputs and weights read where an op takes no float64 (Resize's scales: f32
-/// only): widen_to_float64 leaves them as they are, or the re-evaluation would not run.
-[[nodiscard]] inline std::set<std::string> float64_refused(const graph::graph& g) {
-    std::set<std::string> refused;
-    for (const auto& n : g.nodes) {
-        const auto* op = ops::find_op(n.op_type);
-        if (op == nullptr || op->inputs.empty()) continue;
-        for (std::size_t k = 0; k < n.inputs.size(); ++k) {
-            const auto& slot = op->inputs[std::min(k, op->inputs.size() - 1)];
-            if (!n.inputs[k].empty() && !slot.types.contains(dtype::f64)) refused.insert(n.inputs[k]);
-        }
-    }
-    return refused;
-}
-
-/// The graph with every f16/bf16/f32 value, weight, Cast target and constant widened to
-/// float64 (but those in `refused`, float64_refused(g)): the truth a low-precision
-/// reference and backend are both measured against.
-[[nodiscard]] inline graph::graph widen_to_float64(const graph::graph& g, const std::set<std::string>& refused) {
-    graph::graph w = g;
-    for (auto* list : {&w.inputs, &w.outputs}) {
-        for (auto& v : *list) {
-            if (detail::low_precision(v.type) && !refused.count(v.name)) v.type = dtype::f64;
-        }
-    }
-    for (auto& [name, t] : w.initializers) {
-        if (!refused.count(name)) t = detail::widened(t);
-    }
-    for (auto& n : w.nodes) {
-        for (auto& [key, value] : n.attributes) {
-            if (auto* code = std::get_if<std::int64_t>(&value); code && (key == "to" || key == "dtype")) {
-                for (const dtype d : {dtype::f16, dtype::bf16, dtype::f32}) {
-                    if (*code == onnx_type(d)) *code = onnx_type(dtype::f64);
-                }
-            } else if (auto* t = std::get_if<tensor>(&value)) {
-                *t = detail::widened(*t);
-            }
-        }
-    }
-    return w;
-}
-[[nodiscard]] inline graph::graph widen_to_float64(const graph::graph& g) { return widen_to_float64(g, float64_refused(g)); }
-
-/// True when `backend` is as close to float64 truth as our same-dtype reference,
-/// element by element: |b - t| <= atol + rtol |t| + |r - t|, with NaN/Inf in b
-/// accepted where the truth or the reference has the same.
-[[nodiscard]] inline bool within_reference_precision(const tensor& b, const tensor& r, const tensor& truth, const tolerance& tol) {
-    if (b.shape() != truth.shape() || r.shape() != truth.shape()) return false;
-    auto kind = [](double v) { return std::isnan(v) ? 1 : std::isinf(v) ? (v > 0 ? 2 : 3) : 0; };
-    for (std::size_t i = 0; i < b.size(); ++i) {
-        const double bv = b.value_as_double(i), rv = r.value_as_double(i), tv = truth.value_as_double(i);
-        const int kb = kind(bv), kr = kind(rv), kt = kind(tv);
-        if (kb != 0 || kt != 0) {
-            if (kb != kt && kb != kr) return false;
-            continue;
-        }
-        const double ref_error = kr == 0 ? std::abs(rv - tv) : std::numeric_limits<double>::infinity();
-        if (!(std::abs(bv - tv) <= tol.atol + tol.rtol * std::abs(tv) + ref_error)) return false;
-    }
-    return true;
-}
+using graph::float64_refused;
+using graph::widen_to_float64;
+using graph::within_reference_precision;
 
 namespace detail {
 
@@ -412,8 +361,7 @@ inline void write_model(const graph::graph& g, const std::map<std::string, tenso
     one.opset = g.opset;
     const auto& n = g.nodes.at(i);
     one.nodes.push_back(n);
-    for (const auto& in : n.inputs) {
-        if (in.empty()) continue;
+    for (const auto& in : graph::graph::reads(n)) {  // a branch's reads too
         if (const auto it = g.initializers.find(in); it != g.initializers.end()) {
             one.initializers.insert_or_assign(in, it->second);
         } else if (feeds.count(in) == 0) {
@@ -865,7 +813,15 @@ private:
                 {"float64_oracle", o_.float64_oracle},
                 {"recheck", o_.recheck},
                 {"localize", o_.localize},
-                {"compare_backends", o_.compare_backends}};
+                {"compare_backends", o_.compare_backends},
+                {"mutants", mutation_settings()}};
+    }
+
+    [[nodiscard]] nlohmann::json mutation_settings() const {
+        if (o_.mutants == 0) return 0;
+        nlohmann::json families = nlohmann::json::array();
+        for (const auto f : o_.mutation.families) families.push_back(std::string(mutate::to_string(f)));
+        return {{"per_case", o_.mutants}, {"max_steps", o_.mutation_max_steps}, {"families", families}, {"only", o_.mutation.only}};
     }
 
     void check_or_write_settings() {
@@ -880,10 +836,11 @@ private:
                 throw error("tensoracle::campaign", p.string() + " is not readable JSON: " + e.what());
             }
             // A resumed campaign must be the same campaign: its journal only holds those results.
-            for (const char* k : {"seed", "config_hash", "level", "backends", "float64_oracle", "recheck", "localize", "compare_backends"}) {
-                if (theirs.value(k, nlohmann::json()) != mine[k]) {
+            for (const char* k : {"seed", "config_hash", "level", "backends", "float64_oracle", "recheck", "localize", "compare_backends", "mutants"}) {
+                const auto fallback = std::string_view(k) == "mutants" ? nlohmann::json(0) : nlohmann::json();  // older campaigns had none
+                if (theirs.value(k, fallback) != mine[k]) {
                     throw error("tensoracle::campaign", o_.out.string() + " holds a campaign with another '" + k + "' (" +
-                                                            theirs.value(k, nlohmann::json()).dump() + " there, " + mine[k].dump() +
+                                                            theirs.value(k, fallback).dump() + " there, " + mine[k].dump() +
                                                             " now): resume it with the same settings, or use another --out");
                 }
             }
@@ -972,9 +929,137 @@ private:
         for (const auto& s : e.pair_signatures) line["signatures"].push_back(s.json());
         if (!e.pairs.empty()) line["pairs"] = e.pairs;
         if (!e.truth_note.empty()) line["float64_oracle"] = e.truth_note;
-        line["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - case_start).count();
         if (!line["signatures"].empty()) save_failing_case(c, lane, lane.scratch, results, line);
+        if (o_.mutants > 0) run_mutants(lane, c, e, line);
+        line["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - case_start).count();
         return line;
+    }
+
+    // --- metamorphic oracle ----------------------------------------------------
+    /// Mutant `k` of case `c`: its chain is a pure function of the case and k.
+    [[nodiscard]] std::optional<mutate::mutant> make_mutant(const io::generated_case& c, std::size_t k, nlohmann::json& jm) const {
+        const auto seed = fnv1a(io::case_id(c.seed, c.index) + "/mutant/" + std::to_string(k));
+        auto mo = o_.mutation;
+        mo.steps = 1 + static_cast<std::size_t>(seed % std::max<std::size_t>(1, o_.mutation_max_steps));
+        try {
+            auto m = mutate::mutate_graph(c.model, c.inputs, seed, mo);
+            if (!m) jm["skipped"] = "no place to apply the allowed mutations";
+            return m;
+        } catch (const std::exception& e) {
+            jm["skipped"] = std::string("mutation failed: ") + e.what();
+            return std::nullopt;
+        }
+    }
+
+    /// Runs each mutant of `c` on the lane's backends and compares every backend with
+    /// itself on the original (the metamorphic oracle); failures get signatures with
+    /// oracle "metamorphic", and the mutant's own backend-vs-backend disagreements are
+    /// kept where the original had none.
+    void run_mutants(detail::lane& lane, const io::generated_case& c, const case_judge::evaluation& e, nlohmann::json& line) {
+        line["mutants"] = nlohmann::json::array();
+        const auto original_ops = graph::op_types(c.model);
+        for (std::size_t k = 0; k < o_.mutants; ++k) {
+            const std::string id = io::case_id(c.seed, c.index) + "_m" + std::to_string(k);
+            nlohmann::json jm{{"k", k}, {"case", id}};
+            const auto m = make_mutant(c, k, jm);
+            if (!m) {
+                line["mutants"].push_back(jm);
+                continue;
+            }
+            jm["chain"] = m->chain_text();
+            jm["class"] = std::string(mutate::to_string(m->numeric));
+            const auto mc = mutate::as_case(c, *m);
+            bool new_ops = false;
+            for (const auto& op : graph::op_types(m->model)) new_ops |= original_ops.count(op) == 0;
+            // The mutant runs in a scratch folder of its own: the original's outputs stay for its record.
+            struct scratch_swap {
+                detail::lane& l;
+                fs::path saved;
+                ~scratch_swap() { l.scratch = saved; }
+            } swap{lane, lane.scratch};
+            lane.scratch = swap.saved / "mutant";
+            const auto em = judge_.evaluate(lane, mc);
+            std::vector<signature> found;
+            for (std::size_t b = 0; b < em.results.size(); ++b) {
+                const auto& r0 = e.results[b];
+                const auto& r1 = em.results[b];
+                std::string outcome;
+                std::string detail;
+                std::optional<outcome_class> failure;
+                if (r0.run.status != run_status::ran || is_failure(r0.outcome)) {
+                    outcome = "not_compared";
+                    detail = "the original " + std::string(r0.run.status != run_status::ran ? "did not run" : "failed on its own");
+                } else if (r1.run.status != run_status::ran) {
+                    if (r1.run.status == run_status::unsupported && new_ops) {
+                        outcome = "unsupported";  // the mutant uses an op the backend lacks
+                    } else {
+                        failure = r1.outcome == outcome_class::unsupported ? outcome_class::compile_failure : r1.outcome;
+                    }
+                    detail = r1.detail;
+                } else {
+                    const auto j = detail::judge_outputs(r1.run.outputs, r0.run.outputs, o_.level);
+                    detail = j.detail;
+                    auto acceptable = [](outcome_class x) { return x == outcome_class::pass || x == outcome_class::reference_precision; };
+                    if (j.outcome == outcome_class::pass) {
+                        outcome = "pass";
+                    } else if (acceptable(r0.outcome) && acceptable(r1.outcome)) {
+                        outcome = "reference_precision";  // both within the reference's tolerance: rounding, no one's bug
+                    } else {
+                        failure = j.outcome;
+                    }
+                }
+                nlohmann::json jb{{"detail", detail}};
+                if (failure) {
+                    outcome = std::string(to_string(*failure));
+                    signature s{lane.backends[b]->name(), *failure, "metamorphic", "mutation " + m->chain_text()};
+                    if (r1.sig && r1.sig->where.rfind("op ", 0) == 0) s.where += ": " + r1.sig->where;
+                    auto js = s.json();
+                    js["case"] = id;
+                    js["nodes"] = m->model.nodes.size();
+                    if (r1.sig) js["reduce_as"] = r1.sig->id();  // the mutant's own failure, reducible alone
+                    line["signatures"].push_back(js);
+                    jb["signature"] = s.id();
+                    found.push_back(s);
+                }
+                jb["outcome"] = outcome;
+                jm["backends"][lane.backends[b]->name()] = jb;
+            }
+            // The mutant's disagreements between configurations, where the original's pair agreed.
+            for (const auto& s : em.pair_signatures) {
+                const auto it = e.pairs.find(s.backend);
+                if (it != e.pairs.end() && it->contains("signature")) continue;
+                auto js = s.json();
+                js["case"] = id;
+                js["nodes"] = m->model.nodes.size();
+                line["signatures"].push_back(js);
+                found.push_back(s);
+            }
+            if (!em.pairs.empty()) jm["pairs"] = em.pairs;
+            if (!found.empty()) save_failing_mutant(c, *m, id, lane, em, jm);
+            line["mutants"].push_back(jm);
+        }
+    }
+
+    void save_failing_mutant(const io::generated_case& c, const mutate::mutant& m, const std::string& id, const detail::lane& lane,
+                             const case_judge::evaluation& em, const nlohmann::json& jm) const {
+        auto info = mutate::mutation_json(m, 0, io::case_id(c.seed, c.index));
+        const auto folder = mutate::write_mutant(c, m, o_.out / "cases", id, info);
+        nlohmann::json rj = jm;
+        for (std::size_t b = 0; b < em.results.size(); ++b) {
+            const auto& name = lane.backends[b]->name();
+            auto& jb = rj["backends"][name];
+            jb["stderr"] = em.results[b].run.process.err;
+            jb["exit_code"] = em.results[b].run.process.exit_code;
+            jb["signal"] = em.results[b].run.process.signal;
+            jb["reference_outcome"] = to_string(em.results[b].outcome);
+            if (em.results[b].run.status == run_status::ran) {
+                const auto to = folder / "backends" / name;
+                std::error_code ec;
+                fs::create_directories(to, ec);
+                fs::copy(lane.scratch / ("out_" + std::to_string(b)), to, fs::copy_options::overwrite_existing | fs::copy_options::recursive, ec);
+            }
+        }
+        detail::write_json(folder / "result.json", rj);
     }
 
 
@@ -1010,7 +1095,8 @@ private:
             std::size_t smallest_nodes = SIZE_MAX;
         };
         std::map<std::string, group> groups;
-        std::size_t cases = 0, generation_errors = 0;
+        std::size_t cases = 0, generation_errors = 0, mutants = 0, mutants_skipped = 0;
+        std::map<std::string, std::map<std::string, std::size_t>> metamorphic, mutant_pair_outcomes;
         double seconds = 0.0;
         for (const auto& p : prototypes_) {
             for (const auto c : all_outcomes) outcomes[p->name()][std::string(to_string(c))] = 0;
@@ -1033,11 +1119,25 @@ private:
             if (j.contains("pairs")) {
                 for (const auto& [name, r] : j["pairs"].items()) ++pair_outcomes[name][r["outcome"].get<std::string>()];
             }
-            const std::size_t nodes = j.value("nodes", std::size_t{0});
+            if (j.contains("mutants")) {
+                for (const auto& jm : j["mutants"]) {
+                    ++mutants;
+                    if (jm.contains("skipped")) {
+                        ++mutants_skipped;
+                        continue;
+                    }
+                    for (const auto& [name, r] : jm["backends"].items()) ++metamorphic[name][r["outcome"].get<std::string>()];
+                    if (jm.contains("pairs")) {
+                        for (const auto& [name, r] : jm["pairs"].items()) ++mutant_pair_outcomes[name][r["outcome"].get<std::string>()];
+                    }
+                }
+            }
             for (const auto& s : j["signatures"]) {
                 auto& g = groups[s["id"].get<std::string>()];
                 if (g.count++ == 0) g.first = s;
-                const auto id = j["case"].get<std::string>();
+                // A mutant's signature names the mutant's folder and size.
+                const std::size_t nodes = s.value("nodes", j.value("nodes", std::size_t{0}));
+                const auto id = s.value("case", j["case"].get<std::string>());
                 if (nodes < g.smallest_nodes || (nodes == g.smallest_nodes && id < g.smallest_case)) {
                     g.smallest_nodes = nodes;
                     g.smallest_case = id;
@@ -1055,6 +1155,11 @@ private:
         s["config_hash"] = o_.config.hash();
         for (const auto& [name, m] : outcomes) s["backends"][name]["outcomes"] = m;
         for (const auto& [name, m] : pair_outcomes) s["pairs"][name]["outcomes"] = m;
+        if (o_.mutants > 0) {
+            s["mutants"] = {{"run", mutants - mutants_skipped}, {"skipped", mutants_skipped}};
+            for (const auto& [name, m] : metamorphic) s["metamorphic"][name]["outcomes"] = m;
+            for (const auto& [name, m] : mutant_pair_outcomes) s["mutant_pairs"][name]["outcomes"] = m;
+        }
         std::vector<std::pair<std::string, const group*>> sorted;
         for (const auto& [id, g] : groups) sorted.emplace_back(id, &g);
         std::sort(sorted.begin(), sorted.end(), [](const auto& x, const auto& y) {
@@ -1070,6 +1175,7 @@ private:
                                        {"count", g->count},
                                        {"case", g->smallest_case},
                                        {"case_nodes", g->smallest_nodes}});
+            if (g->first.contains("reduce_as")) s["signatures"].back()["reduce_as"] = g->first["reduce_as"];
         }
         detail::write_json(o_.out / "summary.json", s);
         std::ofstream t(o_.out / "summary.txt");
@@ -1112,6 +1218,19 @@ public:
         };
         table(s["backends"], "backend");
         if (s.contains("pairs")) table(s["pairs"], "backend vs backend");
+        if (s.contains("metamorphic")) {
+            os << "\nmutants: " << s["mutants"]["run"].get<std::size_t>() << " run, " << s["mutants"]["skipped"].get<std::size_t>()
+               << " skipped (no place to apply the mutations)\n";
+            // Outcome names of the metamorphic oracle that are not outcome classes.
+            nlohmann::json rows = s["metamorphic"];
+            table(rows, "metamorphic (mutant vs original)");
+            for (const auto& [name, r] : rows.items()) {
+                for (const char* extra : {"not_compared"}) {
+                    if (r["outcomes"].value(extra, std::size_t{0}) > 0) os << "  " << name << ": " << r["outcomes"][extra].get<std::size_t>() << " " << extra << "\n";
+                }
+            }
+            if (s.contains("mutant_pairs")) table(s["mutant_pairs"], "backend vs backend on mutants");
+        }
         os << "\nsignatures: " << s["signatures"].size() << "\n";
         for (const auto& g : s["signatures"]) {
             os << "  " << g["id"].get<std::string>() << "  " << g["count"].get<std::size_t>() << "x  " << g["backend"].get<std::string>() << "  "

@@ -1206,10 +1206,20 @@ inline nlohmann::json reduce_signatures(const std::filesystem::path& dir, const 
             s["reduction"] = "not reduced: backend " + b + " is not in this run";
             continue;
         }
+        // A metamorphic signature compares two runs; its mutant's own failure (the same
+        // backend against the reference on the mutant) is what reduces alone.
+        std::string keep = id;
+        if (s.value("oracle", std::string()) == "metamorphic") {
+            if (!s.contains("reduce_as")) {
+                s["reduction"] = "not reduced: the mutant fails only against its original, not against the reference";
+                continue;
+            }
+            keep = s["reduce_as"].get<std::string>();
+        }
         const auto scratch = dir / ".work" / "reduce";
         try {
             const auto original = load_case(dir / "cases" / s["case"].get<std::string>());
-            signature_check check(std::move(backends), judging, scratch, id);
+            signature_check check(std::move(backends), judging, scratch, keep);
             const auto r = reduce(original, check, options, [&](const reduce_progress& p) {
                 if (on_progress) on_progress(id, p);
             });
