@@ -7,6 +7,7 @@
 
 #include <tensoracle/gen/generator.hpp>
 #include <tensoracle/io/case_files.hpp>
+#include <tensoracle/io/conformance.hpp>
 #include <tensoracle/mutate/mutant_files.hpp>
 #include <tensoracle/mutate/mutate.hpp>
 
@@ -16,6 +17,12 @@
 #include <sstream>
 
 #include <unistd.h>
+
+#ifdef TENSORACLE_TEST_SHORT
+#define TENSORACLE_NODE_TEST_STRIDE 8
+#else
+#define TENSORACLE_NODE_TEST_STRIDE 2
+#endif
 
 namespace to = tensoracle;
 namespace tg = tensoracle::graph;
@@ -141,7 +148,11 @@ fixture norm() {
     const auto r5 = b.node("ReduceLogSumExp", {e}, "r5", {{"axes", ints_t{1}}, {"keepdims", std::int64_t{0}}});
     const auto r6 = b.node("ReduceLogSum", {e}, "r6", {{"axes", ints_t{1}}});
     const auto s = b.node("Sum", {r1, r2, r3, r4, r6}, "s");
-    return b.done({s, r5});
+    // Reductions of a scalar: no axes to name (ONNX refuses an empty axes attribute).
+    const auto sc = b.node("ReduceSum", {r5}, "sc", {{"keepdims", std::int64_t{0}}});
+    const auto r7 = b.node("ReduceLogSumExp", {sc}, "r7", {{"keepdims", std::int64_t{0}}});
+    const auto r8 = b.node("ReduceMean", {r7}, "r8");
+    return b.done({s, r5, r8});
 }
 
 fixture integers() {
@@ -216,6 +227,41 @@ TEST_CASE("mutate: every mutation applies to the fixtures, stays valid for us an
             }
         }
         CHECK_MESSAGE(applied > 0, "no fixture holds a site of " << m.name);
+    }
+}
+
+TEST_CASE("mutate: every site of every mutation on the fixtures gives a model valid for us and for ONNX") {
+    for (const auto& f : fixtures()) {
+        CAPTURE(f.name);
+        const mu::context base(f.g, f.feeds, 7);
+        for (const auto& m : mu::registry()) {
+            CAPTURE(m.name);
+            for (const auto& s : m.sites(base)) {
+                CAPTURE(s.where());
+                mu::context c = base;
+                m.apply(c, s);
+                REQUIRE_NOTHROW(c.refresh());
+                const auto problem = mu::onnx_problem(c.graph(), c.values());
+                CHECK_MESSAGE(problem.empty(), problem);
+            }
+        }
+    }
+}
+
+TEST_CASE("mutate: a rewrite never materializes a tensor far larger than the graph's (Pad into a Conv's input)") {
+    // A Conv whose pads dwarf its input: padding the input out would make a 1,000x larger tensor.
+    builder b("wide_pads");
+    const auto x = b.input("x", to::dtype::f32, {1, 1, 4, 4});
+    auto f = b.done({b.node("Conv", {x, b.weight("w", to::dtype::f32, {1, 1, 3, 3})}, "y", {{"pads", ints_t{60, 60, 60, 60}}})});
+    CHECK(mu::applicability(f.g, f.feeds).at("conv_pad_out") == 0);
+    // pad_slice grows a value at most 4x (or 5x when only its last axis is padded).
+    builder p("pads");
+    const auto v = p.input("v", to::dtype::f32, {4, 8, 8, 8});
+    auto g = p.done({p.node("Relu", {v}, "out")});
+    for (std::uint64_t seed = 0; seed < 20; ++seed) {
+        const auto m = mu::mutate_graph(g.g, g.feeds, seed, {.only = {"pad_slice"}});
+        REQUIRE(m);
+        for (const auto& [name, t] : tg::run(m->model, g.feeds, {.record_intermediates = true}).values) CHECK(t.size() <= 4 * 8 * 8 * 8 * 4);
     }
 }
 
@@ -390,6 +436,60 @@ TEST_CASE("mutate: chains of 1-5 mutations on generated graphs are valid at ever
     // Every family finds a place in most generated graphs.
     CHECK(graphs_with_family[mu::family::recover] == graphs);
     CHECK(graphs_with_family[mu::family::emi] == graphs);
+}
+
+TEST_CASE("mutate: on the ONNX node-test models, every mutation that applies keeps the model valid and agreeing") {
+    namespace fs = std::filesystem;
+    const fs::path data = TENSORACLE_ONNX_NODE_TESTS;
+    if (!fs::exists(data)) {
+        MESSAGE("no ONNX node tests at " << data << ": skipped");
+        return;
+    }
+    std::vector<fs::path> dirs;
+    for (const auto& e : fs::directory_iterator(data)) dirs.push_back(e.path());
+    std::sort(dirs.begin(), dirs.end());
+    std::size_t models = 0, applied = 0;
+    std::map<std::string, std::size_t> per_mutation;
+    for (std::size_t d = 0; d < dirs.size(); d += TENSORACLE_NODE_TEST_STRIDE) {
+        // The models the kit runs (others are skipped by the conformance runner too).
+        tg::graph g;
+        value_map feeds;
+        try {
+            g = to::io::load_model(dirs[d] / "model.onnx");
+            const auto inputs = to::io::detail::numbered_files(dirs[d] / "test_data_set_0", "input_");
+            if (inputs.size() != g.inputs.size()) continue;
+            for (std::size_t k = 0; k < inputs.size(); ++k) feeds.emplace(g.inputs[k].name, to::io::detail::load_test_tensor(inputs[k], g.inputs[k].type));
+            (void)tg::run(g, feeds);
+        } catch (const std::exception&) {
+            continue;
+        }
+        if (!mu::mutable_opset(g)) {
+            CHECK_FALSE(mu::mutate_graph(g, feeds, 0));  // older opsets are left alone, not broken
+            continue;
+        }
+        ++models;
+        CAPTURE(dirs[d].filename().string());
+        const auto original = tg::run(g, feeds).outputs;
+        for (const auto& [name, n] : mu::applicability(g, feeds)) {
+            if (n == 0) continue;
+            CAPTURE(name);
+            mu::mutate_stats stats;
+            const auto m = mu::mutate_graph(g, feeds, d, {.only = {name}}, &stats);
+            CHECK_MESSAGE(stats.invalid.empty(), (stats.invalid_messages.empty() ? std::string() : stats.invalid_messages.front()));
+            if (!m) continue;
+            ++applied;
+            ++per_mutation[name];
+            const auto values = tg::run(m->model, feeds, {.record_intermediates = true}).values;
+            const auto problem = mu::onnx_problem(m->model, values);
+            CHECK_MESSAGE(problem.empty(), problem);
+            const auto verdict = mu::check(*m, original);
+            CHECK_MESSAGE(verdict.agrees, verdict.detail);
+        }
+    }
+    MESSAGE(applied << " mutants of " << models << " node-test models (every " << TENSORACLE_NODE_TEST_STRIDE << "th folder), "
+                    << per_mutation.size() << " mutations applied");
+    CHECK(models > 50);
+    CHECK(per_mutation.size() >= 30);
 }
 
 TEST_CASE("mutate: written mutants are cases in the ONNX test layout, with their chain") {

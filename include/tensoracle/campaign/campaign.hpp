@@ -968,7 +968,13 @@ private:
             }
             jm["chain"] = m->chain_text();
             jm["class"] = std::string(mutate::to_string(m->numeric));
+            // A mutant ONNX would refuse is a fault of a mutation, not of a backend: recorded, not run.
             const auto mc = mutate::as_case(c, *m);
+            if (const auto problem = mutate::onnx_problem(mc.model, mc.values); !problem.empty()) {
+                jm["skipped"] = "the mutant is not a valid ONNX model (a fault of the mutation, please report it): " + problem;
+                line["mutants"].push_back(jm);
+                continue;
+            }
             bool new_ops = false;
             for (const auto& op : graph::op_types(m->model)) new_ops |= original_ops.count(op) == 0;
             // The mutant runs in a scratch folder of its own: the original's outputs stay for its record.
@@ -1095,7 +1101,7 @@ private:
             std::size_t smallest_nodes = SIZE_MAX;
         };
         std::map<std::string, group> groups;
-        std::size_t cases = 0, generation_errors = 0, mutants = 0, mutants_skipped = 0;
+        std::size_t cases = 0, generation_errors = 0, mutants = 0, mutants_skipped = 0, mutants_invalid = 0;
         std::map<std::string, std::map<std::string, std::size_t>> metamorphic, mutant_pair_outcomes;
         double seconds = 0.0;
         for (const auto& p : prototypes_) {
@@ -1124,6 +1130,7 @@ private:
                     ++mutants;
                     if (jm.contains("skipped")) {
                         ++mutants_skipped;
+                        if (jm["skipped"].get<std::string>().rfind("the mutant is not a valid", 0) == 0) ++mutants_invalid;
                         continue;
                     }
                     for (const auto& [name, r] : jm["backends"].items()) ++metamorphic[name][r["outcome"].get<std::string>()];
@@ -1156,7 +1163,7 @@ private:
         for (const auto& [name, m] : outcomes) s["backends"][name]["outcomes"] = m;
         for (const auto& [name, m] : pair_outcomes) s["pairs"][name]["outcomes"] = m;
         if (o_.mutants > 0) {
-            s["mutants"] = {{"run", mutants - mutants_skipped}, {"skipped", mutants_skipped}};
+            s["mutants"] = {{"run", mutants - mutants_skipped}, {"skipped", mutants_skipped}, {"invalid", mutants_invalid}};
             for (const auto& [name, m] : metamorphic) s["metamorphic"][name]["outcomes"] = m;
             for (const auto& [name, m] : mutant_pair_outcomes) s["mutant_pairs"][name]["outcomes"] = m;
         }
@@ -1219,8 +1226,11 @@ public:
         table(s["backends"], "backend");
         if (s.contains("pairs")) table(s["pairs"], "backend vs backend");
         if (s.contains("metamorphic")) {
-            os << "\nmutants: " << s["mutants"]["run"].get<std::size_t>() << " run, " << s["mutants"]["skipped"].get<std::size_t>()
-               << " skipped (no place to apply the mutations)\n";
+            const auto invalid = s["mutants"].value("invalid", std::size_t{0});
+            os << "\nmutants: " << s["mutants"]["run"].get<std::size_t>() << " run, " << s["mutants"]["skipped"].get<std::size_t>() - invalid
+               << " skipped (no place to apply the mutations)";
+            if (invalid > 0) os << ", " << invalid << " not valid for ONNX (a fault of a mutation: results.jsonl says which)";
+            os << "\n";
             // Outcome names of the metamorphic oracle that are not outcome classes.
             nlohmann::json rows = s["metamorphic"];
             table(rows, "metamorphic (mutant vs original)");

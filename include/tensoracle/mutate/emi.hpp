@@ -57,7 +57,10 @@ inline std::string true_condition(context& c, const std::vector<std::string>& op
     const auto& u = operands[r.below(operands.size())];
     const tensor& t = c.value(u);
     const dtype d = t.element_dtype();
-    const bool reducible = accepts("ReduceMax", 0, d) && d != dtype::u8 && d != dtype::boolean;
+    // Value forms compare what u holds: only for finite data (a NaN compares false).
+    bool finite = true;
+    for (std::size_t i = 0; i < t.size() && finite; ++i) finite = std::isfinite(t.value_as_double(i));
+    const bool reducible = finite && c.accepts("ReduceMax", 0, d) && d != dtype::u8 && d != dtype::boolean;
     const auto form = reducible ? r.below(5) : 4 + r.below(2);
     const auto rank0 = std::int64_t{0};
     if (form <= 3) {
@@ -113,8 +116,8 @@ inline std::string dead_value(context& c, const std::string& x, dtype d) {
         return r.bernoulli(0.5) ? c.add("Mul", {y, y}) : y;
     }
     if (d == dtype::boolean) return c.add("Not", {x});
-    if (info(d).is_signed && accepts("Neg", 0, d)) return c.add("Neg", {x});
-    return c.add("Add", {x, c.add_scalar(d, 1.0, "one")});
+    if (info(d).is_signed && c.accepts("Neg", 0, d)) return c.add("Neg", {x});
+    return c.add(c.accepts("Add", 0, d) ? "Add" : "Max", {x, c.add_scalar(d, 1.0, "one")});
 }
 
 /// Guards may read what lies upstream of `v` (or elsewhere), never downstream of it.
@@ -131,7 +134,7 @@ inline std::set<std::size_t> downstream_of_value(const context& c, const std::st
 inline std::vector<site> zero_guard_sites(const context& c) {
     return value_sites(c, numeric_class::exact, [&](const std::string& v) {
         const dtype d = c.dtype_of(v);
-        if (!plain_value(c, v) || d == dtype::boolean || !accepts("Mul", 0, d) || !accepts("Cast", 0, d)) return false;
+        if (!plain_value(c, v) || d == dtype::boolean || !c.accepts("Mul", 0, d) || !c.accepts("Cast", 0, d)) return false;
         // Floating data must be finite: 0 * inf would be NaN.
         if (is_float(d)) {
             const auto& t = c.value(v);
@@ -154,7 +157,11 @@ inline void zero_guard_apply(context& c, const site& s) {
         // Relu(k - min(u)) with k below min(u) by |min| + 1: exactly 0.
         const tensor& t = c.value(u);
         double m = std::numeric_limits<double>::infinity();
-        for (std::size_t i = 0; i < t.size(); ++i) m = std::min(m, t.value_as_double(i));
+        for (std::size_t i = 0; i < t.size(); ++i) {
+            const double x = t.value_as_double(i);
+            m = std::isnan(x) ? std::numeric_limits<double>::quiet_NaN() : std::min(m, x);
+            if (std::isnan(m)) break;
+        }
         const auto ud = c.dtype_of(u);
         const double k = m - (std::abs(m) + 1.0);
         if (std::isfinite(m) && std::abs(k) <= 0.5 * max_finite(ud)) {
@@ -292,7 +299,7 @@ inline void if_apply(context& c, const site& s) {
         p.outputs = {dead};
         if (vi.type == dtype::boolean) {
             p.op_type = "Not";
-        } else if (info(vi.type).is_signed && accepts("Neg", 0, vi.type)) {
+        } else if (info(vi.type).is_signed && c.accepts("Neg", 0, vi.type)) {
             p.op_type = "Neg";
         } else {
             p.op_type = "Identity";

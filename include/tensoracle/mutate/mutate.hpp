@@ -36,6 +36,13 @@
 
 namespace tensoracle::mutate {
 
+/// Mutations write opset-13 forms (axes, split sizes, pads and Clip bounds as
+/// inputs) and stay within opset 17 (ReduceMax's axes as an attribute): graphs of
+/// other opsets are not mutated.
+inline constexpr int min_opset = 13, max_opset = 17;
+
+[[nodiscard]] inline bool mutable_opset(const graph::graph& g) noexcept { return g.opset >= min_opset && g.opset <= max_opset; }
+
 /// Every mutation, in family order (resolution, recover, rewrite, emi), names unique.
 [[nodiscard]] inline const std::vector<mutation>& registry() {
     static const std::vector<mutation> all = [] {
@@ -241,7 +248,8 @@ namespace detail {
 /// Draws a chain of `options.steps` mutations of `g` from `seed` and applies it:
 /// every intermediate graph is validated and profiled on `inputs`. Returns
 /// nullopt when some step found nowhere to apply (no mutation allowed has a
-/// site, or every draw was ill-conditioned). A pure function of its arguments.
+/// site, or every draw was ill-conditioned) or the graph's opset is outside
+/// [min_opset, max_opset]. A pure function of its arguments.
 [[nodiscard]] inline std::optional<mutant> mutate_graph(const graph::graph& g, const std::map<std::string, tensor, std::less<>>& inputs,
                                                         std::uint64_t seed, const mutate_options& options = {},
                                                         mutate_stats* stats = nullptr) {
@@ -252,6 +260,7 @@ namespace detail {
         if (detail::allowed(m, options)) pool.push_back(&m);
     }
     if (pool.empty()) throw error("tensoracle::mutate::mutate_graph", "no mutation is allowed by the options (families / only)");
+    if (!mutable_opset(g)) return std::nullopt;
     context c(g, inputs, seed);
     mutant out;
     out.inputs = inputs;
@@ -312,6 +321,12 @@ namespace detail {
 [[nodiscard]] inline std::map<std::string, std::size_t> applicability(const graph::graph& g, const std::map<std::string, tensor, std::less<>>& inputs,
                                                                       const mutate_options& options = {}) {
     std::map<std::string, std::size_t> out;
+    if (!mutable_opset(g)) {
+        for (const auto& m : registry()) {
+            if (detail::allowed(m, options)) out[std::string(m.name)] = 0;
+        }
+        return out;
+    }
     const context c(g, inputs, 0);
     for (const auto& m : registry()) {
         if (detail::allowed(m, options)) out[std::string(m.name)] = m.sites(c).size();

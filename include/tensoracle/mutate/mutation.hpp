@@ -138,6 +138,16 @@ public:
     }
     [[nodiscard]] bool is_initializer(const std::string& v) const { return graph_.initializers.count(v) != 0; }
 
+    /// Does op `op_type` take dtype `d` at input slot `k` in this graph's opset? The
+    /// registry holds one version of each op: an older graph opset may take fewer
+    /// dtypes (Add took no int8 before opset 14), so there only float16/32/64 count.
+    [[nodiscard]] bool accepts(std::string_view op_type, std::size_t k, dtype d) const {
+        const auto* op = ops::find_op(op_type);
+        if (op == nullptr || op->inputs.empty()) return false;
+        if (!op->inputs[std::min(k, op->inputs.size() - 1)].types.contains(d)) return false;
+        return graph_.opset >= op->opset || d == dtype::f32 || d == dtype::f64 || d == dtype::f16;
+    }
+
     /// A name no scope of the graph uses ("m<k>_<hint>").
     [[nodiscard]] std::string fresh(std::string_view hint) {
         for (;;) {
@@ -298,7 +308,7 @@ namespace detail {
 
 [[nodiscard]] inline bool is_float(dtype d) noexcept { return info(d).is_floating; }
 
-/// Does op `op_type` take dtype `d` at input slot `k`?
+/// Does op `op_type` take dtype `d` at input slot `k` (in its registry version)?
 [[nodiscard]] inline bool accepts(std::string_view op_type, std::size_t k, dtype d) {
     const auto* op = ops::find_op(op_type);
     if (op == nullptr || op->inputs.empty()) return false;
@@ -349,6 +359,12 @@ namespace detail {
         if (!identity || n < 2) break;
     }
     return p;
+}
+
+/// The most elements a rewrite may materialize for a value of `n` elements (Pad):
+/// 4 n, and never more than 2^20, so that a mutant costs what its original does.
+[[nodiscard]] inline double padded_size_limit(std::size_t n) noexcept {
+    return std::min(4.0 * static_cast<double>(std::max<std::size_t>(n, 16)), 1048576.0);
 }
 
 /// The largest finite value of dtype `d`, as a double.

@@ -101,7 +101,7 @@ inline void reshape_roundtrip_apply(context& c, const site& s) {
 // --- pad_slice --------------------------------------------------------------------
 inline std::vector<site> pad_slice_sites(const context& c) {
     return value_sites(c, numeric_class::exact, [&](const std::string& v) {
-        return !c.shape_of(v).empty() && c.shape_of(v).size() <= 5 && plain_value(c, v) && accepts("Pad", 0, c.dtype_of(v));
+        return !c.shape_of(v).empty() && c.shape_of(v).size() <= 5 && plain_value(c, v) && c.accepts("Pad", 0, c.dtype_of(v));
     });
 }
 inline void pad_slice_apply(context& c, const site& s) {
@@ -109,20 +109,27 @@ inline void pad_slice_apply(context& c, const site& s) {
     const std::size_t rank = shape.size();
     auto& r = c.random();
     std::vector<std::int64_t> pads(2 * rank, 0), starts, ends, axes;
-    for (std::size_t a = 0; a < rank; ++a) {
-        if (r.bernoulli(0.5) || a + 1 == rank) {
-            pads[a] = r.integer(0, 2);
-            pads[a + rank] = r.integer(pads[a] == 0 ? 1 : 0, 2);
-            starts.push_back(pads[a]);
-            ends.push_back(pads[a] + static_cast<std::int64_t>(shape[a]));
-            axes.push_back(static_cast<std::int64_t>(a));
-        }
+    // Pad some axes (the last always), while the padded tensor stays within padded_size_limit.
+    const double limit = padded_size_limit(c.value(s.value).size());
+    double padded = static_cast<double>(c.value(s.value).size());
+    for (std::size_t a = rank; a-- > 0;) {
+        if (!(r.bernoulli(0.5) || a + 1 == rank)) continue;
+        const auto before = r.integer(0, 2);
+        const auto after = r.integer(before == 0 ? 1 : 0, 2);
+        const double grown = padded / static_cast<double>(shape[a]) * static_cast<double>(shape[a] + static_cast<std::size_t>(before + after));
+        if (grown > limit && !axes.empty()) continue;
+        padded = grown;
+        pads[a] = before;
+        pads[a + rank] = after;
+        starts.insert(starts.begin(), before);
+        ends.insert(ends.begin(), before + static_cast<std::int64_t>(shape[a]));
+        axes.insert(axes.begin(), static_cast<std::int64_t>(a));
     }
     const dtype d = c.dtype_of(s.value);
     const double fill = detail::is_float(d) ? r.uniform(-4.0, 4.0) : static_cast<double>(r.integer(0, 1));
     const auto [src, dst] = c.intercept(s.value);
-    const auto padded = c.add("Pad", {src, c.add_ints(pads, "pads"), c.add_scalar(d, fill, "fill")}, {{"mode", std::string("constant")}});
-    c.add("Slice", {padded, c.add_ints(starts, "starts"), c.add_ints(ends, "ends"), c.add_ints(axes, "axes")}, {}, dst);
+    const auto padded_value = c.add("Pad", {src, c.add_ints(pads, "pads"), c.add_scalar(d, fill, "fill")}, {{"mode", std::string("constant")}});
+    c.add("Slice", {padded_value, c.add_ints(starts, "starts"), c.add_ints(ends, "ends"), c.add_ints(axes, "axes")}, {}, dst);
 }
 
 // --- split_concat -----------------------------------------------------------------
@@ -206,7 +213,7 @@ inline bool offset_fits(const tensor& t, std::int64_t k) {
 inline std::vector<site> offset_roundtrip_sites(const context& c) {
     return value_sites(c, numeric_class::exact, [&](const std::string& v) {
         const dtype d = c.dtype_of(v);
-        return plain_value(c, v) && !is_float(d) && d != dtype::boolean && accepts("Add", 0, d) && accepts("Sub", 0, d) && offset_fits(c.value(v), 1);
+        return plain_value(c, v) && !is_float(d) && d != dtype::boolean && c.accepts("Add", 0, d) && c.accepts("Sub", 0, d) && offset_fits(c.value(v), 1);
     });
 }
 inline void offset_roundtrip_apply(context& c, const site& s) {

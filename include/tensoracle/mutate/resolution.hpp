@@ -320,9 +320,15 @@ inline void reduce_apply(context& c, const site& s) {
     } else if (n.op_type == "ReduceLogSum") {
         c.add("Log", {reduce_sum(x, keep)}, {}, y);
     } else {  // ReduceLogSumExp, in its stable form m + log(sum(exp(x - m)))
-        const auto m = c.add("ReduceMax", {x}, {{"axes", axes}, {"keepdims", std::int64_t{1}}});
+        // ONNX refuses an empty ints attribute: a scalar's (empty) axes are left out, which reduces all.
+        auto max_attrs = [&](std::int64_t keepdims) {
+            spec::attribute_map a{{"keepdims", keepdims}};
+            if (!axes.empty()) a.emplace("axes", axes);
+            return a;
+        };
+        const auto m = c.add("ReduceMax", {x}, max_attrs(1));
         const auto lse = c.add("Log", {reduce_sum(c.add("Exp", {c.add("Sub", {x, m})}), keep)});
-        const auto mk = keep != 0 ? m : c.add("ReduceMax", {x}, {{"axes", axes}, {"keepdims", std::int64_t{0}}});
+        const auto mk = keep != 0 ? m : c.add("ReduceMax", {x}, max_attrs(0));
         c.add("Add", {mk, lse}, {}, y);
     }
 }

@@ -314,27 +314,26 @@ inline bool per_channel(const shape_type& b, const shape_type& y) {
     }
     return offset <= 1;
 }
-inline std::vector<site> conv_bias_fuse_sites(const context& c) {
-    return node_sites(c, "Add", numeric_class::approximate, [&](const graph::node& n) {
-        if (n.inputs.size() != 2) return false;
-        for (std::size_t k = 0; k < 2; ++k) {
-            const auto p = sole_producer(c, n.inputs[k], "Conv");
-            if (p && input_or_empty(c.graph().nodes[*p], 2).empty() &&
-                per_channel(c.shape_of(n.inputs[1 - k]), c.shape_of(n.inputs[k])) && c.dtype_of(n.inputs[1 - k]) == c.dtype_of(n.inputs[k])) {
-                return true;
-            }
+/// The operand k of Add node `n` that a bias-free Conv used nowhere else defines, with a
+/// per-channel tensor of the same dtype on the other side; none when there is none.
+inline std::optional<std::size_t> fusable_conv_operand(const context& c, const graph::node& n) {
+    if (n.inputs.size() != 2) return std::nullopt;
+    for (std::size_t k = 0; k < 2; ++k) {
+        const auto p = sole_producer(c, n.inputs[k], "Conv");
+        if (p && input_or_empty(c.graph().nodes[*p], 2).empty() && per_channel(c.shape_of(n.inputs[1 - k]), c.shape_of(n.inputs[k])) &&
+            c.dtype_of(n.inputs[1 - k]) == c.dtype_of(n.inputs[k])) {
+            return k;
         }
-        return false;
-    });
+    }
+    return std::nullopt;
+}
+inline std::vector<site> conv_bias_fuse_sites(const context& c) {
+    return node_sites(c, "Add", numeric_class::approximate, [&](const graph::node& n) { return fusable_conv_operand(c, n).has_value(); });
 }
 inline void conv_bias_fuse_apply(context& c, const site& s) {
     // Add(Conv(x, W), b [M, 1, ...]) -> Conv(x, W, Reshape(b, [M]))
     const auto add = c.graph().nodes[s.node];
-    std::size_t k = 0;
-    for (; k < 2; ++k) {
-        const auto p = sole_producer(c, add.inputs[k], "Conv");
-        if (p && input_or_empty(c.graph().nodes[*p], 2).empty() && per_channel(c.shape_of(add.inputs[1 - k]), c.shape_of(add.inputs[k]))) break;
-    }
+    const std::size_t k = *fusable_conv_operand(c, add);
     const auto i_conv = *c.producer(add.inputs[k]);
     const auto conv = c.graph().nodes[i_conv];
     const auto b = add.inputs[1 - k];
@@ -362,7 +361,7 @@ inline void softmax_shift_apply(context& c, const site& s) {
 
 // --- clip_split / relu_as_clip ---------------------------------------------------------------------
 inline std::vector<site> clip_split_sites(const context& c) {
-    return node_sites(c, "Clip", numeric_class::exact, [&](const graph::node& n) { return is_float(c.dtype_of(n.outputs[0])) || accepts("Clip", 0, c.dtype_of(n.outputs[0])); });
+    return node_sites(c, "Clip", numeric_class::exact, [&](const graph::node& n) { return is_float(c.dtype_of(n.outputs[0])) || c.accepts("Clip", 0, c.dtype_of(n.outputs[0])); });
 }
 inline void clip_split_apply(context& c, const site& s) {
     // Clip(x, lo, hi) -> Clip(Clip(x, lo', hi'), lo, hi) with lo' <= lo, hi' >= hi
@@ -386,7 +385,7 @@ inline void clip_split_apply(context& c, const site& s) {
     c.graph().nodes[s.node].inputs[0] = inner;
 }
 inline std::vector<site> relu_as_clip_sites(const context& c) {
-    return node_sites(c, "Relu", numeric_class::exact, [&](const graph::node& n) { return accepts("Clip", 0, c.dtype_of(n.outputs[0])); });
+    return node_sites(c, "Relu", numeric_class::exact, [&](const graph::node& n) { return c.accepts("Clip", 0, c.dtype_of(n.outputs[0])); });
 }
 inline void relu_as_clip_apply(context& c, const site& s) {
     const auto n = c.take_node(s.node);
@@ -402,7 +401,14 @@ inline std::vector<site> conv_pad_out_sites(const context& c) {
     return node_sites(c, "Conv", numeric_class::approximate, [&](const graph::node& n) {
         if (!explicit_pads(n)) return false;
         const auto p = ints_attr(n, "pads");
-        return p && std::any_of(p->begin(), p->end(), [](std::int64_t x) { return x > 0; });
+        if (!p || std::none_of(p->begin(), p->end(), [](std::int64_t x) { return x > 0; })) return false;
+        // The padded input is materialized: keep it within padded_size_limit of the input's size.
+        const auto& x = c.shape_of(n.inputs[0]);
+        const std::size_t spatial = p->size() / 2;
+        if (x.size() != spatial + 2) return false;
+        double padded = static_cast<double>(x[0] * x[1]);
+        for (std::size_t k = 0; k < spatial; ++k) padded *= static_cast<double>(x[2 + k]) + static_cast<double>((*p)[k] + (*p)[spatial + k]);
+        return padded <= padded_size_limit(c.value(n.inputs[0]).size());
     });
 }
 inline void conv_pad_out_apply(context& c, const site& s) {
@@ -494,31 +500,29 @@ inline bool gemm_bias(const shape_type& cshape, std::size_t m, std::size_t n) {
     if (cshape.size() == 1) return cshape[0] == 1 || cshape[0] == n;
     return true;
 }
-inline std::vector<site> matmul_bias_sites(const context& c) {
-    return node_sites(c, "Add", numeric_class::approximate, [&](const graph::node& n) {
-        if (n.inputs.size() != 2 || !accepts("Gemm", 0, c.dtype_of(n.outputs[0])) || !is_float(c.dtype_of(n.outputs[0]))) return false;
-        for (std::size_t k = 0; k < 2; ++k) {
-            const auto p = sole_producer(c, n.inputs[k], "MatMul");
-            if (!p) continue;
-            const auto& mm = c.graph().nodes[*p];
-            const auto& a = c.shape_of(mm.inputs[0]);
-            const auto& b = c.shape_of(mm.inputs[1]);
-            if (a.size() == 2 && b.size() == 2 && gemm_bias(c.shape_of(n.inputs[1 - k]), a[0], b[1])) return true;
-        }
-        return false;
-    });
-}
-inline void matmul_bias_apply(context& c, const site& s) {
-    const auto add = c.graph().nodes[s.node];
-    std::size_t k = 0;
-    for (; k < 2; ++k) {
-        const auto p = sole_producer(c, add.inputs[k], "MatMul");
+/// The operand k of Add node `n` that a 2-D MatMul used nowhere else defines, with a C on
+/// the other side that Gemm can broadcast; none when there is none.
+inline std::optional<std::size_t> fusable_matmul_operand(const context& c, const graph::node& n) {
+    if (n.inputs.size() != 2) return std::nullopt;
+    for (std::size_t k = 0; k < 2; ++k) {
+        const auto p = sole_producer(c, n.inputs[k], "MatMul");
         if (!p) continue;
         const auto& mm = c.graph().nodes[*p];
         const auto& a = c.shape_of(mm.inputs[0]);
         const auto& b = c.shape_of(mm.inputs[1]);
-        if (a.size() == 2 && b.size() == 2 && gemm_bias(c.shape_of(add.inputs[1 - k]), a[0], b[1])) break;
+        if (a.size() == 2 && b.size() == 2 && gemm_bias(c.shape_of(n.inputs[1 - k]), a[0], b[1])) return k;
     }
+    return std::nullopt;
+}
+inline std::vector<site> matmul_bias_sites(const context& c) {
+    return node_sites(c, "Add", numeric_class::approximate, [&](const graph::node& n) {
+        const dtype d = c.dtype_of(n.outputs[0]);
+        return is_float(d) && c.accepts("Gemm", 0, d) && fusable_matmul_operand(c, n).has_value();
+    });
+}
+inline void matmul_bias_apply(context& c, const site& s) {
+    const auto add = c.graph().nodes[s.node];
+    const std::size_t k = *fusable_matmul_operand(c, add);
     const auto i_mm = *c.producer(add.inputs[k]);
     const auto mm = c.graph().nodes[i_mm];
     const auto bias = add.inputs[1 - k];
@@ -531,7 +535,7 @@ inline void matmul_bias_apply(context& c, const site& s) {
 inline std::vector<site> neutral_sites(const context& c) {
     return value_sites(c, numeric_class::exact, [&](const std::string& v) {
         const dtype d = c.dtype_of(v);
-        return plain_value(c, v) && d != dtype::boolean && accepts("Add", 0, d) && accepts("Mul", 0, d);
+        return plain_value(c, v) && d != dtype::boolean && c.accepts("Add", 0, d) && c.accepts("Mul", 0, d);
     });
 }
 inline void neutral_apply(context& c, const site& s) {
