@@ -216,7 +216,7 @@ TEST_CASE("reduce: an unlocalized signature (its place is the op set) reduces to
     CHECK(check.same_unlocalized_failure(other));
 }
 
-TEST_CASE("reduce: a disagreement between two configurations reduces against both; its repro compares them") {
+TEST_CASE("reduce: a disagreement between two configurations reduces against both, and its repro compares them") {
     auto make = [&] {
         std::vector<std::unique_ptr<tc::backend>> b;
         b.push_back(std::make_unique<tc::callable_backend>("sys", correct_runner, false));

@@ -359,7 +359,7 @@ TEST_CASE("mutate: EMI keeps live code live and dead code different") {
     }
 }
 
-TEST_CASE("mutate: a chain is a pure function of (graph, inputs, seed); options that allow nothing are errors") {
+TEST_CASE("mutate: a chain is a pure function of (graph, inputs, seed), and options that allow nothing are errors") {
     const auto f = dense();
     const mu::mutate_options o{.steps = 4};
     const auto a = mu::mutate_graph(f.g, f.feeds, 42, o);
@@ -489,7 +489,8 @@ TEST_CASE("mutate: on the ONNX node-test models, every mutation that applies kee
     MESSAGE(applied << " mutants of " << models << " node-test models (every " << TENSORACLE_NODE_TEST_STRIDE << "th folder), "
                     << per_mutation.size() << " mutations applied");
     CHECK(models > 50);
-    CHECK(per_mutation.size() >= 30);
+    // Every other folder reaches 31 of the mutations, every 8th (the sanitizer build's sample) 26.
+    CHECK(per_mutation.size() >= (TENSORACLE_NODE_TEST_STRIDE <= 2 ? 30u : 24u));
 }
 
 TEST_CASE("mutate: written mutants are cases in the ONNX test layout, with their chain") {

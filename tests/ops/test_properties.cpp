@@ -121,7 +121,7 @@ std::vector<property> properties() {
 
 }  // namespace
 
-TEST_CASE("properties: kernels satisfy their real-arithmetic identities on random shapes (f32, f64 at the stated level; exact ones exactly)") {
+TEST_CASE("properties: kernels satisfy their real-arithmetic identities on random shapes (f32 and f64 at the stated level, exact ones exactly)") {
     to::rng r(2026);
     for (const auto& p : properties()) {
         CAPTURE(p.name);
