@@ -33,6 +33,11 @@
 // docs/MUTATIONS.md), each as DIR/<id>/ in the ONNX test layout with its
 // mutation.json; every one passes onnx::checker and strict shape inference.
 //
+//   tensoracle report DIR [DIR...] [--out DIR]
+//
+// writes DIR/report.html (campaign/report.hpp), or merges campaign or shard
+// folders into a new one with --out.
+//
 //   tensoracle run-reference MODEL INPUT_DIR OUTPUT_DIR
 //
 // the kit's reference interpreter as a backend of the executable protocol
@@ -60,7 +65,9 @@
 
 #include <tensoracle/accuracy/outcome.hpp>
 #include <tensoracle/campaign/campaign.hpp>
+#include <tensoracle/campaign/probe.hpp>
 #include <tensoracle/campaign/reduce.hpp>
+#include <tensoracle/campaign/report.hpp>
 #include <tensoracle/gen/config_json.hpp>
 #include <tensoracle/gen/generator.hpp>
 #include <tensoracle/io/case_files.hpp>
@@ -431,6 +438,8 @@ struct campaign_args {
     unsigned jobs = 1;
     bool quiet = false, process_per_case = false, no_float64 = false, no_recheck = false, no_localize = false;
     bool no_reduce = false;
+    std::string shard;  ///< "i/N", or empty: from the environment (Slurm, Kubernetes), else the whole campaign
+    bool probe = false, no_probe_cache = false;
     std::size_t mutants = 0, mutation_steps = 1;
     std::vector<std::string> mutation_families, mutation_names;
     std::size_t reduce_calls = 300;
@@ -473,8 +482,77 @@ std::vector<std::unique_ptr<to::campaign::backend>> make_backends(campaign_args&
     return backends;
 }
 
+/// What names a backend's version for the support cache: its description (built-ins
+/// carry their library's version) and, for a command, its executable's size and time.
+std::string probe_key(const std::string& description, const std::vector<std::string>& words) {
+    std::string key = description;
+    if (words.empty()) return key;
+    fs::path exe = words[0];
+    if (exe.string().find('/') == std::string::npos) {
+        const char* path = std::getenv("PATH");
+        std::string dirs = path ? path : "";
+        for (std::size_t b = 0; b <= dirs.size();) {
+            auto e = dirs.find(':', b);
+            if (e == std::string::npos) e = dirs.size();
+            const fs::path candidate = fs::path(dirs.substr(b, e - b)) / exe;
+            if (!dirs.substr(b, e - b).empty() && fs::exists(candidate)) {
+                exe = candidate;
+                break;
+            }
+            b = e + 1;
+        }
+    }
+    std::error_code ec;
+    const auto size = fs::file_size(exe, ec);
+    if (!ec) {
+        const auto time = fs::last_write_time(exe, ec).time_since_epoch().count();
+        key += " | " + exe.string() + " " + std::to_string(size) + " bytes, modified " + std::to_string(ec ? 0 : time);
+    }
+    return key;
+}
+
+/// The shard this process runs: --shard i/N, else Slurm's array task (SLURM_ARRAY_TASK_ID
+/// from SLURM_ARRAY_TASK_MIN, of SLURM_ARRAY_TASK_COUNT), else a Kubernetes Indexed Job's
+/// JOB_COMPLETION_INDEX of TENSORACLE_SHARD_COUNT; {0, 1} for a whole campaign.
+std::pair<std::uint64_t, std::uint64_t> shard_of(const std::string& flag) {
+    const char* where = "tensoracle campaign --shard";
+    auto number = [&](const std::string& text, const std::string& what) {
+        if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos) {
+            throw to::error(where, what + " is not a number: '" + text + "'");
+        }
+        return std::stoull(text);
+    };
+    auto env = [](const char* k) { const char* v = std::getenv(k); return std::string(v ? v : ""); };
+    std::uint64_t i = 0, n = 1;
+    if (!flag.empty()) {
+        const auto slash = flag.find('/');
+        if (slash == std::string::npos) throw to::error(where, "takes i/N (shard i of N, from 0), not '" + flag + "'");
+        i = number(flag.substr(0, slash), "the shard index");
+        n = number(flag.substr(slash + 1), "the shard count");
+    } else if (!env("SLURM_ARRAY_TASK_ID").empty() && !env("SLURM_ARRAY_TASK_COUNT").empty()) {
+        const auto min = env("SLURM_ARRAY_TASK_MIN").empty() ? 0 : number(env("SLURM_ARRAY_TASK_MIN"), "SLURM_ARRAY_TASK_MIN");
+        i = number(env("SLURM_ARRAY_TASK_ID"), "SLURM_ARRAY_TASK_ID") - min;
+        n = number(env("SLURM_ARRAY_TASK_COUNT"), "SLURM_ARRAY_TASK_COUNT");
+    } else if (!env("JOB_COMPLETION_INDEX").empty()) {
+        if (env("TENSORACLE_SHARD_COUNT").empty()) {
+            throw to::error(where, "JOB_COMPLETION_INDEX is set (a Kubernetes Indexed Job) but TENSORACLE_SHARD_COUNT, the job's completions, is not");
+        }
+        i = number(env("JOB_COMPLETION_INDEX"), "JOB_COMPLETION_INDEX");
+        n = number(env("TENSORACLE_SHARD_COUNT"), "TENSORACLE_SHARD_COUNT");
+    }
+    if (n == 0 || i >= n) throw to::error(where, "shard " + std::to_string(i) + " of " + std::to_string(n) + ": the index must be below the count");
+    return {i, n};
+}
+
 int run_campaign_command(campaign_args& a) {
     to::campaign::campaign_options o;
+    const auto [shard_index, shard_count] = shard_of(a.shard);
+    o.shard_index = shard_index;
+    o.shard_count = shard_count;
+    if (shard_count > 1) {
+        // Every shard of one command line writes a folder of its own under --out.
+        a.out = (fs::path(a.out) / ("shard-" + std::to_string(shard_index) + "-of-" + std::to_string(shard_count))).string();
+    }
     bool uses_ort = false;
     auto backends = make_backends(a, o.backend_descriptions, uses_ort);
     if (!a.config_file.empty()) {
@@ -484,6 +562,33 @@ int run_campaign_command(campaign_args& a) {
         std::erase(o.config.dtypes, to::dtype::bf16);
     }
     o.config.validate();
+    std::vector<to::campaign::support_table> support;
+    if (a.probe) {
+        // Single-op trials per (op, dtype), cached per backend version, before the first case.
+        to::campaign::probe_options po;
+        po.timeout_seconds = a.timeout;
+        po.use_cache = !a.no_probe_cache;
+        po.scratch = fs::temp_directory_path() / ("tensoracle_probe_" + std::to_string(::getpid()));
+        const bool tty = ::isatty(2) != 0;
+        for (auto& b : backends) {
+            const auto words = a.bundle.backend_commands.count(b->name()) ? a.bundle.backend_commands.at(b->name()) : std::vector<std::string>{};
+            auto t = to::campaign::probe_support(*b, probe_key(o.backend_descriptions[b->name()], words), o.config, po, [&](std::size_t k, std::size_t n) {
+                if (!a.quiet && tty) std::fprintf(stderr, "\rprobing %s: %zu/%zu (op, dtype) pairs   ", b->name().c_str(), k, n);
+            });
+            if (!a.quiet && tty) std::fprintf(stderr, "\n");
+            std::size_t no = 0;
+            for (const auto& [op, m] : t.pairs) {
+                for (const auto& [d, what] : m) no += what == "unsupported" ? 1 : 0;
+            }
+            std::printf("support of %s: %zu (op, dtype) pairs unsupported, %zu probe runs%s\n", b->name().c_str(), no, t.runs,
+                        t.runs == 0 ? " (all from the cache)" : "");
+            support.push_back(std::move(t));
+        }
+        std::error_code ec;
+        fs::remove_all(po.scratch, ec);
+        o.config.support = to::campaign::combined_support(support, o.config);
+        o.config.validate();
+    }
     o.seed = a.seed;
     o.first = a.first;
     o.count = a.count;
@@ -542,9 +647,15 @@ int run_campaign_command(campaign_args& a) {
                                                   });
         if (!a.quiet && tty) std::fprintf(stderr, "\n");
     }
+    if (!support.empty()) {
+        nlohmann::json sj;
+        for (const auto& t : support) sj["backends"][t.backend] = t.json();
+        to::campaign::detail::write_json(fs::path(a.out) / "support.json", sj);
+    }
+    const auto report = to::campaign::write_report(a.out);
     std::fputs(to::campaign::campaign_runner::summary_text(summary).c_str(), stdout);
-    std::printf("\nresults: %s/summary.json, summary.txt, results.jsonl, cases/%s\n", a.out.c_str(),
-                a.no_reduce || summary["signatures"].empty() ? "" : ", reduced/");
+    std::printf("\nresults: %s/summary.json, summary.txt, results.jsonl, cases/%s\nreport: %s\n", a.out.c_str(),
+                a.no_reduce || summary["signatures"].empty() ? "" : ", reduced/", report.string().c_str());
     if (interrupted.load()) {
         std::printf("interrupted: the results so far are kept; the same command resumes\n");
         return 130;
@@ -870,6 +981,13 @@ int main(int argc, char** argv) {
     camp->add_flag("--no-reduce", ca.no_reduce, "Do not reduce each signature's smallest case into a bundle (reduced/<id>/)");
     camp->add_option("--reduce-calls", ca.reduce_calls, "Backend runs one signature's reduction may take")->capture_default_str();
     camp->add_option("--reduce-time", ca.reduce_time, "Seconds one signature's reduction may take")->capture_default_str();
+    camp->add_flag("--probe", ca.probe,
+                   "Before the cases, probe each backend with single-op cases per (op, dtype) (cached per backend version) and "
+                   "draw only what some backend does not call unsupported; DIR/support.json, the report's support matrix");
+    camp->add_flag("--no-probe-cache", ca.no_probe_cache, "Probe again, ignoring the cache");
+    camp->add_option("--shard", ca.shard,
+                     "Run shard i of N (i/N, from 0) into --out/shard-i-of-N; default from SLURM_ARRAY_TASK_ID/COUNT or "
+                     "JOB_COMPLETION_INDEX with TENSORACLE_SHARD_COUNT; merge with tensoracle report");
     camp->add_option("--mutants", ca.mutants, "Mutants per case for the metamorphic oracle: each backend on a mutant vs itself on the original")
         ->capture_default_str();
     camp->add_option("--mutation-steps", ca.mutation_steps, "Mutations per mutant: 1..K, drawn per mutant")->capture_default_str();
@@ -930,6 +1048,12 @@ int main(int argc, char** argv) {
     mut->add_flag("--list-markdown", ma.list_markdown, "Print every mutation as Markdown (docs/MUTATIONS.md) and exit");
     mut->add_flag("--quiet", ma.quiet, "No progress line");
 
+    auto* rep = app.add_subcommand("report", "Write report.html of a campaign folder, or merge campaign (shard) folders into one with --out");
+    std::vector<std::string> report_dirs;
+    std::string report_out;
+    rep->add_option("dirs", report_dirs, "Campaign folders")->required()->check(CLI::ExistingDirectory);
+    rep->add_option("--out", report_out, "Merge the folders into this new folder (signatures combined, report.html written)");
+
     auto* ref = app.add_subcommand("run-reference", "The reference interpreter as an executable backend (exit 0 ran, 3 did not load, 1 failed)");
     std::string ref_model, ref_inputs, ref_outputs;
     planted_bugs bugs;
@@ -970,6 +1094,18 @@ int main(int argc, char** argv) {
         }
         if (nodes_cmd->parsed()) return run_node_tests(na, node_data, node_json, node_filter);
         if (mut->parsed()) return run_mutate(ma);
+        if (rep->parsed()) {
+            if (report_out.empty()) {
+                if (report_dirs.size() != 1) throw to::error("tensoracle report", "give --out to merge several folders");
+                std::printf("report: %s\n", to::campaign::write_report(report_dirs[0]).string().c_str());
+                return 0;
+            }
+            std::vector<fs::path> dirs(report_dirs.begin(), report_dirs.end());
+            const auto s = to::campaign::merge_campaigns(dirs, report_out);
+            std::fputs(to::campaign::campaign_runner::summary_text(s).c_str(), stdout);
+            std::printf("\nmerged %zu folders into %s/ (report.html, summary.json, results.jsonl, cases/, reduced/)\n", dirs.size(), report_out.c_str());
+            return 0;
+        }
         if (ref->parsed()) return run_reference(ref_model, ref_inputs, ref_outputs, bugs);
         if (cv_cmd->parsed()) {
 #ifdef TENSORACLE_WITH_OPENCV

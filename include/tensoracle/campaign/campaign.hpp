@@ -144,6 +144,10 @@ struct campaign_options {
     std::size_t mutation_max_steps = 1;
     /// Which mutations (families, names); its `steps` is set per mutant.
     mutate::mutate_options mutation;
+    /// This process runs shard `shard_index` of `shard_count`: the cases whose offset from
+    /// `first` is shard_index modulo shard_count (cases are pure functions of their index,
+    /// so shards need no coordinator; `tensoracle report` merges their folders).
+    std::uint64_t shard_index = 0, shard_count = 1;
     [[nodiscard]] judge_options judging() const {
         return {level, timeout_seconds, float64_oracle, recheck, localize, compare_backends};
     }
@@ -230,6 +234,9 @@ struct judgement {
     std::size_t output = 0;  ///< the first failing output
     double max_abs_error = 0.0, max_rel_error = 0.0;
     std::optional<int> min_passing_level;
+    /// The strictest GraphNet level every output passes (none when one passes none):
+    /// what a speedup score S_t asks of a case that ran.
+    std::optional<int> passing_level;
 };
 
 [[nodiscard]] inline judgement judge_outputs(const std::vector<tensor>& actual, const std::vector<tensor>& expected, double level_t) {
@@ -242,6 +249,7 @@ struct judgement {
     auto rank = [](outcome_class c) {
         return c == outcome_class::shape_dtype ? 3 : c == outcome_class::nan_inf ? 2 : c == outcome_class::mismatch ? 1 : 0;
     };
+    bool every_output_passes_some_level = true;
     for (std::size_t k = 0; k < actual.size(); ++k) {
         const auto report = compare(actual[k], expected[k]);
         outcome_class c = outcome_class::pass;
@@ -264,12 +272,19 @@ struct judgement {
             j.max_rel_error = std::max(j.max_rel_error, report.rel_error().max);
             if (c != outcome_class::pass && !j.min_passing_level) j.min_passing_level = report.min_passing_level();
         }
+        const auto lvl = report.same_shape() && report.same_dtype() ? report.min_passing_level() : std::nullopt;
+        if (!lvl) {
+            every_output_passes_some_level = false;
+        } else if (!j.passing_level || *lvl > *j.passing_level) {
+            j.passing_level = lvl;
+        }
         if (rank(c) > rank(j.outcome)) {
             j.outcome = c;
             j.detail = d;
             j.output = k;
         }
     }
+    if (!every_output_passes_some_level) j.passing_level.reset();
     return j;
 }
 
@@ -724,6 +739,25 @@ private:
 };
 
 
+/// What a summary covers: a campaign folder, its backends and the case indices that belong to it.
+struct summary_scope {
+    fs::path dir;
+    std::vector<std::string> backends;
+    std::function<bool(std::uint64_t)> includes;
+    std::uint64_t requested = 0;
+    double level = -4.0;
+    std::uint64_t seed = 0;
+    std::string config_hash;
+    bool mutants = false;
+    nlohmann::json shard;  ///< {"index", "count"} of a shard, null for a whole campaign
+};
+inline nlohmann::json write_summary(const summary_scope& sc);
+
+/// How many of `count` cases shard `index` of `shards` runs (case k goes to shard k mod shards).
+[[nodiscard]] constexpr std::uint64_t shard_size(std::uint64_t count, std::uint64_t index, std::uint64_t shards) noexcept {
+    return count / shards + (index < count % shards ? 1 : 0);
+}
+
 /// Runs the campaign; see the file comment. Throws backend_unavailable when a
 /// backend cannot be started at all, and tensoracle::error for a bad output folder.
 class campaign_runner {
@@ -738,6 +772,10 @@ public:
             if (b->name().find(" vs ") != std::string::npos) throw error(where, "a backend name may not contain ' vs '");
         }
         if (o_.out.empty()) throw error(where, "no output folder");
+        if (o_.shard_count == 0 || o_.shard_index >= o_.shard_count) {
+            throw error(where, "shard " + std::to_string(o_.shard_index) + " of " + std::to_string(o_.shard_count) +
+                                   ": the index must be below the count (shards are numbered from 0)");
+        }
         o_.jobs = std::max(1u, o_.jobs);
     }
 
@@ -747,11 +785,12 @@ public:
         check_or_write_settings();
         const auto done = journal_indices();
         std::vector<std::uint64_t> todo;
-        for (std::uint64_t k = 0; k < o_.count; ++k) {
+        for (std::uint64_t k = o_.shard_index; k < o_.count; k += o_.shard_count) {
             if (!done.contains(o_.first + k)) todo.push_back(o_.first + k);
         }
-        progress_.total = o_.count;
-        progress_.skipped = o_.count - todo.size();
+        const auto mine = shard_size(o_.count, o_.shard_index, o_.shard_count);
+        progress_.total = mine;
+        progress_.skipped = mine - todo.size();
         progress_.done = progress_.skipped;
         journal_.open(o_.out / "results.jsonl", std::ios::app);
         if (!journal_) throw error("tensoracle::campaign", "cannot append to " + (o_.out / "results.jsonl").string());
@@ -814,7 +853,10 @@ private:
                 {"recheck", o_.recheck},
                 {"localize", o_.localize},
                 {"compare_backends", o_.compare_backends},
-                {"mutants", mutation_settings()}};
+                {"mutants", mutation_settings()},
+                {"first", o_.first},
+                {"count", o_.count},
+                {"shard", {{"index", o_.shard_index}, {"count", o_.shard_count}}}};
     }
 
     [[nodiscard]] nlohmann::json mutation_settings() const {
@@ -836,8 +878,11 @@ private:
                 throw error("tensoracle::campaign", p.string() + " is not readable JSON: " + e.what());
             }
             // A resumed campaign must be the same campaign: its journal only holds those results.
-            for (const char* k : {"seed", "config_hash", "level", "backends", "float64_oracle", "recheck", "localize", "compare_backends", "mutants"}) {
-                const auto fallback = std::string_view(k) == "mutants" ? nlohmann::json(0) : nlohmann::json();  // older campaigns had none
+            for (const char* k : {"seed", "config_hash", "level", "backends", "float64_oracle", "recheck", "localize", "compare_backends", "mutants", "shard"}) {
+                // Older campaigns recorded neither mutants nor shards.
+                const auto fallback = std::string_view(k) == "mutants" ? nlohmann::json(0)
+                                      : std::string_view(k) == "shard" ? nlohmann::json{{"index", 0}, {"count", 1}}
+                                                                       : nlohmann::json();
                 if (theirs.value(k, fallback) != mine[k]) {
                     throw error("tensoracle::campaign", o_.out.string() + " holds a campaign with another '" + k + "' (" +
                                                             theirs.value(k, fallback).dump() + " there, " + mine[k].dump() +
@@ -906,6 +951,14 @@ private:
         }
         line["nodes"] = c.model.nodes.size();
         line["ops"] = c.op_types;
+        // The reference's own time on the case: the baseline of the report's speedup scores.
+        const auto ref_start = std::chrono::steady_clock::now();
+        try {
+            (void)graph::run(c.model, c.inputs);
+            line["reference_seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - ref_start).count();
+        } catch (const std::exception&) {
+            // A case whose search failed may hold an integer division by zero: no baseline.
+        }
         const auto e = judge_.evaluate(lane, c);
         const auto& results = e.results;
         // Signatures (before any reduction), then the record.
@@ -919,6 +972,7 @@ private:
                 jr["max_abs_error"] = r.judged.max_abs_error;
                 jr["max_rel_error"] = r.judged.max_rel_error;
                 if (r.judged.min_passing_level) jr["min_passing_level"] = *r.judged.min_passing_level;
+                if (r.judged.passing_level) jr["passing_level"] = *r.judged.passing_level;
             }
             if (r.sig) {
                 jr["signature"] = r.sig->id();
@@ -1092,102 +1146,18 @@ private:
 
     // --- summary ---------------------------------------------------------------
     nlohmann::json write_summary() const {
-        std::map<std::string, std::map<std::string, std::size_t>> outcomes;
-        std::map<std::string, std::map<std::string, std::size_t>> pair_outcomes;
-        struct group {
-            nlohmann::json first;
-            std::size_t count = 0;
-            std::string smallest_case;
-            std::size_t smallest_nodes = SIZE_MAX;
-        };
-        std::map<std::string, group> groups;
-        std::size_t cases = 0, generation_errors = 0, mutants = 0, mutants_skipped = 0, mutants_invalid = 0;
-        std::map<std::string, std::map<std::string, std::size_t>> metamorphic, mutant_pair_outcomes;
-        double seconds = 0.0;
-        for (const auto& p : prototypes_) {
-            for (const auto c : all_outcomes) outcomes[p->name()][std::string(to_string(c))] = 0;
-        }
-        std::ifstream f(o_.out / "results.jsonl");
-        std::string text;
-        while (std::getline(f, text)) {
-            nlohmann::json j;
-            try {
-                j = nlohmann::json::parse(text);
-            } catch (const std::exception&) {
-                continue;
-            }
-            const auto i = j.value("index", std::uint64_t{0});
-            if (i < o_.first || i >= o_.first + o_.count) continue;
-            ++cases;
-            seconds += j.value("seconds", 0.0);
-            if (j.contains("generation_error")) ++generation_errors;
-            for (const auto& [name, r] : j["backends"].items()) ++outcomes[name][r["outcome"].get<std::string>()];
-            if (j.contains("pairs")) {
-                for (const auto& [name, r] : j["pairs"].items()) ++pair_outcomes[name][r["outcome"].get<std::string>()];
-            }
-            if (j.contains("mutants")) {
-                for (const auto& jm : j["mutants"]) {
-                    ++mutants;
-                    if (jm.contains("skipped")) {
-                        ++mutants_skipped;
-                        if (jm["skipped"].get<std::string>().rfind("the mutant is not a valid", 0) == 0) ++mutants_invalid;
-                        continue;
-                    }
-                    for (const auto& [name, r] : jm["backends"].items()) ++metamorphic[name][r["outcome"].get<std::string>()];
-                    if (jm.contains("pairs")) {
-                        for (const auto& [name, r] : jm["pairs"].items()) ++mutant_pair_outcomes[name][r["outcome"].get<std::string>()];
-                    }
-                }
-            }
-            for (const auto& s : j["signatures"]) {
-                auto& g = groups[s["id"].get<std::string>()];
-                if (g.count++ == 0) g.first = s;
-                // A mutant's signature names the mutant's folder and size.
-                const std::size_t nodes = s.value("nodes", j.value("nodes", std::size_t{0}));
-                const auto id = s.value("case", j["case"].get<std::string>());
-                if (nodes < g.smallest_nodes || (nodes == g.smallest_nodes && id < g.smallest_case)) {
-                    g.smallest_nodes = nodes;
-                    g.smallest_case = id;
-                }
-            }
-        }
-        nlohmann::json s;
-        s["schema"] = "tensoracle.campaign.summary/1";
-        s["cases"] = cases;
-        s["requested"] = o_.count;
-        s["generation_errors"] = generation_errors;
-        s["case_seconds"] = seconds;
-        s["level"] = o_.level;
-        s["seed"] = o_.seed;
-        s["config_hash"] = o_.config.hash();
-        for (const auto& [name, m] : outcomes) s["backends"][name]["outcomes"] = m;
-        for (const auto& [name, m] : pair_outcomes) s["pairs"][name]["outcomes"] = m;
-        if (o_.mutants > 0) {
-            s["mutants"] = {{"run", mutants - mutants_skipped}, {"skipped", mutants_skipped}, {"invalid", mutants_invalid}};
-            for (const auto& [name, m] : metamorphic) s["metamorphic"][name]["outcomes"] = m;
-            for (const auto& [name, m] : mutant_pair_outcomes) s["mutant_pairs"][name]["outcomes"] = m;
-        }
-        std::vector<std::pair<std::string, const group*>> sorted;
-        for (const auto& [id, g] : groups) sorted.emplace_back(id, &g);
-        std::sort(sorted.begin(), sorted.end(), [](const auto& x, const auto& y) {
-            return x.second->count != y.second->count ? x.second->count > y.second->count : x.first < y.first;
-        });
-        s["signatures"] = nlohmann::json::array();
-        for (const auto& [id, g] : sorted) {
-            s["signatures"].push_back({{"id", id},
-                                       {"backend", g->first["backend"]},
-                                       {"outcome", g->first["outcome"]},
-                                       {"oracle", g->first["oracle"]},
-                                       {"where", g->first["where"]},
-                                       {"count", g->count},
-                                       {"case", g->smallest_case},
-                                       {"case_nodes", g->smallest_nodes}});
-            if (g->first.contains("reduce_as")) s["signatures"].back()["reduce_as"] = g->first["reduce_as"];
-        }
-        detail::write_json(o_.out / "summary.json", s);
-        std::ofstream t(o_.out / "summary.txt");
-        t << summary_text(s);
-        return s;
+        summary_scope sc;
+        sc.dir = o_.out;
+        for (const auto& p : prototypes_) sc.backends.push_back(p->name());
+        const auto first = o_.first, count = o_.count, index = o_.shard_index, shards = o_.shard_count;
+        sc.includes = [=](std::uint64_t i) { return i >= first && i < first + count && (i - first) % shards == index; };
+        sc.requested = shard_size(o_.count, o_.shard_index, o_.shard_count);
+        sc.level = o_.level;
+        sc.seed = o_.seed;
+        sc.config_hash = o_.config.hash();
+        sc.mutants = o_.mutants > 0;
+        if (o_.shard_count > 1) sc.shard = {{"index", o_.shard_index}, {"count", o_.shard_count}};
+        return campaign::write_summary(sc);
     }
 
 public:
@@ -1265,6 +1235,125 @@ private:
     campaign_progress progress_;
     std::set<std::string> seen_signatures_;
 };
+
+/// Each signature whose reduced bundle is in `dir`/reduced/<id>/ (complete: it has its
+/// manifest) names it, with its size.
+inline void attach_bundles(const fs::path& dir, nlohmann::json& summary) {
+    for (auto& g : summary["signatures"]) {
+        const auto bundle = dir / "reduced" / g["id"].get<std::string>();
+        if (!fs::exists(bundle / "manifest.json")) continue;
+        std::ifstream f(bundle / "manifest.json");
+        const auto m = nlohmann::json::parse(f, nullptr, false);
+        if (!m.is_object() || !m.contains("reduced")) continue;
+        g["bundle"] = "reduced/" + g["id"].get<std::string>();
+        g["reduced_nodes"] = m["reduced"]["nodes"];
+        g.erase("reduction");
+    }
+}
+
+/// Groups a campaign folder's results.jsonl into summary.json and summary.txt.
+inline nlohmann::json write_summary(const summary_scope& sc) {
+    std::map<std::string, std::map<std::string, std::size_t>> outcomes;
+    std::map<std::string, std::map<std::string, std::size_t>> pair_outcomes;
+    struct group {
+        nlohmann::json first;
+        std::size_t count = 0;
+        std::string smallest_case;
+        std::size_t smallest_nodes = SIZE_MAX;
+    };
+    std::map<std::string, group> groups;
+    std::size_t cases = 0, generation_errors = 0, mutants = 0, mutants_skipped = 0, mutants_invalid = 0;
+    std::map<std::string, std::map<std::string, std::size_t>> metamorphic, mutant_pair_outcomes;
+    double seconds = 0.0;
+    std::set<std::uint64_t> seen_index;
+    for (const auto& b : sc.backends) {
+        for (const auto c : all_outcomes) outcomes[b][std::string(to_string(c))] = 0;
+    }
+    std::ifstream f(sc.dir / "results.jsonl");
+    std::string text;
+    while (std::getline(f, text)) {
+        nlohmann::json j;
+        try {
+            j = nlohmann::json::parse(text);
+        } catch (const std::exception&) {
+            continue;
+        }
+        const auto i = j.value("index", std::uint64_t{0});
+        if (!sc.includes(i) || !seen_index.insert(i).second) continue;
+        ++cases;
+        seconds += j.value("seconds", 0.0);
+        if (j.contains("generation_error")) ++generation_errors;
+        for (const auto& [name, r] : j["backends"].items()) ++outcomes[name][r["outcome"].get<std::string>()];
+        if (j.contains("pairs")) {
+            for (const auto& [name, r] : j["pairs"].items()) ++pair_outcomes[name][r["outcome"].get<std::string>()];
+        }
+        if (j.contains("mutants")) {
+            for (const auto& jm : j["mutants"]) {
+                ++mutants;
+                if (jm.contains("skipped")) {
+                    ++mutants_skipped;
+                    if (jm["skipped"].get<std::string>().rfind("the mutant is not a valid", 0) == 0) ++mutants_invalid;
+                    continue;
+                }
+                for (const auto& [name, r] : jm["backends"].items()) ++metamorphic[name][r["outcome"].get<std::string>()];
+                if (jm.contains("pairs")) {
+                    for (const auto& [name, r] : jm["pairs"].items()) ++mutant_pair_outcomes[name][r["outcome"].get<std::string>()];
+                }
+            }
+        }
+        for (const auto& s : j["signatures"]) {
+            auto& g = groups[s["id"].get<std::string>()];
+            if (g.count++ == 0) g.first = s;
+            // A mutant's signature names the mutant's folder and size.
+            const std::size_t nodes = s.value("nodes", j.value("nodes", std::size_t{0}));
+            const auto id = s.value("case", j["case"].get<std::string>());
+            if (nodes < g.smallest_nodes || (nodes == g.smallest_nodes && id < g.smallest_case)) {
+                g.smallest_nodes = nodes;
+                g.smallest_case = id;
+            }
+        }
+    }
+    nlohmann::json s;
+    s["schema"] = "tensoracle.campaign.summary/1";
+    s["cases"] = cases;
+    s["requested"] = sc.requested;
+    s["generation_errors"] = generation_errors;
+    s["case_seconds"] = seconds;
+    s["level"] = sc.level;
+    s["seed"] = sc.seed;
+    s["config_hash"] = sc.config_hash;
+    if (!sc.shard.is_null()) s["shard"] = sc.shard;
+    for (const auto& [name, m] : outcomes) s["backends"][name]["outcomes"] = m;
+    for (const auto& [name, m] : pair_outcomes) s["pairs"][name]["outcomes"] = m;
+    if (sc.mutants) {
+        s["mutants"] = {{"run", mutants - mutants_skipped}, {"skipped", mutants_skipped}, {"invalid", mutants_invalid}};
+        for (const auto& [name, m] : metamorphic) s["metamorphic"][name]["outcomes"] = m;
+        for (const auto& [name, m] : mutant_pair_outcomes) s["mutant_pairs"][name]["outcomes"] = m;
+    }
+    std::vector<std::pair<std::string, const group*>> sorted;
+    for (const auto& [id, g] : groups) sorted.emplace_back(id, &g);
+    std::sort(sorted.begin(), sorted.end(), [](const auto& x, const auto& y) {
+        return x.second->count != y.second->count ? x.second->count > y.second->count : x.first < y.first;
+    });
+    s["signatures"] = nlohmann::json::array();
+    for (const auto& [id, g] : sorted) {
+        s["signatures"].push_back({{"id", id},
+                                   {"backend", g->first["backend"]},
+                                   {"outcome", g->first["outcome"]},
+                                   {"oracle", g->first["oracle"]},
+                                   {"where", g->first["where"]},
+                                   {"count", g->count},
+                                   {"case", g->smallest_case},
+                                   {"case_nodes", g->smallest_nodes}});
+        if (g->first.contains("reduce_as")) s["signatures"].back()["reduce_as"] = g->first["reduce_as"];
+    }
+    attach_bundles(sc.dir, s);
+    detail::write_json(sc.dir / "summary.json", s);
+    std::ofstream t(sc.dir / "summary.txt");
+    t << campaign_runner::summary_text(s);
+    return s;
+}
+
 
 /// Runs (or resumes) a campaign; see campaign_runner.
 inline nlohmann::json run_campaign(campaign_options o, std::vector<std::unique_ptr<backend>> backends,

@@ -78,6 +78,11 @@ struct generated_case {
         ++stats.search_regrown;
         if (c.search.out_of_work) ++stats.search_out_of_work;
     }
+    if (sketch.model.nodes.empty()) {
+        // No op of the config could be placed (its support table or limits rule them all out):
+        // an empty graph tests nothing, and a backend would be asked to run it.
+        throw error("tensoracle::io::make_case", "case " + std::to_string(index) + ": no op of the configuration could be placed in a graph");
+    }
     c.model = sketch.model;
     c.op_types = sketch.op_types;
     for (auto& [name, t] : c.model.initializers) {

@@ -1,0 +1,84 @@
+// The report's SVG writer and the folder merge: charts carry axes, round ticks,
+// labels, a legend and one mark per series or bar, escape their text and survive
+// empty or non-finite data; merging refuses folders of other settings.
+#include <doctest/doctest.h>
+
+#include <tensoracle/campaign/report.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+
+#include <unistd.h>
+
+namespace tc = tensoracle::campaign;
+
+namespace {
+std::size_t count(const std::string& text, const std::string& what) {
+    std::size_t n = 0;
+    for (auto p = text.find(what); p != std::string::npos; p = text.find(what, p + 1)) ++n;
+    return n;
+}
+}  // namespace
+
+TEST_CASE("report: a line chart has its axes, round ticks, labels, legend and one polyline per series") {
+    tc::svg_chart c;
+    c.title = "S_t <over> levels";
+    c.x_label = "level t";
+    c.y_label = "score";
+    c.data.push_back({"a & b", {{-10, 0.5}, {0, 1.5}, {3, 2.0}}, {}});
+    c.data.push_back({"c", {{-10, 0.1}, {3, std::nan("")}}, {}});
+    const auto svg = c.render();
+    CHECK(svg.rfind("<svg xmlns=\"http://www.w3.org/2000/svg\"", 0) == 0);
+    CHECK(svg.find("</svg>") != std::string::npos);
+    CHECK(count(svg, "<polyline class=\"series\"") == 2);
+    CHECK(svg.find("S_t &lt;over&gt; levels") != std::string::npos);  // escaped
+    CHECK(svg.find("a &amp; b") != std::string::npos);
+    CHECK(svg.find(">level t<") != std::string::npos);
+    CHECK(svg.find(">score<") != std::string::npos);
+    CHECK(svg.find("nan") == std::string::npos);  // a non-finite point is left out
+    // Round ticks on the x axis from -10 to 3: -10, -8, ..., 2.
+    for (const char* t : {">-10<", ">-8<", ">-6<", ">0<", ">2<"}) CHECK(svg.find(t) != std::string::npos);
+    CHECK(svg.find(">-7.83<") == std::string::npos);
+}
+
+TEST_CASE("report: a bar chart draws one rect per series and category, with the categories on the axis") {
+    tc::svg_chart c;
+    c.title = "errors";
+    c.categories = {"exact", "<-12", ">=0"};
+    c.data.push_back({"x", {}, {3, 0, 1}});
+    c.data.push_back({"y", {}, {1, 2, 5}});
+    const auto svg = c.render();
+    CHECK(count(svg, "<rect class=\"bar\"") == 6);
+    CHECK(svg.find("&lt;-12") != std::string::npos);
+    CHECK(svg.find("&gt;=0") != std::string::npos);
+    // Heights never negative, even for zero bars.
+    const std::regex neg("height=\"-");
+    CHECK_FALSE(std::regex_search(svg, neg));
+}
+
+TEST_CASE("report: an empty chart still renders its frame") {
+    tc::svg_chart c;
+    c.title = "nothing";
+    const auto svg = c.render();
+    CHECK(svg.find("<g class=\"axes\"") != std::string::npos);
+    CHECK(count(svg, "<polyline") == 0);
+}
+
+TEST_CASE("report: merging refuses folders of another campaign and an existing target, and names why") {
+    namespace fs = std::filesystem;
+    const auto base = fs::temp_directory_path() / ("tensoracle-report-test-" + std::to_string(::getpid()));
+    fs::create_directories(base / "a");
+    fs::create_directories(base / "b");
+    auto write = [](const fs::path& p, const std::string& text) { std::ofstream(p) << text; };
+    const std::string summary = R"({"requested": 2, "signatures": [], "backends": {}})";
+    write(base / "a" / "campaign.json", R"({"seed": 1, "config_hash": "x", "level": -4, "backends": [{"name": "b1"}]})");
+    write(base / "b" / "campaign.json", R"({"seed": 2, "config_hash": "x", "level": -4, "backends": [{"name": "b1"}]})");
+    write(base / "a" / "summary.json", summary);
+    write(base / "b" / "summary.json", summary);
+    CHECK_THROWS_WITH_AS((void)tc::merge_campaigns({base / "a", base / "b"}, base / "m"), doctest::Contains("another 'seed'"), tensoracle::error);
+    CHECK_THROWS_WITH_AS((void)tc::merge_campaigns({}, base / "m"), doctest::Contains("no campaign folder"), tensoracle::error);
+    CHECK_THROWS_WITH_AS((void)tc::merge_campaigns({base / "nowhere"}, base / "m"), doctest::Contains("no "), tensoracle::error);
+    std::error_code ec;
+    fs::remove_all(base, ec);
+}
