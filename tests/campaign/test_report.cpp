@@ -82,3 +82,21 @@ TEST_CASE("report: merging refuses folders of another campaign and an existing t
     std::error_code ec;
     fs::remove_all(base, ec);
 }
+
+TEST_CASE("report: an infinite relative error (null in the journal, JSON has no infinity) is drawn in the last bin") {
+    namespace fs = std::filesystem;
+    const auto dir = fs::temp_directory_path() / ("tensoracle-report-inf-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    std::ofstream(dir / "summary.json") << R"({"requested": 2, "cases": 2, "signatures": [], "backends": {"b1": {"outcomes": {"mismatch": 1, "pass": 1}}}})";
+    std::ofstream(dir / "results.jsonl")
+        << R"({"index": 0, "case": "c0", "reference_seconds": 0.001, "backends": {"b1": {"outcome": "mismatch", "max_abs_error": 1.0, "max_rel_error": null, "seconds": 0.002}}})"
+        << "\n"
+        << R"({"index": 1, "case": "c1", "reference_seconds": 0.001, "backends": {"b1": {"outcome": "pass", "max_abs_error": 0.0, "max_rel_error": 0.0, "passing_level": -5, "seconds": 0.002}}})"
+        << "\n";
+    const auto path = tc::write_report(dir);
+    std::ifstream in(path);
+    const std::string html((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    CHECK(html.find("Largest relative error per case") != std::string::npos);
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+}

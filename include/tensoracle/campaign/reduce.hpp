@@ -1081,7 +1081,18 @@ inline nlohmann::json write_bundle(const reduce_result& r, const failure_check& 
             rd << "\n" << b["name"].get<std::string>() << ": " << b["outcome"].get<std::string>();
             if (b.contains("detail") && !b["detail"].get<std::string>().empty()) rd << " (" << b["detail"].get<std::string>() << ")";
             if (b.contains("max_abs_error")) {
-                rd << "; max abs error " << b["max_abs_error"].get<double>() << ", max rel error " << b["max_rel_error"].get<double>();
+                // null: infinite (JSON has no infinity; a relative error against a reference 0)
+                const auto put = [&rd](const nlohmann::json& e) {
+                    if (e.is_number()) {
+                        rd << e.get<double>();
+                    } else {
+                        rd << "inf";
+                    }
+                };
+                rd << "; max abs error ";
+                put(b["max_abs_error"]);
+                rd << ", max rel error ";
+                put(b.value("max_rel_error", nlohmann::json()));
             }
             if (b.contains("min_passing_level")) rd << "; it passes only from tolerance level " << b["min_passing_level"].get<int>();
             if (b.contains("max_abs_error")) rd << " (compared at level " << sc->options().level << ")";

@@ -21,6 +21,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
@@ -284,7 +285,11 @@ inline fs::path write_report(const fs::path& dir) {
         if (!line.contains("backends")) continue;
         for (const auto& [name, r] : line["backends"].items()) {
             if (const auto s = detail::score_sample(line, r)) samples[name].push_back(*s);
-            if (r.contains("max_rel_error")) rel_errors[name].push_back(r["max_rel_error"].get<double>());
+            if (r.contains("max_rel_error")) {
+                // JSON has no infinity: an infinite relative error (against a reference 0) is written as null.
+                const auto& e = r["max_rel_error"];
+                rel_errors[name].push_back(e.is_number() ? e.get<double>() : std::numeric_limits<double>::infinity());
+            }
         }
     }
     svg_chart scores;
