@@ -420,6 +420,43 @@ std::optional<backend_choice> builtin_backend(const std::string& name, bool proc
         return std::nullopt;
 #endif
     }
+    if (name == "torch" || name == "torchscript" || name == "torchscript-nnc") {
+        // A separate worker executable (the command line never links libtorch): found
+        // next to tensoracle, or named by $TENSORACLE_TORCH_WORKER.
+        fs::path worker;
+        if (const char* env = std::getenv("TENSORACLE_TORCH_WORKER"); env && *env) {
+            worker = env;
+        } else {
+            worker = self_executable().parent_path() / "tensoracle-torch";
+        }
+        const auto probe = to::campaign::run_process({worker.string(), "--probe"}, to::campaign::process_options::with_timeout(60));
+        if (probe.kind != to::campaign::exit_kind::exited || probe.exit_code != 0) {
+            std::fprintf(stderr, "tensoracle campaign: backend '%s' skipped: %s\n", name.c_str(),
+                         probe.kind == to::campaign::exit_kind::not_started
+                             ? (probe.error_message + " (tensoracle-torch is built when libtorch-dev is installed: scripts/setup)").c_str()
+                             : to::campaign::detail::first_line(probe.err).c_str());
+            return std::nullopt;
+        }
+        // torchscript-nnc adds NNC's CPU fusion groups, which Debian's libtorch (no LLVM) runs
+        // through NNC's IR evaluator: seconds per 10^5 elements, so for small-tensor configs.
+        std::vector<std::string> cmd{worker.string(), "--mode", name == "torch" ? "eager" : "script"};
+        if (name == "torchscript-nnc") cmd.emplace_back("--fuse");
+        backend_choice c;
+        c.one_shot = cmd;
+        for (const char* w : {"{model}", "{inputs}", "{outputs}"}) c.one_shot.emplace_back(w);
+        if (process_per_case) {
+            for (const char* w : {"{model}", "{inputs}", "{outputs}"}) cmd.emplace_back(w);
+            c.backend = std::make_unique<to::campaign::command_backend>(name, cmd);
+        } else {
+            cmd.emplace_back("--worker");
+            c.backend = std::make_unique<to::campaign::worker_backend>(name, cmd);
+        }
+        c.description = to::campaign::detail::first_line(probe.out) +
+                        (name == "torch"         ? " eager (one ATen call per node)"
+                         : name == "torchscript" ? " TorchScript (traced, frozen, optimize_for_inference, profiling executor)"
+                                                 : " TorchScript with NNC CPU fusion (IR evaluator)");
+        return c;
+    }
     if (name == "reference") {
         backend_choice c;
         c.one_shot = {self_executable().string(), "run-reference", "{model}", "{inputs}", "{outputs}"};
@@ -427,7 +464,7 @@ std::optional<backend_choice> builtin_backend(const std::string& name, bool proc
         c.description = "tensoracle run-reference";
         return c;
     }
-    throw to::error("tensoracle campaign", "unknown backend '" + name + "' (built in: onnxruntime, onnxruntime-noopt, opencv, reference; or --backend-cmd)");
+    throw to::error("tensoracle campaign", "unknown backend '" + name + "' (built in: onnxruntime, onnxruntime-noopt, opencv, torch, torchscript, torchscript-nnc, reference; or --backend-cmd)");
 }
 
 struct campaign_args {
@@ -959,7 +996,7 @@ int main(int argc, char** argv) {
 
     auto* camp = app.add_subcommand("campaign", "Run generated cases on real backends against the reference; classify, deduplicate, summarise");
     campaign_args ca;
-    camp->add_option("--backend", ca.backends, "Built-in backend: onnxruntime, onnxruntime-noopt, opencv, reference (repeatable)");
+    camp->add_option("--backend", ca.backends, "Built-in backend: onnxruntime, onnxruntime-noopt, opencv, torch, torchscript, torchscript-nnc, reference (repeatable)");
     camp->add_option("--backend-cmd", ca.commands,
                      "A backend command (repeatable): with {model} {inputs} {outputs} it runs once per case; without, it is a "
                      "persistent worker reading case paths on stdin (docs/BACKENDS.md)");

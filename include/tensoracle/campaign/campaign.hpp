@@ -500,7 +500,11 @@ public:
 
     /// Backends whose names share the part before the first '-' ("onnxruntime",
     /// "onnxruntime-noopt") are configurations of one system: compared with each other.
-    static std::string family(const std::string& name) { return name.substr(0, name.find('-')); }
+    /// "torchscript" is PyTorch's JIT, a configuration of "torch" (eager).
+    static std::string family(const std::string& name) {
+        std::string f = name.substr(0, name.find('-'));
+        return f == "torchscript" ? "torch" : f;
+    }
 
     static bool has_low_precision_values(const io::generated_case& c) {
         return std::any_of(c.values.begin(), c.values.end(), [](const auto& kv) { return detail::low_precision(kv.second.element_dtype()); });
