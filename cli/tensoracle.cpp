@@ -379,32 +379,45 @@ struct backend_choice {
     std::vector<std::string> one_shot;  ///< the command run once per case, for reproducers
 };
 
+/// The first line a backend's probe command prints; empty, with the reason printed, when it
+/// cannot run here (the backend is then skipped).
+std::optional<std::string> probe_backend(const std::string& name, const std::vector<std::string>& argv, const std::string& install_hint) {
+    const auto probe = to::campaign::run_process(argv, to::campaign::process_options::with_timeout(60));
+    if (probe.kind == to::campaign::exit_kind::exited && probe.exit_code == 0) return to::campaign::detail::first_line(probe.out);
+    std::fprintf(stderr, "tensoracle campaign: backend '%s' skipped: %s\n", name.c_str(),
+                 probe.kind == to::campaign::exit_kind::not_started ? (probe.error_message + " (" + install_hint + ")").c_str()
+                                                                     : to::campaign::detail::first_line(probe.err).c_str());
+    return std::nullopt;
+}
+
+/// A backend that is a command: a persistent worker (`cmd --worker`), or with
+/// --process-per-case one process per case; reproducers run it once per case. The
+/// description is the command line.
+backend_choice command_choice(const std::string& name, std::vector<std::string> cmd, bool process_per_case) {
+    backend_choice c;
+    c.one_shot = cmd;
+    for (const char* w : {"{model}", "{inputs}", "{outputs}"}) c.one_shot.emplace_back(w);
+    for (const auto& w : cmd) c.description += (c.description.empty() ? "" : " ") + w;
+    if (process_per_case) {
+        for (const char* w : {"{model}", "{inputs}", "{outputs}"}) cmd.emplace_back(w);
+        c.backend = std::make_unique<to::campaign::command_backend>(name, cmd);
+    } else {
+        cmd.emplace_back("--worker");
+        c.backend = std::make_unique<to::campaign::worker_backend>(name, cmd);
+    }
+    return c;
+}
+
 /// A built-in backend by name; empty with a reason printed when it is not available here.
 std::optional<backend_choice> builtin_backend(const std::string& name, bool process_per_case) {
     if (name == "onnxruntime" || name == "onnxruntime-noopt") {
         const auto runner = ort_runner().string();
         const std::string level = name == "onnxruntime" ? "all" : "disabled";
         // Detected at run time: Node and the onnxruntime-node package are optional.
-        const auto probe = to::campaign::run_process({"node", runner, "--probe"}, to::campaign::process_options::with_timeout(60));
-        if (probe.kind != to::campaign::exit_kind::exited || probe.exit_code != 0) {
-            std::fprintf(stderr, "tensoracle campaign: backend '%s' skipped: %s\n", name.c_str(),
-                         probe.kind == to::campaign::exit_kind::not_started ? (probe.error_message + " (install nodejs: scripts/setup)").c_str()
-                                                                             : to::campaign::detail::first_line(probe.err).c_str());
-            return std::nullopt;
-        }
-        std::vector<std::string> cmd{"node", runner, "--opt", level};
-        backend_choice c;
-        c.one_shot = cmd;
-        for (const char* w : {"{model}", "{inputs}", "{outputs}"}) c.one_shot.emplace_back(w);
-        if (process_per_case) {
-            for (const char* w : {"{model}", "{inputs}", "{outputs}"}) cmd.emplace_back(w);
-            c.backend = std::make_unique<to::campaign::command_backend>(name, cmd);
-        } else {
-            cmd.emplace_back("--worker");
-            c.backend = std::make_unique<to::campaign::worker_backend>(name, cmd);
-        }
-        c.description = "onnxruntime-node " + to::campaign::detail::first_line(probe.out) + ": " +
-                        [&] { std::string s; for (const auto& w : cmd) s += (s.empty() ? "" : " ") + w; return s; }();
+        const auto probe = probe_backend(name, {"node", runner, "--probe"}, "install nodejs: scripts/setup");
+        if (!probe) return std::nullopt;
+        auto c = command_choice(name, {"node", runner, "--opt", level}, process_per_case);
+        c.description = "onnxruntime-node " + *probe + ": " + c.description;
         return c;
     }
     if (name == "opencv") {
@@ -429,29 +442,14 @@ std::optional<backend_choice> builtin_backend(const std::string& name, bool proc
         } else {
             worker = self_executable().parent_path() / "tensoracle-torch";
         }
-        const auto probe = to::campaign::run_process({worker.string(), "--probe"}, to::campaign::process_options::with_timeout(60));
-        if (probe.kind != to::campaign::exit_kind::exited || probe.exit_code != 0) {
-            std::fprintf(stderr, "tensoracle campaign: backend '%s' skipped: %s\n", name.c_str(),
-                         probe.kind == to::campaign::exit_kind::not_started
-                             ? (probe.error_message + " (tensoracle-torch is built when libtorch-dev is installed: scripts/setup)").c_str()
-                             : to::campaign::detail::first_line(probe.err).c_str());
-            return std::nullopt;
-        }
+        const auto probe = probe_backend(name, {worker.string(), "--probe"}, "tensoracle-torch is built when libtorch-dev is installed: scripts/setup");
+        if (!probe) return std::nullopt;
         // torchscript-nnc adds NNC's CPU fusion groups, which Debian's libtorch (no LLVM) runs
         // through NNC's IR evaluator: seconds per 10^5 elements, so for small-tensor configs.
         std::vector<std::string> cmd{worker.string(), "--mode", name == "torch" ? "eager" : "script"};
         if (name == "torchscript-nnc") cmd.emplace_back("--fuse");
-        backend_choice c;
-        c.one_shot = cmd;
-        for (const char* w : {"{model}", "{inputs}", "{outputs}"}) c.one_shot.emplace_back(w);
-        if (process_per_case) {
-            for (const char* w : {"{model}", "{inputs}", "{outputs}"}) cmd.emplace_back(w);
-            c.backend = std::make_unique<to::campaign::command_backend>(name, cmd);
-        } else {
-            cmd.emplace_back("--worker");
-            c.backend = std::make_unique<to::campaign::worker_backend>(name, cmd);
-        }
-        c.description = to::campaign::detail::first_line(probe.out) +
+        auto c = command_choice(name, cmd, process_per_case);
+        c.description = *probe +
                         (name == "torch"         ? " eager (one ATen call per node)"
                          : name == "torchscript" ? " TorchScript (traced, frozen, optimize_for_inference, profiling executor)"
                                                  : " TorchScript with NNC CPU fusion (IR evaluator)");

@@ -409,6 +409,74 @@ inline tensors conv_transpose(const tensors& in, const node_view& v) {
     return {y};
 }
 
+/// Resize (opset 11-13 inputs X, roi, scales, sizes) where ATen's upsampling computes ONNX's
+/// formula: nearest with asymmetric coordinates and floor (ATen's `nearest`); linear (1-3
+/// spatial axes) and cubic (2) with half_pixel (align_corners=false: ATen's source index
+/// (dst + 0.5) / scale - 0.5, clamped at 0 for linear, which the edge padding of ONNX's taps
+/// gives too), align_corners, or pytorch_half_pixel when no output axis has length 1 (then it is
+/// half_pixel). Scales on the batch and channel axes must be 1. Anything else is refused.
+inline tensors resize(const tensors& in, const node_view& v) {
+    const Tensor& x = in[0];
+    const std::int64_t r = x.dim() - 2;
+    if (r < 1 || r > 3) v.refuse("Resize of rank " + std::to_string(x.dim()) + ": ATen upsamples 1 to 3 spatial axes of (N, C, ...)");
+    std::vector<double> scales;
+    std::vector<std::int64_t> sizes;
+    if (present(in, 3) && in[3].numel() > 0) {
+        sizes = int_values(in[3]);
+    } else if (present(in, 2) && in[2].numel() > 0) {
+        const Tensor sc = in[2].to(at::kDouble).contiguous();
+        scales.assign(sc.data_ptr<double>(), sc.data_ptr<double>() + sc.numel());
+        for (std::int64_t a = 0; a < x.dim(); ++a) {
+            sizes.push_back(static_cast<std::int64_t>(std::floor(scales[static_cast<std::size_t>(a)] * static_cast<double>(x.size(a)))));
+        }
+    } else {
+        throw error(v.where, "Resize needs scales or sizes");
+    }
+    if (static_cast<std::int64_t>(sizes.size()) != x.dim()) throw error(v.where, "Resize's scales or sizes do not match the rank");
+    if (sizes[0] != x.size(0) || sizes[1] != x.size(1)) v.refuse("Resize of the batch or channel axis: ATen upsamples spatial axes only");
+    if (!scales.empty() && (scales[0] != 1.0 || scales[1] != 1.0)) v.refuse("Resize with a scale other than 1 on the batch or channel axis");
+    const std::vector<std::int64_t> out(sizes.begin() + 2, sizes.end());
+    // ATen's per-axis scales are ONNX's scales when given (the coordinate map uses 1/scale).
+    const auto sc = [&](std::int64_t a) { return scales.empty() ? c10::optional<double>() : c10::optional<double>(scales[static_cast<std::size_t>(a + 2)]); };
+    const std::string mode = v.s("mode", "nearest"), ctm = v.s("coordinate_transformation_mode", "half_pixel");
+    if (v.i("exclude_outside", 0) != 0) v.refuse("Resize exclude_outside=1");
+    if (mode == "nearest") {
+        if (ctm != "asymmetric" || v.s("nearest_mode", "round_prefer_floor") != "floor") {
+            v.refuse("Resize nearest with " + ctm + " coordinates and nearest_mode " + v.s("nearest_mode", "round_prefer_floor") +
+                     ": ATen's nearest is asymmetric with floor");
+        }
+        if (r == 1) return {at::upsample_nearest1d(x, out, sc(0))};
+        if (r == 2) return {at::upsample_nearest2d(x, out, sc(0), sc(1))};
+        return {at::upsample_nearest3d(x, out, sc(0), sc(1), sc(2))};
+    }
+    bool align = false;
+    if (ctm == "align_corners") {
+        align = true;
+        // ONNX (1.12's reference, the test data) maps by (in - 1) / (scale * in - 1), the real
+        // resized length; ATen by (in - 1) / (out - 1): the same only when scale * in is whole.
+        for (std::int64_t a = 0; a < r && !scales.empty(); ++a) {
+            const double len = scales[static_cast<std::size_t>(a + 2)] * static_cast<double>(x.size(a + 2));
+            if (len != std::floor(len)) v.refuse("Resize align_corners with a scale whose resized length is not whole");
+        }
+    } else if (ctm == "pytorch_half_pixel") {
+        if (std::any_of(out.begin(), out.end(), [](std::int64_t d) { return d == 1; })) v.refuse("Resize pytorch_half_pixel to an axis of length 1");
+    } else if (ctm != "half_pixel") {
+        v.refuse("Resize " + mode + " with " + ctm + " coordinates");
+    }
+    // With align_corners ATen ignores the scales (the map is (in - 1) / (out - 1)), as ONNX does.
+    if (mode == "linear") {
+        if (r == 1) return {at::upsample_linear1d(x, out, align, sc(0))};
+        if (r == 2) return {at::upsample_bilinear2d(x, out, align, sc(0), sc(1))};
+        return {at::upsample_trilinear3d(x, out, align, sc(0), sc(1), sc(2))};
+    }
+    if (mode == "cubic") {
+        if (r != 2) v.refuse("Resize cubic on " + std::to_string(r) + " spatial axes: ATen's bicubic takes 2");
+        if (v.f("cubic_coeff_a", -0.75) != -0.75) v.refuse("Resize cubic_coeff_a other than ATen's -0.75");
+        return {at::upsample_bicubic2d(x, out, align, sc(0), sc(1))};
+    }
+    throw error(v.where, "Resize mode '" + mode + "' is not an ONNX value");
+}
+
 inline Tensor cast_to(const Tensor& x, at::ScalarType t) { return x.scalar_type() == t ? x.clone() : x.to(t); }
 
 }  // namespace detail
@@ -635,6 +703,7 @@ inline const std::map<std::string, op_fn, std::less<>>& op_table() {
         m["MaxPool"] = [](const tensors& in, const node_view& v) { return max_pool(in, v, v.n.outputs.size() > 1 && !v.n.outputs[1].empty() ? 2 : 1); };
         m["AveragePool"] = average_pool;
         m["Conv"] = conv;
+        m["Resize"] = resize;
         m["ConvTranspose"] = conv_transpose;
         m["MatMul"] = binary(TENSORACLE_AT2(matmul));
         m["Gemm"] = [](const tensors& in, const node_view& v) {
