@@ -96,6 +96,7 @@ outcome serve(const to::campaign::case_paths& c, mode md) {
     std::map<std::string, at::Tensor, std::less<>> inits;
     tb::tensors inputs;
     try {
+        if (!fs::is_regular_file(c.model)) throw to::error("tensoracle-torch", "no model file " + c.model.string());
         try {
             g = to::io::load_model(c.model);
             g.validate();

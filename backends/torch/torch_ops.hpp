@@ -274,8 +274,15 @@ inline std::vector<std::int64_t> kernel_of(const node_view& v) {
     return *k;
 }
 
-inline std::vector<std::int64_t> or_ones(std::optional<std::vector<std::int64_t>> a, std::size_t r) {
-    return a ? *a : std::vector<std::int64_t>(r, 1);
+/// A per-spatial-axis attribute (strides, dilations), ones when absent; a list of another
+/// length is an invalid model, refused with a message rather than read out of bounds.
+inline std::vector<std::int64_t> per_axis(const node_view& v, std::string_view name, std::size_t r) {
+    auto a = v.ints(name);
+    if (!a) return std::vector<std::int64_t>(r, 1);
+    if (a->size() != r) {
+        throw error(v.where, "attribute '" + std::string(name) + "' has " + std::to_string(a->size()) + " values for " + std::to_string(r) + " spatial axes");
+    }
+    return *a;
 }
 
 inline Tensor pool_max(const Tensor& x, const std::vector<std::int64_t>& k, const std::vector<std::int64_t>& s, const std::vector<std::int64_t>& p,
@@ -292,8 +299,8 @@ inline tensors max_pool(const tensors& in, const node_view& v, std::size_t outpu
     const auto k = kernel_of(v);
     const std::size_t r = k.size();
     if (r < 1 || r > 3 || x.dim() != static_cast<std::int64_t>(r) + 2) v.refuse("ATen's max pools take 1 to 3 spatial axes");
-    const auto s = or_ones(v.ints("strides"), r);
-    const auto d = or_ones(v.ints("dilations"), r);
+    const auto s = per_axis(v, "strides", r);
+    const auto d = per_axis(v, "dilations", r);
     std::vector<std::int64_t> eff(r);
     for (std::size_t a = 0; a < r; ++a) eff[a] = (k[a] - 1) * d[a] + 1;
     const auto pads = spatial_pads(x, eff, s, v);
@@ -334,7 +341,7 @@ inline tensors average_pool(const tensors& in, const node_view& v) {
     const std::size_t r = k.size();
     if (r < 1 || r > 3 || x.dim() != static_cast<std::int64_t>(r) + 2) v.refuse("ATen's average pools take 1 to 3 spatial axes");
     if (!is_float(x)) v.refuse("ATen's CPU average pools take floating-point inputs only");
-    const auto s = or_ones(v.ints("strides"), r);
+    const auto s = per_axis(v, "strides", r);
     if (auto d = v.ints("dilations"); d && std::any_of(d->begin(), d->end(), [](std::int64_t e) { return e != 1; })) {
         v.refuse("AveragePool dilations (opset 19) have no ATen counterpart");
     }
@@ -363,10 +370,11 @@ inline tensors conv(const tensors& in, const node_view& v) {
     const Tensor& w = in[1];
     const std::size_t r = static_cast<std::size_t>(x.dim()) - 2;
     if (x.dim() < 3 || x.dim() > 5) v.refuse("ATen's convolution takes 1 to 3 spatial axes");
+    if (w.dim() != x.dim()) throw error(v.where, "the weight's rank differs from the input's");
     std::vector<std::int64_t> k(r);
     for (std::size_t a = 0; a < r; ++a) k[a] = w.size(static_cast<std::int64_t>(a) + 2);
-    const auto s = or_ones(v.ints("strides"), r);
-    const auto d = or_ones(v.ints("dilations"), r);
+    const auto s = per_axis(v, "strides", r);
+    const auto d = per_axis(v, "dilations", r);
     std::vector<std::int64_t> eff(r);
     for (std::size_t a = 0; a < r; ++a) eff[a] = (k[a] - 1) * d[a] + 1;
     const auto pads = spatial_pads(x, eff, s, v);
@@ -387,11 +395,12 @@ inline tensors conv_transpose(const tensors& in, const node_view& v) {
     const std::size_t r = static_cast<std::size_t>(x.dim()) - 2;
     if (v.s("auto_pad", "NOTSET") != "NOTSET" && v.s("auto_pad", "NOTSET") != "VALID") v.refuse("ConvTranspose auto_pad SAME_*: no exact mapping written");
     if (v.ints("output_shape")) v.refuse("ConvTranspose output_shape: no exact mapping written");
-    const auto s = or_ones(v.ints("strides"), r);
-    const auto d = or_ones(v.ints("dilations"), r);
+    const auto s = per_axis(v, "strides", r);
+    const auto d = per_axis(v, "dilations", r);
     std::vector<std::int64_t> pads(2 * r, 0), outpad(r, 0);
     if (auto p = v.ints("pads"); p && v.s("auto_pad", "NOTSET") == "NOTSET") pads = *p;
-    if (auto o = v.ints("output_padding")) outpad = *o;
+    if (v.ints("output_padding")) outpad = per_axis(v, "output_padding", r);
+    if (pads.size() != 2 * r) throw error(v.where, "pads has " + std::to_string(pads.size()) + " values for " + std::to_string(r) + " spatial axes");
     const std::int64_t group = v.i("group", 1);
     // Full transposed convolution, then ONNX's output_padding (zeros at the end) and pads (cropping), then the bias.
     Tensor y = at::convolution(x, w, Tensor(), s, std::vector<std::int64_t>(r, 0), d, true, std::vector<std::int64_t>(r, 0), group);
@@ -426,6 +435,7 @@ inline tensors resize(const tensors& in, const node_view& v) {
     } else if (present(in, 2) && in[2].numel() > 0) {
         const Tensor sc = in[2].to(at::kDouble).contiguous();
         scales.assign(sc.data_ptr<double>(), sc.data_ptr<double>() + sc.numel());
+        if (static_cast<std::int64_t>(scales.size()) != x.dim()) throw error(v.where, "Resize's scales do not match the rank");
         for (std::int64_t a = 0; a < x.dim(); ++a) {
             sizes.push_back(static_cast<std::int64_t>(std::floor(scales[static_cast<std::size_t>(a)] * static_cast<double>(x.size(a)))));
         }
@@ -820,6 +830,9 @@ inline const std::map<std::string, op_fn, std::less<>>& op_table() {
                 for (std::size_t k = 0; k < starts.size(); ++k) axes.push_back(static_cast<std::int64_t>(k));
             }
             steps = present(in, 4) ? int_values(in[4]) : std::vector<std::int64_t>(starts.size(), 1);
+            if (ends.size() != starts.size() || axes.size() != starts.size() || steps.size() != starts.size()) {
+                throw error(v.where, "Slice's starts, ends, axes and steps differ in length");
+            }
             Tensor y = in[0];
             for (std::size_t k = 0; k < axes.size(); ++k) {
                 const std::int64_t a = normalize_axis(axes[k], y.dim(), v), d = y.size(a), step = steps[k];
