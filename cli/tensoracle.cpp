@@ -77,6 +77,9 @@
 #include <opencv/opencv_backend.hpp>
 #endif
 #include <tensoracle/ops/registry.hpp>
+#ifdef TENSORACLE_WITH_BLAS
+#include <tensoracle/blas.hpp>
+#endif
 
 namespace to = tensoracle;
 namespace fs = std::filesystem;
@@ -975,6 +978,13 @@ int run_mutate(const mutate_args& a) {
 int main(int argc, char** argv) {
     CLI::App app{"tensoracle: test kit for deep-learning compilers and AD engines"};
     app.require_subcommand(1);
+#ifdef TENSORACLE_WITH_BLAS
+    bool blas = false;
+    app.add_flag("--blas", blas,
+                 "Run the reference's float32/float64 MatMul, Gemm and Conv through OpenBLAS (ops/fast_paths.hpp): faster on "
+                 "large shapes, but summed in another order, so results and generated cases can differ in rounding from a "
+                 "run without it, and between CPUs");
+#endif
 
     auto* gen = app.add_subcommand("gen", "Generate valid, NaN/Inf-free ONNX test cases from the op specs");
     std::uint64_t count = 10, seed = 0, first = 0;
@@ -1109,6 +1119,9 @@ int main(int argc, char** argv) {
     cv_cmd->add_option("outputs", cv_outputs, "Folder to write output_<k>.pb into")->required();
 
     CLI11_PARSE(app, argc, argv);
+#ifdef TENSORACLE_WITH_BLAS
+    if (blas) tensoracle::use_blas_fast_paths();
+#endif
     try {
         if (gen->parsed()) return run_gen(count, seed, first, nodes, out, config_file, jobs, quiet);
         if (camp->parsed()) return run_campaign_command(ca);

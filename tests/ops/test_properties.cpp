@@ -150,3 +150,37 @@ TEST_CASE("properties: a wrong kernel breaks its identity (the check has teeth)"
     const auto s = op("Mul", {op("Sqrt", {x}), full_like(x, 1.001)});
     CHECK_FALSE(to::compare(op("Mul", {s, s}), x).passes(to::level{-5}));
 }
+
+TEST_CASE("broadcast walk: each output element reads what numpy's index rule names") {
+    to::rng g(4242);
+    for (int trial = 0; trial < 400; ++trial) {
+        const std::size_t r = static_cast<std::size_t>(g.integer(0, 5));
+        to::shape_type out(r);
+        for (auto& d : out) d = static_cast<std::size_t>(g.below(8) == 0 ? g.integer(0, 1) : g.integer(1, 4));
+        const std::size_t m = static_cast<std::size_t>(g.integer(1, 3));
+        std::vector<to::shape_type> in(m);
+        for (auto& s : in) {
+            const std::size_t rj = static_cast<std::size_t>(g.integer(0, static_cast<std::int64_t>(r)));
+            for (std::size_t k = r - rj; k < r; ++k) s.push_back(g.bernoulli(0.3) ? 1 : out[k]);
+        }
+        CAPTURE(to::to_string(out));
+        const auto got = to::ops::detail::broadcast_offsets(in, out);
+        const std::size_t n = to::element_count(out);
+        to::shape_type idx(r, 0);
+        for (std::size_t f = 0; f < n; ++f) {
+            for (std::size_t j = 0; j < m; ++j) {
+                std::size_t off = 0;
+                for (std::size_t k = r - in[j].size(); k < r; ++k) {
+                    const std::size_t d = in[j][k - (r - in[j].size())];
+                    off = off * d + (d == 1 ? 0 : idx[k]);
+                }
+                REQUIRE(got[j][f] == off);
+            }
+            for (std::size_t k = r; k-- > 0;) {
+                if (++idx[k] < out[k]) break;
+                idx[k] = 0;
+            }
+        }
+        for (const auto& o : got) CHECK(o.size() == n);
+    }
+}

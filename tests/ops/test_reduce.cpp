@@ -1290,3 +1290,44 @@ TEST_CASE("symbolic shapes: keepdims=0 output dims follow the axis symbols") {
     CHECK(out[1].shape() == to::shape_type{2, 3, 1});
     CHECK(out[2].shape() == to::shape_type{2, 3, 1});
 }
+
+TEST_CASE("reduction groups: the merged walk visits what per-element index arithmetic names") {
+    // Reference: output index of each input element from its multi-index
+    // (the formula the walk replaces), groups filled in input order.
+    to::rng g(515);
+    for (int trial = 0; trial < 400; ++trial) {
+        const std::size_t r = static_cast<std::size_t>(g.integer(0, 5));
+        to::shape_type s(r);
+        std::vector<bool> mask(r);
+        for (std::size_t k = 0; k < r; ++k) {
+            s[k] = static_cast<std::size_t>(g.below(10) == 0 ? g.integer(0, 1) : g.integer(1, 5));
+            mask[k] = g.bernoulli(0.5);
+        }
+        const std::size_t n = to::element_count(s);
+        std::vector<std::int32_t> x(n);
+        for (std::size_t f = 0; f < n; ++f) x[f] = static_cast<std::int32_t>(f);
+        to::shape_type kept(s);
+        for (std::size_t k = 0; k < r; ++k) kept[k] = mask[k] ? 1 : s[k];
+        std::vector<std::vector<double>> expected(to::element_count(kept));
+        to::shape_type idx(r, 0);
+        for (std::size_t f = 0; f < n; ++f) {
+            std::size_t o = 0;
+            for (std::size_t k = 0; k < r; ++k) o = o * kept[k] + (mask[k] ? 0 : idx[k]);
+            expected[o].push_back(static_cast<double>(f));
+            for (std::size_t k = r; k-- > 0;) {
+                if (++idx[k] < s[k]) break;
+                idx[k] = 0;
+            }
+        }
+        if (n == 0) {
+            // A zero kept axis leaves no outputs; a zero reduced axis leaves empty groups.
+            bool kept_zero = false;
+            for (std::size_t k = 0; k < r; ++k) kept_zero = kept_zero || (!mask[k] && s[k] == 0);
+            if (kept_zero) expected.clear();
+        }
+        const auto got = ops::detail::reduce_groups<double>(std::span<const std::int32_t>(x), s, mask);
+        CAPTURE(to::to_string(s));
+        CHECK(got == expected);
+        CHECK(to::element_count(ops::detail::reduced_shape(s, mask, true)) == expected.size());
+    }
+}

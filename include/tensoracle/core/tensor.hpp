@@ -97,6 +97,12 @@ public:
         return t;
     }
 
+    /// A tensor whose elements are left unset, for a kernel that writes every
+    /// one of them (zeros() would touch the memory twice).
+    [[nodiscard]] static tensor for_overwrite(dtype d, const shape_type& dims) {
+        return tensor(d, dims, "tensoracle::tensor::for_overwrite");
+    }
+
     /// Builds a tensor from the row-major bytes of its elements in this
     /// machine's byte order (one byte per bool, any nonzero byte is true).
     [[nodiscard]] static tensor from_bytes(dtype d, const shape_type& dims, std::span<const std::byte> bytes) {

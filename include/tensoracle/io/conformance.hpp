@@ -22,6 +22,7 @@
 #include "tensoracle/accuracy/compare.hpp"
 #include "tensoracle/graph/interpreter.hpp"
 #include "tensoracle/io/onnx.hpp"
+#include "tensoracle/ops/fast_paths.hpp"
 #include <onnx/defs/schema.h>
 
 namespace tensoracle::io {
@@ -160,8 +161,10 @@ inline bool is_unsupported(const std::exception& e) {
 
 }  // namespace detail
 
-/// Runs one test folder.
+/// Runs one test folder, on the naive kernels (what conformance proves) even
+/// where a program plugged in fast paths.
 [[nodiscard]] inline conformance_case run_conformance_case(const fs::path& dir, const conformance_options& options = {}) {
+    const ops::naive_kernels_only naive;
     conformance_case c;
     c.name = dir.filename().string();
     graph::graph g;

@@ -113,34 +113,34 @@ struct broadcast_elementwise {
     static auto compute_n(const std::vector<const array<T>*>& in, const attributes& attrs) {
         using out_t = std::conditional_t<requires { F::output_dtype; }, bool, T>;
         std::vector<shape_type> shapes;
-        for (const auto* x : in) shapes.emplace_back(x->shape().begin(), x->shape().end());
-        const auto out_shape = detail::broadcast_shapes(shapes, op_type);
-        const auto offsets = detail::broadcast_offsets(shapes, out_shape);
-        auto y = array<out_t>::from_shape(out_shape);
-        using acc = std::conditional_t<floating_element<T>, std::conditional_t<std::is_same_v<T, double>, double, float>, T>;
-        for (std::size_t f = 0; f < y.size(); ++f) {
-            acc v = static_cast<acc>(in[0]->data()[offsets[0][f]]);
-            if constexpr (requires { F::output_dtype; }) {
-                y.data()[f] = F::apply(v, static_cast<acc>(in[1]->data()[offsets[1][f]]), attrs);
-            } else {
-                for (std::size_t j = 1; j < in.size(); ++j) {
-                    v = F::apply(v, static_cast<acc>(in[j]->data()[offsets[j][f]]), attrs);
-                }
-                if constexpr (requires { F::finish(v, in.size()); }) v = F::finish(v, in.size());
-                y.data()[f] = value_cast<out_t>(v);
-            }
+        std::vector<const T*> data;
+        for (const auto* x : in) {
+            shapes.emplace_back(x->shape().begin(), x->shape().end());
+            data.push_back(x->data());
         }
+        const auto out_shape = detail::broadcast_shapes(shapes, op_type);
+        auto y = array<out_t>::from_shape(out_shape);
+        compute_into<T>(data, shapes, out_shape, y.data(), attrs);
         return y;
     }
 
     static std::vector<tensor> run(const spec::context& c) {
         const auto a = spec::parse_attributes<attributes>(c.attributes(), op_type);
-        return {detail::dispatch<F::types>(c.input_dtype(0), op_type, [&](auto t) {
+        return detail::single_output(detail::dispatch<F::types>(c.input_dtype(0), op_type, [&](auto t) {
             using T = typename decltype(t)::type;
-            std::vector<array<T>> arrays;
-            for (std::size_t i = 0; i < c.input_count(); ++i) arrays.push_back(c.input(i).as_array<T>());
-            return tensor(compute_all<T>(arrays, a));
-        })};
+            using out_t = std::conditional_t<requires { F::output_dtype; }, bool, T>;
+            // Straight from the inputs' buffers into the output's: no typed copies.
+            std::vector<shape_type> shapes;
+            std::vector<const T*> data;
+            for (std::size_t i = 0; i < c.input_count(); ++i) {
+                shapes.push_back(c.input(i).shape());
+                data.push_back(c.input(i).values<T>().data());
+            }
+            const auto out_shape = detail::broadcast_shapes(shapes, op_type);
+            auto y = tensor::for_overwrite(dtype_of<out_t>, out_shape);
+            compute_into<T>(data, shapes, out_shape, y.template values<out_t>().data(), a);
+            return y;
+        }));
     }
 
     /// The kernel on AD scalar S (docs/ADDING_AN_OP.md, "Derivatives").
@@ -163,6 +163,43 @@ struct broadcast_elementwise {
     }
 
 private:
+    /// Y = F(X0, X1, ...) over the broadcast of `shapes` into dst (out_shape's elements).
+    template <class T, class Out>
+    static void compute_into(const std::vector<const T*>& in, const std::vector<shape_type>& shapes,
+                             const shape_type& out_shape, Out* dst, const attributes& attrs) {
+        using acc = std::conditional_t<floating_element<T>, std::conditional_t<std::is_same_v<T, double>, double, float>, T>;
+        detail::for_each_broadcast_run(shapes, out_shape, [&](std::size_t f, std::size_t len,
+                                                               std::span<const std::size_t> base,
+                                                               std::span<const std::size_t> step) {
+            const T* p0 = in[0] + base[0];
+            const std::size_t s0 = step[0];
+            if constexpr (requires { F::output_dtype; }) {
+                const T* p1 = in[1] + base[1];
+                const std::size_t s1 = step[1];
+                for (std::size_t i = 0; i < len; ++i) {
+                    dst[f + i] = F::apply(static_cast<acc>(p0[i * s0]), static_cast<acc>(p1[i * s1]), attrs);
+                }
+            } else if (in.size() == 2) {  // the common case, without the variadic loop
+                const T* p1 = in[1] + base[1];
+                const std::size_t s1 = step[1];
+                for (std::size_t i = 0; i < len; ++i) {
+                    acc v = F::apply(static_cast<acc>(p0[i * s0]), static_cast<acc>(p1[i * s1]), attrs);
+                    if constexpr (requires { F::finish(v, in.size()); }) v = F::finish(v, in.size());
+                    dst[f + i] = value_cast<Out>(v);
+                }
+            } else {
+                for (std::size_t i = 0; i < len; ++i) {
+                    acc v = static_cast<acc>(p0[i * s0]);
+                    for (std::size_t j = 1; j < in.size(); ++j) {
+                        v = F::apply(v, static_cast<acc>(in[j][base[j] + i * step[j]]), attrs);
+                    }
+                    if constexpr (requires { F::finish(v, in.size()); }) v = F::finish(v, in.size());
+                    dst[f + i] = value_cast<Out>(v);
+                }
+            }
+        });
+    }
+
     template <class T>
     static auto compute_all(const std::vector<array<T>>& arrays, const attributes& attrs) {
         std::vector<const array<T>*> ptrs;
@@ -435,13 +472,13 @@ struct Pow {
         return z;
     }
     static std::vector<tensor> run(const spec::context& c) {
-        return {detail::dispatch<types>(c.input_dtype(0), op_type, [&](auto t) {
+        return detail::single_output(detail::dispatch<types>(c.input_dtype(0), op_type, [&](auto t) {
             using T = typename decltype(t)::type;
             return detail::dispatch<exponent_types>(c.input_dtype(1), op_type, [&](auto e) {
                 using E = typename decltype(e)::type;
                 return tensor(compute<T, E>(c.input(0).as_array<T>(), c.input(1).as_array<E>()));
             });
-        })};
+        }));
     }
     /// Y counts only when floating, and only when X is (an integer X makes an integer Z).
     static std::vector<std::size_t> differentiable_inputs(const spec::context& c) {
@@ -496,10 +533,10 @@ struct Where {
     }
     static std::vector<tensor> run(const spec::context& c) {
         const auto cond = c.input(0).as_array<bool>();
-        return {detail::dispatch<spec::types::all>(c.input_dtype(1), op_type, [&](auto t) {
+        return detail::single_output(detail::dispatch<spec::types::all>(c.input_dtype(1), op_type, [&](auto t) {
             using T = typename decltype(t)::type;
             return tensor(compute<T>(cond, c.input(1).as_array<T>(), c.input(2).as_array<T>()));
-        })};
+        }));
     }
     /// X and Y are differentiable when floating; the condition is bool.
     template <class S>
@@ -557,10 +594,10 @@ struct PRelu {
         return y;
     }
     static std::vector<tensor> run(const spec::context& c) {
-        return {detail::dispatch<types>(c.input_dtype(0), op_type, [&](auto t) {
+        return detail::single_output(detail::dispatch<types>(c.input_dtype(0), op_type, [&](auto t) {
             using T = typename decltype(t)::type;
             return tensor(compute<T>(c.input(0).as_array<T>(), c.input(1).as_array<T>()));
-        })};
+        }));
     }
     /// X and slope are both differentiable (floating T); integer T gives the placeholder.
     template <class S>
@@ -610,14 +647,14 @@ struct Clip {
         return y;
     }
     static std::vector<tensor> run(const spec::context& c) {
-        return {detail::dispatch<types>(c.input_dtype(0), op_type, [&](auto t) {
+        return detail::single_output(detail::dispatch<types>(c.input_dtype(0), op_type, [&](auto t) {
             using T = typename decltype(t)::type;
             auto bound = [&](std::size_t i) -> std::optional<T> {
                 if (!c.has_input(i)) return std::nullopt;
                 return c.input(i).values<T>()[0];
             };
             return tensor(compute<T>(c.input(0).as_array<T>(), bound(1), bound(2)));
-        })};
+        }));
     }
     /// Input, min and max (when present) are differentiable: a clipped element takes the bound's derivative.
     template <class S>

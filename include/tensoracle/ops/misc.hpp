@@ -129,7 +129,7 @@ struct CastLike {
         if (!info(c.input_dtype(1)).is_floating) return {array<S>{}};
         if (info(c.input_dtype(0)).is_floating) {
             using B = base_scalar_t<S>;
-            return {detail::dispatch<spec::types::floating, array<S>>(c.input_dtype(1), op_type, [&](auto t) {
+            return detail::single_output(detail::dispatch<spec::types::floating, array<S>>(c.input_dtype(1), op_type, [&](auto t) {
                 using To = typename decltype(t)::type;
                 array<S> y = x[0];
                 for (auto& v : y) {
@@ -139,7 +139,7 @@ struct CastLike {
                     if (!(r == p)) v += value_cast<S>(r - p);
                 }
                 return y;
-            })};
+            }));
         }
         const auto v = c.input(0).cast(c.input_dtype(1)).to<double>();
         auto y = array<S>::from_shape(v.shape());
@@ -270,10 +270,10 @@ struct CumSum {
     static std::vector<tensor> run(const spec::context& c) {
         const auto a = spec::parse_attributes<attributes>(c.attributes(), op_type);
         const auto axis = axis_of(c);
-        return {detail::dispatch<types>(c.input_dtype(0), op_type, [&](auto t) {
+        return detail::single_output(detail::dispatch<types>(c.input_dtype(0), op_type, [&](auto t) {
             using T = typename decltype(t)::type;
             return tensor(compute<T>(c.input(0).as_array<T>(), axis, a));
-        })};
+        }));
     }
     /// The kernel on AD scalar S; integer sums have no floating output (placeholder).
     template <class S>
@@ -330,7 +330,7 @@ struct EyeLike {
                 if (j >= 0 && j < static_cast<std::int64_t>(s[1])) v[i * s[1] + static_cast<std::size_t>(j)] = value_cast<T>(1);
             }
         });
-        return {out};
+        return detail::single_output(std::move(out));
     }
     static spec::hints hints() {
         // Zeros off the diagonal (every matrix but 1 x 1), ones on it (where k keeps it inside).
@@ -435,7 +435,7 @@ struct OneHot {
             const auto vals = c.input(2).values<T>();
             for (std::size_t f = 0; f < v.size(); ++f) v[f] = l.on[f] ? vals[1] : vals[0];
         });
-        return {out};
+        return detail::single_output(std::move(out));
     }
     /// values only (when floating): indices and depth pick positions, which
     /// is piecewise constant in them.

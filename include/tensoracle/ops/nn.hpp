@@ -54,6 +54,7 @@
 #include "tensoracle/ops/detail/broadcast.hpp"
 #include "tensoracle/ops/detail/common.hpp"
 #include "tensoracle/ops/detail/nn_util.hpp"
+#include "tensoracle/ops/fast_paths.hpp"
 #include "tensoracle/spec/entry.hpp"
 
 namespace tensoracle::ops {
@@ -74,6 +75,22 @@ inline std::vector<expr> tail(const std::vector<expr>& v, std::size_t from) {
 }
 
 using tensoracle::is_nan;
+
+/// The GEMM plugged in for T (ops/fast_paths.hpp) when every value of `in`
+/// is finite, else null: BLASes may skip products with a zero factor, which
+/// would turn 0 * inf into 0 where the formula gives NaN.
+template <class T>
+gemm_function<T> fast_gemm_for(std::initializer_list<const tensor*> in) {
+    const auto gemm = fast_gemm<T>();
+    if (gemm == nullptr) return nullptr;
+    for (const tensor* t : in) {
+        if (t == nullptr) continue;
+        for (const T v : t->values<T>()) {
+            if (!std::isfinite(v)) return nullptr;
+        }
+    }
+    return gemm;
+}
 
 }  // namespace nn
 
@@ -179,10 +196,42 @@ struct matmul {
         return y;
     }
     static std::vector<tensor> run(const spec::context& c) {
-        return {detail::dispatch<types>(c.input_dtype(0), op_type, [&](auto t) {
+        return detail::single_output(detail::dispatch<types>(c.input_dtype(0), op_type, [&](auto t) {
             using T = typename decltype(t)::type;
+            if (auto y = fast<T>(c.input(0), c.input(1))) return std::move(*y);
             return tensor(compute<T>(c.input(0).as_array<T>(), c.input(1).as_array<T>()));
-        })};
+        }));
+    }
+    /// compute<T> through the plugged-in GEMM (ops/fast_paths.hpp), one call
+    /// per batch matrix; nothing when none is plugged in for T, a dim is 0 or
+    /// an input is not finite.
+    template <class T>
+    static std::optional<tensor> fast(const tensor& a, const tensor& b) {
+        const auto gemm = nn::fast_gemm_for<T>({&a, &b});
+        if (gemm == nullptr) return std::nullopt;
+        namespace util = detail::nn;
+        const auto m = shape_model(util::constants(a.shape()), util::constants(b.shape()));
+        util::check_constant(op_type, m.constraints);
+        const std::size_t ra = a.rank(), rb = b.rank();
+        const std::size_t M = ra >= 2 ? a.shape()[ra - 2] : 1, K = a.shape()[ra - 1], N = rb >= 2 ? b.shape()[rb - 1] : 1;
+        if (M == 0 || N == 0 || K == 0) return std::nullopt;
+        const shape_type batch_a(a.shape().begin(), a.shape().end() - (ra >= 2 ? 2 : 1));
+        const shape_type batch_b(b.shape().begin(), b.shape().end() - (rb >= 2 ? 2 : 1));
+        const auto batch = detail::broadcast_shapes({batch_a, batch_b}, op_type);
+        auto y = tensor::for_overwrite(dtype_of<T>, util::to_shape(util::values(m.y), op_type));
+        const T* pa = a.values<T>().data();
+        const T* pb = b.values<T>().data();
+        T* py = y.template values<T>().data();
+        std::size_t bi = 0;
+        detail::for_each_broadcast_run({batch_a, batch_b}, batch, [&](std::size_t, std::size_t len,
+                                                                      std::span<const std::size_t> base,
+                                                                      std::span<const std::size_t> step) {
+            for (std::size_t i = 0; i < len; ++i, ++bi) {
+                gemm(false, false, M, N, K, T(1), pa + (base[0] + i * step[0]) * M * K, K,
+                     pb + (base[1] + i * step[1]) * K * N, N, T(0), py + bi * M * N, N);
+            }
+        });
+        return y;
     }
     /// The kernel on AD scalar S; an integer product has no floating output (placeholder).
     template <class S>
@@ -206,10 +255,13 @@ template <class Op>
 struct two_inputs_and_optional_third {
     static std::vector<tensor> run(const spec::context& c) {
         const auto at = spec::parse_attributes<typename Op::attributes>(c.attributes(), Op::op_type);
-        return {ops::detail::dispatch<Op::types>(c.input_dtype(0), Op::op_type, [&](auto t) {
+        return ops::detail::single_output(ops::detail::dispatch<Op::types>(c.input_dtype(0), Op::op_type, [&](auto t) {
             using T = typename decltype(t)::type;
+            if constexpr (requires { Op::template fast<T>(c, at); }) {
+                if (auto y = Op::template fast<T>(c, at)) return std::move(*y);
+            }
             return tensor(run_typed<T>(c, at, [&](std::size_t i) { return c.input(i).template as_array<T>(); }));
-        })};
+        }));
     }
     template <class S>
     static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
@@ -330,6 +382,40 @@ struct gemm : nn::two_inputs_and_optional_third<gemm> {
                 }
             }
         }
+        return y;
+    }
+    /// compute<T> through the plugged-in GEMM (ops/fast_paths.hpp): Y starts
+    /// as beta C, then one GEMM adds alpha A' B'. Nothing when none is plugged
+    /// in for T, a dim is 0, alpha is 0 (a BLAS may then skip A' B') or a
+    /// value is not finite.
+    template <class T>
+    static std::optional<tensor> fast(const spec::context& c, const attributes& at) {
+        const tensor* cm = c.has_input(2) ? &c.input(2) : nullptr;
+        const auto gemm = nn::fast_gemm_for<T>({&c.input(0), &c.input(1), cm});
+        if (gemm == nullptr || at.alpha == 0.0f || !std::isfinite(at.alpha) || !std::isfinite(at.beta)) return std::nullopt;
+        namespace util = detail::nn;
+        const tensor& a = c.input(0);
+        const tensor& b = c.input(1);
+        std::optional<std::vector<spec::expr>> cd;
+        if (cm) cd = util::constants(cm->shape());
+        const auto m = shape_model(util::constants(a.shape()), util::constants(b.shape()), cd, at.transA, at.transB);
+        util::check_constant(op_type, m.constraints);
+        const auto out_shape = util::to_shape(util::values(m.y), op_type);
+        const std::size_t M = out_shape[0], N = out_shape[1], K = at.transA != 0 ? a.shape()[0] : a.shape()[1];
+        if (M == 0 || N == 0 || K == 0) return std::nullopt;
+        auto y = tensor::for_overwrite(dtype_of<T>, out_shape);
+        T* py = y.template values<T>().data();
+        if (cm) {
+            const T* pc = cm->values<T>().data();
+            const T beta = static_cast<T>(at.beta);
+            detail::for_each_broadcast_run({cm->shape()}, out_shape, [&](std::size_t f, std::size_t len,
+                                                                        std::span<const std::size_t> base,
+                                                                        std::span<const std::size_t> step) {
+                for (std::size_t i = 0; i < len; ++i) py[f + i] = beta * pc[base[0] + i * step[0]];
+            });
+        }
+        gemm(at.transA != 0, at.transB != 0, M, N, K, static_cast<T>(at.alpha), a.values<T>().data(), a.shape()[1],
+             b.values<T>().data(), b.shape()[1], cm ? T(1) : T(0), py, N);
         return y;
     }
     static spec::hints hints() {
@@ -463,6 +549,91 @@ struct conv : nn::two_inputs_and_optional_third<conv> {
                     }
                     y.data()[f++] = value_cast<T>(s);
                 });
+            }
+        }
+        return y;
+    }
+    /// compute<T> as im2col + one GEMM per image and group through the
+    /// plugged-in GEMM (ops/fast_paths.hpp), bias added after. Nothing when
+    /// none is plugged in for T, a dim is 0 or a value is not finite.
+    template <class T>
+    static std::optional<tensor> fast(const spec::context& c, const attributes& at) {
+        const tensor* bias = c.has_input(2) ? &c.input(2) : nullptr;
+        const auto gemm = nn::fast_gemm_for<T>({&c.input(0), &c.input(1), bias});
+        if (gemm == nullptr) return std::nullopt;
+        namespace util = detail::nn;
+        const tensor& x = c.input(0);
+        const tensor& w = c.input(1);
+        dims d;
+        util::fill_conv_dims_from_shapes(d, x.shape(), w.shape(), bias ? &bias->shape() : nullptr, at, op_type);
+        const auto m = shape_model(d);
+        util::check_constant(op_type, m.constraints);
+        const std::size_t n = x.rank() - 2;
+        const auto os = util::values(m.geo.out), pb = util::values(m.geo.pad_begin);
+        const auto st = util::values(m.geo.stride), dl = util::values(m.geo.dilation);
+        const std::size_t N = x.shape()[0], C = x.shape()[1], M = w.shape()[0], Cg = w.shape()[1];
+        const auto groups = static_cast<std::size_t>(at.group), Mg = M / groups;
+        std::vector<std::int64_t> xs, ks;
+        std::size_t P = 1, Kk = 1, X = 1;
+        for (std::size_t i = 0; i < n; ++i) {
+            xs.push_back(static_cast<std::int64_t>(x.shape()[i + 2]));
+            ks.push_back(static_cast<std::int64_t>(w.shape()[i + 2]));
+            P *= static_cast<std::size_t>(os[i]);
+            Kk *= w.shape()[i + 2];
+            X *= x.shape()[i + 2];
+        }
+        const std::size_t rows = Cg * Kk;
+        if (N == 0 || Mg == 0 || P == 0 || rows == 0) return std::nullopt;
+        auto y = tensor::for_overwrite(dtype_of<T>, util::to_shape(util::values(m.y), op_type));
+        const T* px = x.values<T>().data();
+        const T* pw = w.values<T>().data();
+        T* py = y.template values<T>().data();
+        std::vector<T> col(rows * P);
+        const std::size_t last = n - 1, run = static_cast<std::size_t>(os[last]);
+        std::vector<std::int64_t> k(n), o(n);
+        for (std::size_t bi = 0; bi < N; ++bi) {
+            for (std::size_t g = 0; g < groups; ++g) {
+                // col[(c, k), p] = X[bi, g Cg + c, st p + dl k - pad], 0 in the padding.
+                for (std::size_t ci = 0; ci < Cg; ++ci) {
+                    const T* xc = px + (bi * C + g * Cg + ci) * X;
+                    std::fill(k.begin(), k.end(), 0);
+                    for (std::size_t kk = 0; kk < Kk; ++kk) {
+                        T* dst = col.data() + (ci * Kk + kk) * P;
+                        std::fill(o.begin(), o.end(), 0);
+                        for (std::size_t p = 0; p < P; p += run) {
+                            bool inside = true;
+                            std::int64_t xoff = 0;
+                            for (std::size_t i = 0; i < last; ++i) {
+                                const std::int64_t xi = st[i] * o[i] + dl[i] * k[i] - pb[i];
+                                inside = inside && xi >= 0 && xi < xs[i];
+                                xoff = xoff * xs[i] + xi;
+                            }
+                            for (std::size_t ol = 0; ol < run; ++ol) {
+                                const std::int64_t xi =
+                                    st[last] * static_cast<std::int64_t>(ol) + dl[last] * k[last] - pb[last];
+                                dst[p + ol] = inside && xi >= 0 && xi < xs[last]
+                                                  ? xc[static_cast<std::size_t>(xoff * xs[last] + xi)]
+                                                  : T(0);
+                            }
+                            for (std::size_t i = last; i-- > 0;) {  // odometer over the outer output axes
+                                if (++o[i] < os[i]) break;
+                                o[i] = 0;
+                            }
+                        }
+                        for (std::size_t i = n; i-- > 0;) {  // odometer over the kernel window
+                            if (++k[i] < ks[i]) break;
+                            k[i] = 0;
+                        }
+                    }
+                }
+                T* yg = py + (bi * M + g * Mg) * P;
+                gemm(false, false, Mg, P, rows, T(1), pw + g * Mg * rows, rows, col.data(), P, T(0), yg, P);
+                if (bias) {
+                    const T* pbias = bias->values<T>().data() + g * Mg;
+                    for (std::size_t mi = 0; mi < Mg; ++mi) {
+                        for (std::size_t p = 0; p < P; ++p) yg[mi * P + p] += pbias[mi];
+                    }
+                }
             }
         }
         return y;
@@ -928,10 +1099,10 @@ struct average_pool {
     }
     static std::vector<tensor> run(const spec::context& c) {
         const auto at = spec::parse_attributes<attributes>(c.attributes(), op_type);
-        return {detail::dispatch<types>(c.input_dtype(0), op_type, [&](auto t) {
+        return detail::single_output(detail::dispatch<types>(c.input_dtype(0), op_type, [&](auto t) {
             using T = typename decltype(t)::type;
             return tensor(compute<T>(c.input(0).as_array<T>(), at));
-        })};
+        }));
     }
     /// The kernel on AD scalar S.
     template <class S>
@@ -1011,10 +1182,10 @@ struct global_pool {
         return y;
     }
     static std::vector<tensor> run(const spec::context& c) {
-        return {detail::dispatch<types>(c.input_dtype(0), op_type, [&](auto t) {
+        return detail::single_output(detail::dispatch<types>(c.input_dtype(0), op_type, [&](auto t) {
             using U = typename decltype(t)::type;
             return tensor(compute<U>(c.input(0).as_array<U>()));
-        })};
+        }));
     }
     /// The kernel on AD scalar S (GlobalMaxPool: the derivative of the selected element).
     template <class S>
@@ -1122,10 +1293,10 @@ struct lrn {
     }
     static std::vector<tensor> run(const spec::context& c) {
         const auto at = spec::parse_attributes<attributes>(c.attributes(), op_type);
-        return {detail::dispatch<types>(c.input_dtype(0), op_type, [&](auto t) {
+        return detail::single_output(detail::dispatch<types>(c.input_dtype(0), op_type, [&](auto t) {
             using T = typename decltype(t)::type;
             return tensor(compute<T>(c.input(0).as_array<T>(), at));
-        })};
+        }));
     }
     /// The kernel on AD scalar S; beta is a constant exponent of a positive base.
     template <class S>
@@ -1449,10 +1620,10 @@ struct resize {
     static std::vector<tensor> run(const spec::context& c) {
         const auto at = spec::parse_attributes<attributes>(c.attributes(), op_type);
         const auto p = read_params(c);
-        return {detail::dispatch<types>(c.input_dtype(0), op_type, [&](auto t) {
+        return detail::single_output(detail::dispatch<types>(c.input_dtype(0), op_type, [&](auto t) {
             using T = typename decltype(t)::type;
             return tensor(compute<T>(c.input(0).as_array<T>(), p.roi, p.scales, p.sizes, at));
-        })};
+        }));
     }
     /// X only: roi and scales are grid parameters (the coordinates are computed
     /// in double, and scales also fix the output shape), not data.
@@ -1569,10 +1740,10 @@ struct upsample {
     static std::vector<tensor> run(const spec::context& c) {
         const auto at = spec::parse_attributes<attributes>(c.attributes(), op_type);
         const auto scales = scales_of(c);
-        return {detail::dispatch<types>(c.input_dtype(0), op_type, [&](auto t) {
+        return detail::single_output(detail::dispatch<types>(c.input_dtype(0), op_type, [&](auto t) {
             using T = typename decltype(t)::type;
             return tensor(compute<T>(c.input(0).as_array<T>(), scales, at));
-        })};
+        }));
     }
     static std::vector<float> scales_of(const spec::context& c) {
         const auto v = c.input(1).values<float>();

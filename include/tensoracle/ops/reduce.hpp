@@ -359,9 +359,8 @@ struct reduce_op {
         const bool identity = axes.empty() && noop(a);
         const auto mask = identity ? std::vector<bool>(s.size(), false)
                                    : axes.empty() ? std::vector<bool>(s.size(), true) : detail::axis_mask(axes, s.size(), op_type);
-        const auto plan = detail::make_reduce_plan(s, mask, true);
         const auto x = in[0].to<double>();
-        return detail::reduce_groups<double>(std::span<const double>(x.data(), x.size()), plan);
+        return detail::reduce_groups<double>(std::span<const double>(x.data(), x.size()), s, mask);
     }
 
     static std::vector<spec::domain_rule> domain(const spec::attribute_map& attrs) {
@@ -410,32 +409,29 @@ struct reduce_op {
     static array<T> compute(const array<T>& x, const attributes& a = {},
                             const std::optional<std::vector<std::int64_t>>& axes_in = std::nullopt) {
         static_assert(spec::dtype_accepted<reduce_op, T>::value);
-        if (axes_in && a.axes) throw error(op_type, "axes is given both as the attribute and as the input");
-        if (a.keepdims != 0 && a.keepdims != 1) {
-            throw error(op_type, "keepdims must be 0 or 1, got " + std::to_string(a.keepdims));
-        }
-        const std::vector<std::int64_t> axes = axes_in ? *axes_in : a.axes.value_or(std::vector<std::int64_t>{});
-        const shape_type s(x.shape().begin(), x.shape().end());
-        if (axes.empty() && noop(a)) return x;  // noop_with_empty_axes: the input, unchanged
-        const auto mask = axes.empty() ? std::vector<bool>(s.size(), true) : detail::axis_mask(axes, s.size(), op_type);
-        const auto plan = detail::make_reduce_plan(s, mask, a.keepdims != 0);
-        // Real-valued reductions (mean, L2, logs) of integers compute in double and
-        // truncate once, as ONNX's reference does with numpy's astype.
-        using A = std::conditional_t<std::is_integral_v<T> && requires { F::real_valued; }, double,
-                                     detail::reduce_acc_t<T>>;
-        const auto groups = detail::reduce_groups<A>(std::span<const T>(x.data(), x.size()), plan);
-        auto y = array<T>::from_shape(plan.out_shape);
-        for (std::size_t o = 0; o < plan.out_size; ++o) {
-            y.data()[o] = value_cast<T>(F::template reduce<T, A>(std::span<const A>(groups[o])));
-        }
+        array<T> y;
+        const bool same = reduce_into<T>(std::span<const T>(x.data(), x.size()),
+                                         shape_type(x.shape().begin(), x.shape().end()), a, axes_in,
+                                         [&](const shape_type& out) {
+                                             y = array<T>::from_shape(out);
+                                             return y.data();
+                                         });
+        if (same) return x;  // noop_with_empty_axes: the input, unchanged
         return y;
     }
 
     static std::vector<tensor> run(const spec::context& c) {
-        return {detail::dispatch<F::types>(c.input_dtype(0), op_type, [&](auto t) {
+        return detail::single_output(detail::dispatch<F::types>(c.input_dtype(0), op_type, [&](auto t) {
             using T = typename decltype(t)::type;
-            return tensor(run_typed<T>(c, c.input(0).as_array<T>()));
-        })};
+            // Straight from the input's buffer into the output's: no typed copies.
+            tensor y;
+            const bool same = reduce_into<T>(c.input(0).values<T>(), c.input(0).shape(), parse(c.attributes()),
+                                             axes_input_of(c), [&](const shape_type& out) {
+                                                 y = tensor::for_overwrite(dtype_of<T>, out);
+                                                 return y.template values<T>().data();
+                                             });
+            return same ? c.input(0) : y;
+        }));
     }
     /// Integer data has an integer output: nothing to differentiate, run() gives it.
     template <class S>
@@ -464,12 +460,35 @@ private:
     /// compute<T> on the context's attributes and `axes` input; `data` is input 0 as T.
     template <class T>
     static array<T> run_typed(const spec::context& c, const array<T>& data) {
-        std::optional<std::vector<std::int64_t>> axes_in;
-        if (c.has_input(1)) {
-            const auto v = c.input(1).values<std::int64_t>();
-            axes_in.emplace(v.begin(), v.end());
+        return compute<T>(data, parse(c.attributes()), axes_input_of(c));
+    }
+    static std::optional<std::vector<std::int64_t>> axes_input_of(const spec::context& c) {
+        if (!c.has_input(1)) return std::nullopt;
+        const auto v = c.input(1).values<std::int64_t>();
+        return std::vector<std::int64_t>(v.begin(), v.end());
+    }
+    /// Reduces x (shape s) into the buffer `make_output(out_shape)` returns;
+    /// true, with nothing written, when the op is the identity
+    /// (noop_with_empty_axes and no axes).
+    template <class T, class MakeOutput>
+    static bool reduce_into(std::span<const T> x, const shape_type& s, const attributes& a,
+                            const std::optional<std::vector<std::int64_t>>& axes_in, MakeOutput&& make_output) {
+        if (axes_in && a.axes) throw error(op_type, "axes is given both as the attribute and as the input");
+        if (a.keepdims != 0 && a.keepdims != 1) {
+            throw error(op_type, "keepdims must be 0 or 1, got " + std::to_string(a.keepdims));
         }
-        return compute<T>(data, parse(c.attributes()), axes_in);
+        const std::vector<std::int64_t> axes = axes_in ? *axes_in : a.axes.value_or(std::vector<std::int64_t>{});
+        if (axes.empty() && noop(a)) return true;
+        const auto mask = axes.empty() ? std::vector<bool>(s.size(), true) : detail::axis_mask(axes, s.size(), op_type);
+        // Real-valued reductions (mean, L2, logs) of integers compute in double and
+        // truncate once, as ONNX's reference does with numpy's astype.
+        using A = std::conditional_t<std::is_integral_v<T> && requires { F::real_valued; }, double,
+                                     detail::reduce_acc_t<T>>;
+        T* y = make_output(detail::reduced_shape(s, mask, a.keepdims != 0));
+        detail::for_each_reduce_group<A>(x, s, mask, [&](std::size_t o, std::span<const A> g) {
+            y[o] = value_cast<T>(F::template reduce<T, A>(g));
+        });
+        return false;
     }
 };
 
@@ -561,10 +580,10 @@ struct arg_reduce {
     }
     static std::vector<tensor> run(const spec::context& c) {
         const auto a = spec::parse_attributes<attributes>(c.attributes(), op_type);
-        return {detail::dispatch<inputs[0].types>(c.input_dtype(0), op_type, [&](auto t) {
+        return detail::single_output(detail::dispatch<inputs[0].types>(c.input_dtype(0), op_type, [&](auto t) {
             using T = typename decltype(t)::type;
             return tensor(compute<T>(c.input(0).as_array<T>(), a));
-        })};
+        }));
     }
     static spec::hints hints() {
         // Small integer ranges make ties likely, which exercises select_last_index.
@@ -686,10 +705,10 @@ struct axis_normalizer {
     }
     static std::vector<tensor> run(const spec::context& c) {
         const auto a = spec::parse_attributes<attributes>(c.attributes(), op_type);
-        return {detail::dispatch<inputs[0].types>(c.input_dtype(0), op_type, [&](auto t) {
+        return detail::single_output(detail::dispatch<inputs[0].types>(c.input_dtype(0), op_type, [&](auto t) {
             using T = typename decltype(t)::type;
             return tensor(compute<T>(c.input(0).as_array<T>(), a));
-        })};
+        }));
     }
     /// Hardmax's derivative is 0 wherever its output is defined (one-hot constants).
     template <class S>
@@ -742,9 +761,8 @@ inline std::vector<std::vector<double>> split_groups(const tensor& x, std::size_
     const auto& s = x.shape();
     std::vector<bool> mask(s.size(), false);
     for (std::size_t k = from_axis; k < to_axis_excl && k < s.size(); ++k) mask[k] = true;
-    const auto plan = detail::make_reduce_plan(s, mask, true);
     const auto v = x.to<double>();
-    return detail::reduce_groups<double>(std::span<const double>(v.data(), v.size()), plan);
+    return detail::reduce_groups<double>(std::span<const double>(v.data(), v.size()), s, mask);
 }
 }  // namespace reduce
 
@@ -989,11 +1007,11 @@ struct batch_normalization {
     }
     static std::vector<tensor> run(const spec::context& c) {
         const auto a = spec::parse_attributes<attributes>(c.attributes(), op_type);
-        return {detail::dispatch<inputs[0].types>(c.input_dtype(0), op_type, [&](auto t) {
+        return detail::single_output(detail::dispatch<inputs[0].types>(c.input_dtype(0), op_type, [&](auto t) {
             using T = typename decltype(t)::type;
             return tensor(compute<T>(c.input(0).as_array<T>(), c.input(1).to<double>(), c.input(2).to<double>(),
                                      c.input(3).to<double>(), c.input(4).to<double>(), a));
-        })};
+        }));
     }
     template <class S>
     static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
@@ -1087,10 +1105,10 @@ struct instance_normalization {
     }
     static std::vector<tensor> run(const spec::context& c) {
         const auto a = spec::parse_attributes<attributes>(c.attributes(), op_type);
-        return {detail::dispatch<inputs[0].types>(c.input_dtype(0), op_type, [&](auto t) {
+        return detail::single_output(detail::dispatch<inputs[0].types>(c.input_dtype(0), op_type, [&](auto t) {
             using T = typename decltype(t)::type;
             return tensor(compute<T>(c.input(0).as_array<T>(), c.input(1).as_array<T>(), c.input(2).as_array<T>(), a));
-        })};
+        }));
     }
     template <class S>
     static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
@@ -1176,10 +1194,10 @@ struct lp_normalization {
     }
     static std::vector<tensor> run(const spec::context& c) {
         const auto a = spec::parse_attributes<attributes>(c.attributes(), op_type);
-        return {detail::dispatch<inputs[0].types>(c.input_dtype(0), op_type, [&](auto t) {
+        return detail::single_output(detail::dispatch<inputs[0].types>(c.input_dtype(0), op_type, [&](auto t) {
             using T = typename decltype(t)::type;
             return tensor(compute<T>(c.input(0).as_array<T>(), a));
-        })};
+        }));
     }
     template <class S>
     static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {

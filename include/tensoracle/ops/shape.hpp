@@ -86,10 +86,10 @@ inline tensor int64_scalar(std::int64_t v) {
 /// inputs and attributes from c and runs the kernel on x, input 0 as stored.
 template <class Op>
 std::vector<tensor> run_data(const context& c) {
-    return {detail::dispatch<Op::inputs[0].types>(c.input_dtype(0), Op::op_type, [&](auto t) {
+    return detail::single_output(detail::dispatch<Op::inputs[0].types>(c.input_dtype(0), Op::op_type, [&](auto t) {
         using T = typename decltype(t)::type;
         return tensor(Op::template run_typed<T>(c, c.input(0).as_array<T>()));
-    })};
+    }));
 }
 
 /// run_real() of the same ops: the same kernel on input 0 lifted to S. Data
@@ -814,12 +814,12 @@ struct concat {
         return compute<T>(ptrs, spec::parse_attributes<attributes>(c.attributes(), op_type));
     }
     static std::vector<tensor> run(const spec::context& c) {
-        return {detail::dispatch<spec::types::all>(c.input_dtype(0), op_type, [&](auto t) {
+        return detail::single_output(detail::dispatch<spec::types::all>(c.input_dtype(0), op_type, [&](auto t) {
             using T = typename decltype(t)::type;
             std::vector<array<T>> arrays;
             for (std::size_t i = 0; i < c.input_count(); ++i) arrays.push_back(c.input(i).as_array<T>());
             return tensor(run_typed<T>(c, arrays));
-        })};
+        }));
     }
     /// All inputs share one dtype: with floating data every input is lifted (the default differentiable inputs).
     template <class S>
@@ -1220,12 +1220,12 @@ struct pad {
         return compute<T>(x, pads, value, a);
     }
     static std::vector<tensor> run(const spec::context& c) {
-        return {detail::dispatch<spec::types::all>(c.input_dtype(0), op_type, [&](auto t) {
+        return detail::single_output(detail::dispatch<spec::types::all>(c.input_dtype(0), op_type, [&](auto t) {
             using T = typename decltype(t)::type;
             std::optional<array<T>> value;
             if (c.has_input(2)) value = c.input(2).as_array<T>();
             return tensor(run_typed<T>(c, c.input(0).as_array<T>(), value ? &*value : nullptr));
-        })};
+        }));
     }
     /// Differentiable in data and, when present, constant_value (its tangent
     /// reaches the constant-mode padding; reflect / edge only copy data).
@@ -1540,10 +1540,10 @@ struct shape {
     // Not differentiable: the output is int64 dims, which no element value of the input changes.
     static std::vector<tensor> run(const spec::context& c) {
         const auto a = spec::parse_attributes<attributes>(c.attributes(), op_type);
-        return {detail::dispatch<spec::types::all>(c.input_dtype(0), op_type, [&](auto t) {
+        return detail::single_output(detail::dispatch<spec::types::all>(c.input_dtype(0), op_type, [&](auto t) {
             using T = typename decltype(t)::type;
             return tensor(compute<T>(c.input(0).as_array<T>(), a));
-        })};
+        }));
     }
 };
 
@@ -1575,10 +1575,10 @@ struct size {
     }
     // Not differentiable: the output is the int64 element count, which no element value of the input changes.
     static std::vector<tensor> run(const spec::context& c) {
-        return {detail::dispatch<spec::types::all>(c.input_dtype(0), op_type, [&](auto t) {
+        return detail::single_output(detail::dispatch<spec::types::all>(c.input_dtype(0), op_type, [&](auto t) {
             using T = typename decltype(t)::type;
             return tensor(compute<T>(c.input(0).as_array<T>()));
-        })};
+        }));
     }
 };
 
@@ -1637,10 +1637,10 @@ struct constant_of_shape {
         const auto a = spec::parse_attributes<attributes>(c.attributes(), op_type);
         if (a.value.size() != 1) throw error(op_type, "value must hold exactly one element, got " + std::to_string(a.value.size()));
         const auto shape = shape_util::int_values(c.input(0), op_type);
-        return {detail::dispatch<value_types>(a.value.element_dtype(), op_type, [&](auto t) {
+        return detail::single_output(detail::dispatch<value_types>(a.value.element_dtype(), op_type, [&](auto t) {
             using T = typename decltype(t)::type;
             return tensor(compute<T>(shape, a.value.values<T>()[0]));
-        })};
+        }));
     }
     static spec::hints hints() {
         return spec::hints{}.tensor_attribute(
@@ -1746,10 +1746,10 @@ struct range {
     }
     // Not differentiable: a generator of positions / index sequences whose length steps with its inputs; kept constant.
     static std::vector<tensor> run(const spec::context& c) {
-        return {detail::dispatch<types>(c.input_dtype(0), op_type, [&](auto t) {
+        return detail::single_output(detail::dispatch<types>(c.input_dtype(0), op_type, [&](auto t) {
             using T = typename decltype(t)::type;
             return tensor(compute<T>(c.input(0).values<T>()[0], c.input(1).values<T>()[0], c.input(2).values<T>()[0]));
-        })};
+        }));
     }
     static spec::hints hints() {
         // Floating (and int16) ranges read their data: start, limit, delta giving 1..10 elements.

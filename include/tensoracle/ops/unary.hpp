@@ -75,10 +75,15 @@ struct unary_elementwise {
 
     static std::vector<tensor> run(const spec::context& c) {
         const auto a = spec::parse_attributes<attributes>(c.attributes(), op_type);
-        return {detail::dispatch<F::types>(c.input_dtype(0), op_type, [&](auto t) {
+        return detail::single_output(detail::dispatch<F::types>(c.input_dtype(0), op_type, [&](auto t) {
             using T = typename decltype(t)::type;
-            return tensor(compute<T>(c.input(0).as_array<T>(), a));
-        })};
+            using out_t = std::conditional_t<requires { F::output_dtype; }, bool, T>;
+            // Straight from the input's buffer into the output's: no typed copies.
+            const auto x = c.input(0).values<T>();
+            auto y = tensor::for_overwrite(dtype_of<out_t>, c.input(0).shape());
+            apply_into<T>(x.data(), x.size(), y.template values<out_t>().data(), a);
+            return y;
+        }));
     }
 
     /// The kernel on AD scalar S (docs/ADDING_AN_OP.md, "Derivatives"). Only ops
@@ -117,17 +122,20 @@ private:
     static auto compute_unchecked(const array<T>& x, const attributes& a) {
         using out_t = std::conditional_t<requires { F::output_dtype; }, bool, T>;
         auto y = array<out_t>::from_shape(x.shape());
-        for (std::size_t i = 0; i < x.size(); ++i) {
+        apply_into<T>(x.data(), x.size(), y.data(), a);
+        return y;
+    }
+    template <class T, class Out>
+    static void apply_into(const T* x, std::size_t n, Out* y, const attributes& a) {
+        for (std::size_t i = 0; i < n; ++i) {
             if constexpr (real_scalar<T>) {
                 using acc = std::conditional_t<ad_scalar<T>, T,
                                                std::conditional_t<std::is_same_v<T, double>, double, float>>;
-                const acc v = static_cast<acc>(x.data()[i]);
-                y.data()[i] = value_cast<out_t>(F::apply(v, a));
+                y[i] = value_cast<Out>(F::apply(static_cast<acc>(x[i]), a));
             } else {
-                y.data()[i] = static_cast<out_t>(F::apply(x.data()[i], a));
+                y[i] = static_cast<Out>(F::apply(x[i], a));
             }
         }
-        return y;
     }
 };
 

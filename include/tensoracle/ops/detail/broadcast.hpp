@@ -71,38 +71,72 @@ inline shape_type broadcast_shapes(const std::vector<shape_type>& shapes, std::s
     return out;
 }
 
+/// Walks a broadcast output in runs along its innermost axis, after merging
+/// every pair of neighbouring axes that all inputs step through alike (so a
+/// broadcast without broadcasting is one run). visit(f, len, base, step): output
+/// elements f .. f+len-1 read element base[j] + i * step[j] of input j (step 0
+/// where input j is broadcast along the run). Kernels loop over a run with
+/// plain pointer arithmetic instead of a multi-index per element.
+template <class Visit>
+void for_each_broadcast_run(const std::vector<shape_type>& in, const shape_type& out, Visit&& visit) {
+    const std::size_t m = in.size();
+    if (element_count(out) == 0) return;
+    // Merged axes, outer to inner: length and each input's stride along it.
+    std::vector<std::size_t> len;
+    std::vector<std::vector<std::size_t>> st;  // st[axis][j]
+    std::vector<std::size_t> stride(m, 1);
+    std::vector<std::size_t> cur(m);
+    for (std::size_t k = out.size(); k-- > 0;) {
+        if (out[k] == 1) continue;
+        for (std::size_t j = 0; j < m; ++j) {
+            const std::size_t rj = in[j].size();
+            const bool has = rj + k >= out.size();
+            const std::size_t d = has ? in[j][rj + k - out.size()] : 1;
+            cur[j] = d == 1 ? 0 : stride[j];
+        }
+        bool merge = !len.empty();
+        for (std::size_t j = 0; merge && j < m; ++j) merge = cur[j] == st.back()[j] * len.back();
+        if (merge) {
+            len.back() *= out[k];
+        } else {
+            len.push_back(out[k]);
+            st.push_back(cur);
+        }
+        for (std::size_t j = 0; j < m; ++j) {
+            const std::size_t rj = in[j].size();
+            if (rj + k >= out.size()) stride[j] *= in[j][rj + k - out.size()];
+        }
+    }
+    if (len.empty()) {  // every dim is 1: one element
+        len.push_back(1);
+        st.emplace_back(m, 0);
+    }
+    // Innermost first in `len`; the run is axis 0, the odometer the rest.
+    const std::size_t run = len[0], axes = len.size();
+    std::vector<std::size_t> idx(axes, 0), base(m, 0);
+    const std::size_t n = element_count(out);
+    for (std::size_t f = 0; f < n; f += run) {
+        visit(f, run, std::span<const std::size_t>(base), std::span<const std::size_t>(st[0]));
+        for (std::size_t a = 1; a < axes; ++a) {
+            for (std::size_t j = 0; j < m; ++j) base[j] += st[a][j];
+            if (++idx[a] < len[a]) break;
+            for (std::size_t j = 0; j < m; ++j) base[j] -= st[a][j] * len[a];
+            idx[a] = 0;
+        }
+    }
+}
+
 /// For each input, the flat offset of the element that feeds each output
-/// element (row-major walk with zero strides on broadcast axes).
+/// element (row-major, broadcast axes repeating).
 inline std::vector<std::vector<std::size_t>> broadcast_offsets(const std::vector<shape_type>& in, const shape_type& out) {
     const std::size_t n = element_count(out);
     std::vector<std::vector<std::size_t>> offsets(in.size(), std::vector<std::size_t>(n));
-    const std::size_t rank = out.size();
-    for (std::size_t j = 0; j < in.size(); ++j) {
-        if (in[j] == out) {  // the common case: no broadcasting, no odometer
-            for (std::size_t f = 0; f < n; ++f) offsets[j][f] = f;
-            continue;
+    for_each_broadcast_run(in, out, [&](std::size_t f, std::size_t len, std::span<const std::size_t> base,
+                                        std::span<const std::size_t> step) {
+        for (std::size_t j = 0; j < in.size(); ++j) {
+            for (std::size_t i = 0; i < len; ++i) offsets[j][f + i] = base[j] + i * step[j];
         }
-        // Strides of input j aligned to the output's axes (0 where broadcast).
-        shape_type st(rank, 0);
-        std::size_t stride = 1;
-        for (std::size_t k = in[j].size(); k-- > 0;) {
-            const std::size_t axis = rank - in[j].size() + k;
-            st[axis] = in[j][k] == 1 ? 0 : stride;
-            stride *= in[j][k];
-        }
-        shape_type idx(rank, 0);
-        std::size_t off = 0;
-        for (std::size_t f = 0; f < n; ++f) {
-            offsets[j][f] = off;
-            for (std::size_t k = rank; k-- > 0;) {  // increment the multi-index, odometer style
-                ++idx[k];
-                off += st[k];
-                if (idx[k] < out[k]) break;
-                off -= st[k] * idx[k];
-                idx[k] = 0;
-            }
-        }
-    }
+    });
     return offsets;
 }
 

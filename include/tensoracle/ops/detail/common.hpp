@@ -9,6 +9,8 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "tensoracle/core/rng.hpp"
@@ -33,6 +35,17 @@ R dispatch(dtype d, std::string_view op_type, F&& f) {
             throw dtype_error(std::string(op_type), "dtype " + std::string(name(d)) + " is not accepted");
         }
     });
+}
+
+/// A kernel's one output as run()'s result, moved in: `return {t};` would
+/// copy t out of the initializer list, a second pass over every output.
+/// (Also run_real's arrays.)
+template <class T>
+    requires(!std::is_lvalue_reference_v<T>)
+std::vector<T> single_output(T&& t) {
+    std::vector<T> out;
+    out.push_back(std::move(t));
+    return out;
 }
 
 /// The domain rules of a formula struct F, or none when it declares none.

@@ -250,19 +250,28 @@ inline void fill_conv_dims(conv_dims& d, const spec::context& c, std::string_vie
     d.auto_pad = parse_auto_pad(auto_pad, op_type);
 }
 
-/// The constant form, from typed arrays and a typed attribute struct.
-template <class T, class Attrs>
-void fill_conv_dims(conv_dims& d, const array<T>& x, const array<T>& w, const std::optional<array<T>>& b,
-                    const Attrs& at, std::string_view op_type) {
-    d.x = constants(x.shape());
-    d.w = constants(w.shape());
-    if (b) d.b = constants(b->shape());
+/// The constant form, from concrete shapes and a typed attribute struct.
+template <class Shape, class Attrs>
+void fill_conv_dims_from_shapes(conv_dims& d, const Shape& x, const Shape& w, const Shape* b, const Attrs& at,
+                                std::string_view op_type) {
+    d.x = constants(x);
+    d.w = constants(w);
+    if (b) d.b = constants(*b);
     d.group = at.group;
     d.kernel_shape = constants(at.kernel_shape);
     d.pads = constants(at.pads);
     d.strides = constants(at.strides);
     d.dilations = constants(at.dilations);
     d.auto_pad = parse_auto_pad(at.auto_pad, op_type);
+}
+
+/// The constant form, from typed arrays and a typed attribute struct.
+template <class T, class Attrs>
+void fill_conv_dims(conv_dims& d, const array<T>& x, const array<T>& w, const std::optional<array<T>>& b,
+                    const Attrs& at, std::string_view op_type) {
+    const shape_type bs = b ? shape_type(b->shape().begin(), b->shape().end()) : shape_type{};
+    fill_conv_dims_from_shapes(d, shape_type(x.shape().begin(), x.shape().end()),
+                               shape_type(w.shape().begin(), w.shape().end()), b ? &bs : nullptr, at, op_type);
 }
 
 }  // namespace tensoracle::ops::detail::nn

@@ -3,6 +3,7 @@
 // element to the output element it is reduced into.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <span>
@@ -116,46 +117,103 @@ namespace tensoracle::ops::detail {
     return mask;
 }
 
-/// Where each input element goes in a reduction.
-struct reduce_plan {
-    shape_type out_shape;                 // reduced dims 1 (keepdims) or dropped
-    std::size_t out_size = 0;             // element count of the output
-    std::vector<std::size_t> out_index;   // input flat index -> output flat index
-};
-
-/// The plan of reducing a tensor of shape `in` over the axes in `mask`.
-/// Dropping size-1 dims does not move elements, so the flat output index is
-/// the same with and without keepdims.
-[[nodiscard]] inline reduce_plan make_reduce_plan(const shape_type& in, const std::vector<bool>& mask, bool keepdims) {
-    reduce_plan p;
-    shape_type kept(in);
+/// The output shape of reducing `in` over the axes in `mask`: reduced dims
+/// become 1 (keepdims) or are dropped. Dropping size-1 dims does not move
+/// elements, so the flat output index is the same either way.
+[[nodiscard]] inline shape_type reduced_shape(const shape_type& in, const std::vector<bool>& mask, bool keepdims) {
+    shape_type out;
     for (std::size_t k = 0; k < in.size(); ++k) {
-        if (mask[k]) kept[k] = 1;
-        if (!mask[k] || keepdims) p.out_shape.push_back(kept[k]);
+        if (!mask[k]) out.push_back(in[k]);
+        else if (keepdims) out.push_back(1);
     }
-    p.out_size = element_count(kept);
-    shape_type kept_strides(kept.size(), 1);
-    for (std::size_t k = kept.size(); k-- > 1;) kept_strides[k - 1] = kept_strides[k] * kept[k];
-    const std::size_t n = element_count(in);
-    p.out_index.resize(n);
-    shape_type idx(in.size(), 0);
-    for (std::size_t f = 0; f < n; ++f) {
-        std::size_t o = 0;
-        for (std::size_t k = 0; k < in.size(); ++k) o += mask[k] ? 0 : idx[k] * kept_strides[k];
-        p.out_index[f] = o;
-        for (std::size_t k = in.size(); k-- > 0;) {  // row-major increment
-            if (++idx[k] < in[k]) break;
-            idx[k] = 0;
+    return out;
+}
+
+/// Calls visit(o, group) for each output element o of reducing a tensor of
+/// shape `in` (values x) over the axes in `mask`, in row-major output order;
+/// `group` holds the group's values converted to A, in input order (the order
+/// the formulas accumulate in). Adjacent axes of the same kind are merged, so
+/// the walk costs one odometer step per contiguous run, not index arithmetic
+/// per element; an empty reduced axis gives empty groups.
+template <class A, class T, class Visit>
+void for_each_reduce_group(std::span<const T> x, const shape_type& in, const std::vector<bool>& mask, Visit&& visit) {
+    struct run {
+        std::size_t n, stride;
+    };
+    std::vector<run> kept, red;  // outer to inner, each list merged
+    std::size_t stride = 1;
+    bool last_reduced = false, any = false;
+    for (std::size_t k = in.size(); k-- > 0;) {
+        const std::size_t n = in[k];
+        if (n != 1) {
+            auto& list = mask[k] ? red : kept;
+            if (any && last_reduced == mask[k]) {
+                list.back().n *= n;  // row-major neighbours of one kind form one axis
+            } else {
+                list.push_back({n, stride});
+            }
+            last_reduced = mask[k];
+            any = true;
+        }
+        stride *= n;
+    }
+    std::reverse(kept.begin(), kept.end());
+    std::reverse(red.begin(), red.end());
+    std::size_t group = 1, outputs = 1;
+    for (const auto& r : red) group *= r.n;
+    for (const auto& r : kept) outputs *= r.n;
+    if (element_count(in) == 0) {  // some axis is 0: either no outputs or empty groups
+        std::size_t out_n = 1;
+        for (std::size_t k = 0; k < in.size(); ++k) out_n *= mask[k] ? 1 : in[k];
+        for (std::size_t o = 0; o < out_n; ++o) visit(o, std::span<const A>{});
+        return;
+    }
+    std::vector<A> buf;
+    // The innermost reduced axis is copied as one (possibly strided) run.
+    const std::size_t inner = red.empty() ? 1 : red.back().n, inner_stride = red.empty() ? 1 : red.back().stride;
+    const std::size_t outer_red = red.empty() ? 0 : red.size() - 1;
+    std::vector<std::size_t> kidx(kept.size(), 0), ridx(outer_red, 0);
+    std::size_t base = 0;
+    // A contiguous group already in the accumulator's type is handed over in place.
+    const bool in_place = std::is_same_v<A, T> && outer_red == 0 && inner_stride == 1;
+    if (!in_place) buf.resize(group);
+    for (std::size_t o = 0; o < outputs; ++o) {
+        if constexpr (std::is_same_v<A, T>) {
+            if (in_place) visit(o, std::span<const A>(x.data() + base, group));
+        }
+        std::size_t off = base, b = 0;
+        while (!in_place && b < group) {
+            const T* src = x.data() + off;
+            if (inner_stride == 1) {
+                for (std::size_t i = 0; i < inner; ++i) buf[b + i] = value_cast<A>(src[i]);
+            } else {
+                for (std::size_t i = 0; i < inner; ++i) buf[b + i] = value_cast<A>(src[i * inner_stride]);
+            }
+            b += inner;
+            for (std::size_t k = outer_red; k-- > 0;) {
+                off += red[k].stride;
+                if (++ridx[k] < red[k].n) break;
+                off -= red[k].stride * red[k].n;
+                ridx[k] = 0;
+            }
+        }
+        if (!in_place) visit(o, std::span<const A>(buf.data(), group));
+        for (std::size_t k = kept.size(); k-- > 0;) {
+            base += kept[k].stride;
+            if (++kidx[k] < kept[k].n) break;
+            base -= kept[k].stride * kept[k].n;
+            kidx[k] = 0;
         }
     }
-    return p;
 }
 
 /// The values of each reduction group, in input order, converted to A.
 template <class A, class T>
-[[nodiscard]] std::vector<std::vector<A>> reduce_groups(std::span<const T> x, const reduce_plan& p) {
-    std::vector<std::vector<A>> groups(p.out_size);
-    for (std::size_t f = 0; f < x.size(); ++f) groups[p.out_index[f]].push_back(value_cast<A>(x[f]));
+[[nodiscard]] std::vector<std::vector<A>> reduce_groups(std::span<const T> x, const shape_type& in,
+                                                        const std::vector<bool>& mask) {
+    std::vector<std::vector<A>> groups;
+    for_each_reduce_group<A>(x, in, mask,
+                             [&](std::size_t, std::span<const A> g) { groups.emplace_back(g.begin(), g.end()); });
     return groups;
 }
 
