@@ -19,7 +19,7 @@
 #include <tensoracle/blas.hpp>
 #include <tensoracle/graph/interpreter.hpp>
 #include <tensoracle/ops/registry.hpp>
-#include <tensoracle/tensoracle.hpp>
+#include <tensoracle/core.hpp>
 
 #ifdef TENSORACLE_BENCH_WITH_ONNX
 #include <tensoracle/io/conformance.hpp>

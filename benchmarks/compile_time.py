@@ -1,8 +1,14 @@
 #!/usr/bin/env python3
-"""Compile-time benchmark: a TU including <tensoracle/tensoracle.hpp> against a
+"""Compile-time benchmark: a TU including <tensoracle/core.hpp> against a
 TU including only <xtensor/xarray.hpp>, same compiler and flags, runs
 interleaved (A B A B ...) so that machine noise hits both alike. Prints the
 median of each and their ratio (target: <= 1.5).
+
+With --layers, the TUs are instead empty files including each layer's
+umbrella (ops/registry.hpp, graph/interpreter.hpp, ad.hpp, gen/input_search.hpp,
+mutate/mutate.hpp, the whole kit tensoracle.hpp), as a user includes them and
+with TENSORACLE_SEPARATE_REGISTRY (the registry instantiated elsewhere), each
+against the xtensor-only TU (issue 15's target: <= 2x).
 
 With --oracle, the TUs are instead a test of one op's gradients (Softmax,
 first and second order, through check_gradients) written with the typed
@@ -18,8 +24,16 @@ import time
 
 SOURCES = {
     "xtensor only": "#include <xtensor/xarray.hpp>\nint main() { xt::xarray<float> a = {1.f}; return static_cast<int>(a(0)) - 1; }\n",
-    "tensoracle umbrella": "#include <tensoracle/tensoracle.hpp>\nint main() { tensoracle::array<float> a = {1.f}; return static_cast<int>(a(0)) - 1; }\n",
+    "tensoracle umbrella": "#include <tensoracle/core.hpp>\nint main() { tensoracle::array<float> a = {1.f}; return static_cast<int>(a(0)) - 1; }\n",
 }
+
+LAYERS = {"ops": "ops/registry.hpp", "graph": "graph/interpreter.hpp", "ad": "ad.hpp", "gen": "gen/input_search.hpp",
+          "mutate": "mutate/mutate.hpp", "whole kit": "tensoracle.hpp"}
+LAYER_SOURCES = {"xtensor only": SOURCES["xtensor only"]}
+for _layer, _header in LAYERS.items():
+    LAYER_SOURCES[_layer] = f"#include <tensoracle/{_header}>\nint main() {{ return 0; }}\n"
+    LAYER_SOURCES[_layer + ", separate registry"] = (
+        f"#define TENSORACLE_SEPARATE_REGISTRY\n#include <tensoracle/{_header}>\nint main() {{ return 0; }}\n")
 
 ORACLE_TEST = """#include <tensoracle/ad/{header}>
 {extra}
@@ -47,8 +61,9 @@ def main():
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--flags", default="-std=c++20 -O0 -g0")
     ap.add_argument("--oracle", action="store_true", help="time a one-op gradient test, typed vs by name")
+    ap.add_argument("--layers", action="store_true", help="time an empty TU including each layer's umbrella")
     args = ap.parse_args()
-    sources = ORACLE_SOURCES if args.oracle else SOURCES
+    sources = ORACLE_SOURCES if args.oracle else LAYER_SOURCES if args.layers else SOURCES
     with tempfile.TemporaryDirectory() as tmp:
         paths = {}
         for name, text in sources.items():
@@ -66,11 +81,16 @@ def main():
     base = statistics.median(times["xtensor only"])
     print(f"compiler: {args.cxx} {args.flags}; {args.runs} interleaved runs each")
     for name, ts in times.items():
-        print(f"  {name:20s} median {statistics.median(ts):6.3f} s  (min {min(ts):.3f}, max {max(ts):.3f})")
+        print(f"  {name:34s} median {statistics.median(ts):6.3f} s  (min {min(ts):.3f}, max {max(ts):.3f})")
     if args.oracle:
         for name in ("oracle, typed op", "oracle, op by name"):
             print(f"compile-time ratio {name} / xtensor-only: {statistics.median(times[name]) / base:.2f}x"
                   + (" (target <= 3.00x)" if "typed" in name else ""))
+        return 0
+    if args.layers:
+        for name in sources:
+            if name != "xtensor only":
+                print(f"compile-time ratio {name} / xtensor-only: {statistics.median(times[name]) / base:.2f}x (target <= 2.00x)")
         return 0
     ratio = statistics.median(times["tensoracle umbrella"]) / base
     print(f"compile-time ratio umbrella / xtensor-only: {ratio:.2f}x (target <= 1.50x)")

@@ -19,7 +19,7 @@
 #include <tensoracle/graph/interpreter.hpp>
 #include <tensoracle/gen/instance.hpp>
 #include <tensoracle/ops/registry.hpp>
-#include <tensoracle/tensoracle.hpp>
+#include <tensoracle/core.hpp>
 #ifdef TENSORACLE_DEMO_WITH_ONNX
 #include <tensoracle/io/conformance.hpp>
 #endif

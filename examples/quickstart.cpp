@@ -3,8 +3,8 @@
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
+#include <tensoracle/core.hpp>
 #include <tensoracle/doctest.hpp>
-#include <tensoracle/tensoracle.hpp>
 
 #include <xtensor/xmath.hpp>
 #include <xtensor/xview.hpp>

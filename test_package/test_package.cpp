@@ -1,6 +1,6 @@
 #include <iostream>
 
-#include <tensoracle/tensoracle.hpp>
+#include <tensoracle/core.hpp>
 
 int main() {
     const tensoracle::array<float> expected = {1.f, 2.f, 3.f};

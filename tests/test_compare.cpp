@@ -4,7 +4,7 @@
 #include <limits>
 #include <string>
 
-#include <tensoracle/tensoracle.hpp>
+#include <tensoracle/core.hpp>
 
 namespace to = tensoracle;
 

@@ -1,7 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <tensoracle/core.hpp>
 #include <tensoracle/doctest.hpp>
-#include <tensoracle/tensoracle.hpp>
 
 namespace to = tensoracle;
 

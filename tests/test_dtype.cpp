@@ -6,7 +6,7 @@
 #include <boost/hana/for_each.hpp>
 #include <boost/hana/length.hpp>
 
-#include <tensoracle/tensoracle.hpp>
+#include <tensoracle/core.hpp>
 
 namespace to = tensoracle;
 namespace hana = boost::hana;

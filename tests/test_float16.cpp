@@ -12,7 +12,7 @@
 #include <fp16.h>
 #include <Eigen/Core>
 
-#include <tensoracle/tensoracle.hpp>
+#include <tensoracle/core.hpp>
 
 using tensoracle::bfloat16;
 using tensoracle::float16;

@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <tensoracle/gtest.hpp>
-#include <tensoracle/tensoracle.hpp>
+#include <tensoracle/core.hpp>
 
 namespace to = tensoracle;
 

@@ -7,7 +7,7 @@
 
 #include <boost/hana/for_each.hpp>
 
-#include <tensoracle/tensoracle.hpp>
+#include <tensoracle/core.hpp>
 
 namespace to = tensoracle;
 

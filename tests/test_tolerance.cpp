@@ -3,7 +3,7 @@
 #include <cmath>
 #include <limits>
 
-#include <tensoracle/tensoracle.hpp>
+#include <tensoracle/core.hpp>
 
 namespace to = tensoracle;
 

@@ -12,7 +12,7 @@
 
 #include <doctest/doctest.h>
 
-#include "tensoracle.hpp"
+#include "core.hpp"
 
 #define TENSORACLE_CHECK_ALLCLOSE(actual, expected, tol) \
     DOCTEST_CHECK(::tensoracle::allclose((actual), (expected), (tol)))

@@ -12,7 +12,7 @@
 
 #include <gtest/gtest.h>
 
-#include "tensoracle.hpp"
+#include "core.hpp"
 
 namespace tensoracle::gtest {
 

@@ -2,8 +2,8 @@
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
+#include <tensoracle/core.hpp>
 #include <tensoracle/doctest.hpp>
-#include <tensoracle/tensoracle.hpp>
 
 TEST_CASE("a failing allclose prints the report") {
     const tensoracle::array<float> expected = {{1.f, 2.f, 3.f}, {4.f, 5.f, 6.f}};

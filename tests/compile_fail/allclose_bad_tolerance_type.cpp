@@ -1,5 +1,5 @@
 // expect: tensoracle::allclose\(actual, expected, tol\): tol must be tensoracle::tolerance\{atol, rtol\}
-#include <tensoracle/tensoracle.hpp>
+#include <tensoracle/core.hpp>
 
 int main() {
     const tensoracle::array<float> a = {1.f};

@@ -1,5 +1,5 @@
 // expect: tensoracle::allclose\(actual, expected, tol\): integer and bool tensors compare exactly
-#include <tensoracle/tensoracle.hpp>
+#include <tensoracle/core.hpp>
 
 int main() {
     const tensoracle::array<bool> a = {true, false};

@@ -1,5 +1,5 @@
 // expect: tensoracle::compare\(actual, expected\): the element types differ; cast one side first
-#include <tensoracle/tensoracle.hpp>
+#include <tensoracle/core.hpp>
 
 int main() {
     const tensoracle::array<double> e = {1.0, 2.0};

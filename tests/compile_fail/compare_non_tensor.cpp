@@ -1,7 +1,7 @@
 // expect: tensoracle::compare\(actual, expected\): 'actual' must be a tensoracle::tensor or an xtensor expression
 #include <vector>
 
-#include <tensoracle/tensoracle.hpp>
+#include <tensoracle/core.hpp>
 
 int main() {
     const tensoracle::array<float> e = {1.f, 2.f};

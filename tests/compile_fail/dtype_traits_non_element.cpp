@@ -1,5 +1,5 @@
 // expect: tensoracle::dtype_traits<T>: T is not an element type
-#include <tensoracle/tensoracle.hpp>
+#include <tensoracle/core.hpp>
 
 int main() {
 #ifdef TENSORACLE_COMPILE_FAIL_CONTROL

@@ -1,7 +1,7 @@
 // expect: tensoracle::tolerance_level<T>\(t\): T must be a floating element type
 #include <cstdint>
 
-#include <tensoracle/tensoracle.hpp>
+#include <tensoracle/core.hpp>
 
 int main() {
 #ifdef TENSORACLE_COMPILE_FAIL_CONTROL

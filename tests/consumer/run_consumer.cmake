@@ -21,7 +21,7 @@ if(MODE STREQUAL "install")
       -DTENSORACLE_BUILD_TESTS=OFF -DTENSORACLE_BUILD_EXAMPLES=OFF -DTENSORACLE_BUILD_BENCHMARKS=OFF -DTENSORACLE_BUILD_CLI=OFF
       -DTENSORACLE_WITH_CUDA=OFF)
   run(${CMAKE_COMMAND} --install ${WORK_DIR}/kit)
-  foreach(f include/tensoracle/tensoracle.hpp share/cmake/tensoracle/tensoracleConfig.cmake
+  foreach(f include/tensoracle/tensoracle.hpp include/tensoracle/core.hpp share/cmake/tensoracle/tensoracleConfig.cmake
             share/cmake/tensoracle/tensoracleConfigVersion.cmake share/cmake/tensoracle/tensoracleTargets.cmake)
     if(NOT EXISTS ${WORK_DIR}/prefix/${f})
       message(FATAL_ERROR "install is missing ${f}")

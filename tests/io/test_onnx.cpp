@@ -12,7 +12,7 @@
 #include <tensoracle/io/case_files.hpp>
 #include <tensoracle/io/conformance.hpp>
 #include <tensoracle/io/onnx.hpp>
-#include <tensoracle/tensoracle.hpp>
+#include <tensoracle/core.hpp>
 
 namespace to = tensoracle;
 namespace fs = std::filesystem;

@@ -16,7 +16,7 @@
 #include <tensoracle/graph/interpreter.hpp>
 #include <tensoracle/ops/fast_paths.hpp>
 #include <tensoracle/ops/registry.hpp>
-#include <tensoracle/tensoracle.hpp>
+#include <tensoracle/core.hpp>
 
 #ifdef TENSORACLE_TEST_WITH_BLAS
 #include <tensoracle/blas.hpp>

@@ -2,7 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <tensoracle/graph/interpreter.hpp>
-#include <tensoracle/tensoracle.hpp>
+#include <tensoracle/core.hpp>
 
 namespace to = tensoracle;
 namespace tg = tensoracle::graph;

@@ -5,7 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <tensoracle/ops/registry.hpp>
-#include <tensoracle/tensoracle.hpp>
+#include <tensoracle/core.hpp>
 
 #include <cmath>
 #include <functional>

@@ -8,7 +8,7 @@
 
 #include <tensoracle/gen/instance.hpp>
 #include <tensoracle/ops/registry.hpp>
-#include <tensoracle/tensoracle.hpp>
+#include <tensoracle/core.hpp>
 
 namespace to = tensoracle;
 

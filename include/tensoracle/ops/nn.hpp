@@ -533,10 +533,10 @@ struct conv : nn::two_inputs_and_optional_third<conv> {
         for (std::int64_t bi = 0; bi < N; ++bi) {
             for (std::int64_t mi = 0; mi < M; ++mi) {
                 const std::int64_t g = mi / Mg;
-                util::for_each_index(os, [&](const std::vector<std::int64_t>& o) {
+                util::for_each_index(os, [&](std::span<const std::int64_t> o) {
                     acc s = b ? static_cast<acc>(b->data()[mi]) : acc(0);
                     for (std::int64_t c = 0; c < Cg; ++c) {
-                        util::for_each_index(ks, [&](const std::vector<std::int64_t>& k) {
+                        util::for_each_index(ks, [&](std::span<const std::int64_t> k) {
                             std::int64_t xoff = bi * C + g * Cg + c, woff = mi * Cg + c;
                             for (std::size_t i = 0; i < n; ++i) {
                                 const std::int64_t xi = st[i] * o[i] + dl[i] * k[i] - pb[i];
@@ -803,13 +803,13 @@ struct conv_transpose : nn::two_inputs_and_optional_third<conv_transpose> {
             }
             for (std::int64_t ci = 0; ci < C; ++ci) {
                 const std::int64_t g = ci / Cg;
-                util::for_each_index(xs, [&](const std::vector<std::int64_t>& j) {
+                util::for_each_index(xs, [&](std::span<const std::int64_t> j) {
                     std::int64_t xoff = bi * C + ci;
                     for (std::size_t i = 0; i < n; ++i) xoff = xoff * xs[i] + j[i];
                     const acc xv = static_cast<acc>(x.data()[xoff]);
                     for (std::int64_t mm = 0; mm < Mg; ++mm) {
                         const std::int64_t mi = g * Mg + mm;
-                        util::for_each_index(ks, [&](const std::vector<std::int64_t>& k) {
+                        util::for_each_index(ks, [&](std::span<const std::int64_t> k) {
                             std::int64_t yoff = bi * M + mi, woff = ci * Mg + mm;
                             for (std::size_t i = 0; i < n; ++i) {
                                 const std::int64_t yi = st[i] * j[i] + dl[i] * k[i] - pb[i];
@@ -956,13 +956,13 @@ struct max_pool {
         auto y = array<T>::from_shape(shape);
         auto ind = array<std::int64_t>::from_shape(shape);
         std::size_t f = 0;
+        std::vector<std::int64_t> pos(n);
         for (std::int64_t pl = 0; pl < planes; ++pl) {
-            util::for_each_index(os, [&](const std::vector<std::int64_t>& o) {
+            util::for_each_index(os, [&](std::span<const std::int64_t> o) {
                 bool found = false;
                 T best{};
                 std::int64_t best_idx = 0;
-                std::vector<std::int64_t> pos(n);
-                util::for_each_index(ks, [&](const std::vector<std::int64_t>& k) {
+                util::for_each_index(ks, [&](std::span<const std::int64_t> k) {
                     for (std::size_t i = 0; i < n; ++i) {
                         pos[i] = st[i] * o[i] + dl[i] * k[i] - pb[i];
                         if (pos[i] < 0 || pos[i] >= xs[i]) return;  // padding: ignored
@@ -1073,10 +1073,10 @@ struct average_pool {
         auto y = array<T>::from_shape(util::to_shape(yd, op_type));
         std::size_t f = 0;
         for (std::int64_t pl = 0; pl < planes; ++pl) {
-            util::for_each_index(os, [&](const std::vector<std::int64_t>& o) {
+            util::for_each_index(os, [&](std::span<const std::int64_t> o) {
                 acc s = 0;
                 std::int64_t inside = 0, padded = 0;
-                util::for_each_index(ks, [&](const std::vector<std::int64_t>& k) {
+                util::for_each_index(ks, [&](std::span<const std::int64_t> k) {
                     std::int64_t row = 0;
                     bool in_x = true;
                     for (std::size_t i = 0; i < n; ++i) {
@@ -1483,28 +1483,40 @@ struct resize_impl {
         auto y = array<T>::from_shape(util::to_shape(out, op_type));
         const auto xstrides = detail::strides_of(shape_type(x.shape().begin(), x.shape().end()));
         std::size_t f = 0;
-        util::for_each_index(out, [&](const std::vector<std::int64_t>& o) {
-            std::vector<const taps*> tp(r);
-            std::vector<std::int64_t> counts(r);
+        // Scratch reused across output elements (the loops run per element).
+        std::vector<const taps*> tp(r);
+        std::vector<std::size_t> counts(r), j(r);
+        util::for_each_index(out, [&](std::span<const std::int64_t> o) {
+            bool empty = false;
             for (std::size_t i = 0; i < r; ++i) {
                 tp[i] = &axis[i][static_cast<std::size_t>(o[i])];
                 if (tp[i]->extrapolate) {
                     y.data()[f++] = value_cast<T>(s.extrapolation);
                     return;
                 }
-                counts[i] = static_cast<std::int64_t>(tp[i]->index.size());
+                counts[i] = tp[i]->index.size();
+                empty = empty || counts[i] == 0;
             }
             acc sum = 0;
-            util::for_each_index(counts, [&](const std::vector<std::int64_t>& j) {
+            // Every tap combination, row-major (the last axis fastest).
+            std::fill(j.begin(), j.end(), std::size_t{0});
+            for (bool more = !empty; more;) {
                 double w = 1.0;
                 std::size_t off = 0;
                 for (std::size_t i = 0; i < r; ++i) {
-                    const auto ji = static_cast<std::size_t>(j[i]);
-                    w *= tp[i]->weight[ji];
-                    off += static_cast<std::size_t>(tp[i]->index[ji]) * xstrides[i];
+                    w *= tp[i]->weight[j[i]];
+                    off += static_cast<std::size_t>(tp[i]->index[j[i]]) * xstrides[i];
                 }
                 sum += static_cast<acc>(w) * static_cast<acc>(x.data()[off]);
-            });
+                more = false;
+                for (std::size_t i = r; i-- > 0;) {
+                    if (++j[i] < counts[i]) {
+                        more = true;
+                        break;
+                    }
+                    j[i] = 0;
+                }
+            }
             y.data()[f++] = value_cast<T>(sum);
         });
         return y;

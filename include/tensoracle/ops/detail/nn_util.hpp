@@ -5,11 +5,13 @@
 // with int64 overflow checks by expr itself), plus N-D index helpers.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <span>
 #include <vector>
 
 #include "tensoracle/core/error.hpp"
@@ -175,7 +177,7 @@ inline window_geometry forward_window(const window_spec& w) {
 }
 
 /// Odometer increment of a multi-index over dims; false after the last one.
-inline bool next_index(std::vector<std::int64_t>& idx, const std::vector<std::int64_t>& dims) {
+inline bool next_index(std::span<std::int64_t> idx, std::span<const std::int64_t> dims) {
     for (std::size_t k = idx.size(); k-- > 0;) {
         if (++idx[k] < dims[k]) return true;
         idx[k] = 0;
@@ -183,15 +185,23 @@ inline bool next_index(std::vector<std::int64_t>& idx, const std::vector<std::in
     return false;
 }
 
-/// Calls f(idx) for every multi-index over dims (row-major); none when a dim is 0.
+/// Calls f(idx) for every multi-index over dims (row-major; idx is a
+/// std::span<const std::int64_t>); none when a dim is 0. Kernels call it per
+/// output element, so the index lives on the stack up to rank 8.
 template <class F>
 void for_each_index(const std::vector<std::int64_t>& dims, F&& f) {
     for (const auto d : dims) {
         if (d <= 0) return;
     }
-    std::vector<std::int64_t> idx(dims.size(), 0);
+    std::array<std::int64_t, 8> small{};
+    std::vector<std::int64_t> large;
+    std::span<std::int64_t> idx(small.data(), dims.size());
+    if (dims.size() > small.size()) {
+        large.assign(dims.size(), 0);
+        idx = std::span<std::int64_t>(large);
+    }
     do {
-        f(idx);
+        f(std::span<const std::int64_t>(idx));
     } while (next_index(idx, dims));
 }
 
