@@ -130,6 +130,10 @@ int main(int argc, char** argv) {
         ->capture_default_str();
     app.add_option("--seed", seed, "Seed")->capture_default_str();
     bool show_failures = false;
+    std::size_t search_iterations = to::gen::search_options{}.iterations;
+    double search_work = to::gen::search_options{}.work_budget;
+    app.add_option("--search-iterations", search_iterations, "Graph evaluations the input search may spend per graph");
+    app.add_option("--search-work", search_work, "Work units the input search may spend per graph");
     app.add_flag("--show-failures", show_failures, "List every graph the gradient search fails on, with its last failure");
     std::size_t z3_graphs = 100;
     app.add_option("--z3-graphs", z3_graphs, "Graphs for each Z3-backend figure (speed, binning)")
@@ -232,6 +236,8 @@ int main(int argc, char** argv) {
                 to::gen::search_options so;
                 so.sampling = sampling;
                 so.start_from_baseline = how == method::gradient_from_baseline;
+                so.iterations = search_iterations;
+                so.work_budget = search_work;
                 const auto start = clock_type::now();
                 const auto r = to::gen::search_inputs(sketches[i], g, so);
                 t.push_back(ms_since(start));

@@ -679,6 +679,22 @@ struct value_facts {
         if (std::find(forced.begin(), forced.end(), v) == forced.end()) forced.push_back(v);
         return *this;
     }
+    /// These facts as data of dtype d holds them: integer and bool data lies in
+    /// the dtype's range (a bool is 0 or 1, a u8 never negative). Facts that
+    /// reach outside it were worked out without the wrap-around of integer
+    /// arithmetic, so only the dtype's range is kept of them. Floating dtypes:
+    /// as they are.
+    [[nodiscard]] value_facts of_dtype(dtype d) const {
+        const auto& i = info(d);
+        if (i.is_floating) return *this;
+        double dlo = 0.0, dhi = 1.0;
+        if (i.is_integer) {
+            dlo = i.is_signed ? -std::ldexp(1.0, i.bits - 1) : 0.0;
+            dhi = std::ldexp(1.0, i.is_signed ? i.bits - 1 : i.bits) - 1.0;
+        }
+        if (lo >= dlo && hi <= dhi) return *this;
+        return within(dlo, dhi);
+    }
     /// Both values' elements in one (Concat, Pad's added constant): the hull, every forced value.
     value_facts& join(const value_facts& o) {
         lo = std::min(lo, o.lo);
@@ -758,7 +774,70 @@ template <class Fn>
         const double y = static_cast<double>(f(v));
         if (!std::isnan(y)) out.force(y);
     }
+    // Element bounds survive a monotone f (Asinh of a LogSoftmax row still has
+    // one element <= asinh(-log n)); a decreasing f swaps them. Monotonicity is
+    // judged on the sorted probe points, as the enclosure is.
+    if (std::isfinite(x.some_at_most) || std::isfinite(x.some_at_least)) {
+        auto points = probe_points(x.lo, x.hi);
+        std::sort(points.begin(), points.end());
+        bool up = true, down = true;
+        double prev = std::numeric_limits<double>::quiet_NaN();
+        for (const double p : points) {
+            const double y = static_cast<double>(f(p));
+            if (std::isnan(y)) {
+                up = down = false;
+                break;
+            }
+            if (!std::isnan(prev)) {
+                up = up && y >= prev;
+                down = down && y <= prev;
+            }
+            prev = y;
+        }
+        auto at = [&](double m) {
+            const double y = static_cast<double>(f(std::clamp(m, x.lo, x.hi)));
+            return std::isnan(y) ? std::numeric_limits<double>::quiet_NaN() : y;
+        };
+        const double m = at(x.some_at_most), l = at(x.some_at_least);
+        if (up) {
+            if (std::isfinite(x.some_at_most) && !std::isnan(m)) out.some_at_most = m;
+            if (std::isfinite(x.some_at_least) && !std::isnan(l)) out.some_at_least = l;
+        } else if (down) {
+            if (std::isfinite(x.some_at_most) && !std::isnan(m)) out.some_at_least = m;
+            if (std::isfinite(x.some_at_least) && !std::isnan(l)) out.some_at_most = l;
+        }
+    }
     return out;
+}
+
+/// Facts of an element-wise op of several inputs from the corners of their
+/// enclosures, for ops monotone in each input (Max, Min, Add, Sub) or
+/// bilinear (Mul): the extremes of f over a box lie at its corners. A NaN
+/// corner (inf - inf, 0 * inf) leaves the output unknown. Element bounds
+/// carry over where f keeps them: Min keeps "some element <= m" of every
+/// input, Max "some element >= m".
+template <class Fn>
+[[nodiscard]] value_facts corners(std::span<const value_facts> in, Fn&& f, bool keeps_at_most = false,
+                                  bool keeps_at_least = false) {
+    if (in.empty()) return {};
+    value_facts acc = in[0].range_only();
+    acc.some_at_most = in[0].some_at_most;
+    acc.some_at_least = in[0].some_at_least;
+    for (std::size_t k = 1; k < in.size(); ++k) {
+        const auto& b = in[k];
+        const double c[4] = {f(acc.lo, b.lo), f(acc.lo, b.hi), f(acc.hi, b.lo), f(acc.hi, b.hi)};
+        value_facts next;
+        if (std::none_of(c, c + 4, [](double v) { return std::isnan(v); })) {
+            next.lo = *std::min_element(c, c + 4);
+            next.hi = *std::max_element(c, c + 4);
+        }
+        if (keeps_at_most) next.some_at_most = std::min(acc.some_at_most, b.some_at_most);
+        if (keeps_at_least) next.some_at_least = std::max(acc.some_at_least, b.some_at_least);
+        acc = next;
+    }
+    if (!keeps_at_most && in.size() > 1) acc.some_at_most = std::numeric_limits<double>::infinity();
+    if (!keeps_at_least && in.size() > 1) acc.some_at_least = -std::numeric_limits<double>::infinity();
+    return acc;
 }
 
 }  // namespace facts
@@ -1305,6 +1384,10 @@ struct domain_rule {
     std::function<double(double)> elementwise;
     /// f(x) <= 0 is needed of some element only (a sum's log needs one positive term).
     bool elementwise_any = false;
+    /// Rules that depend on the input's dtype (overflow: Exp's x <= log(max
+    /// finite)): f(x, max finite of elementwise_input's dtype) <= 0. Used
+    /// where the generator knows the dtype and `elementwise` is empty.
+    std::function<double(double, double)> elementwise_at_limit;
 
     domain_rule() = default;
     domain_rule(std::string what, std::function<double(std::span<const tensor>)> loss_of,
@@ -1883,25 +1966,28 @@ domain_rule hinge_rule(std::string text, std::size_t input, F f) {
     return r;
 }
 
+/// The floating values a cast to integer dtype `to` keeps in range (none for
+/// floating and bool targets).
+inline std::optional<std::pair<double, double>> integer_cast_bounds(dtype to) {
+    switch (to) {
+        case dtype::i8: return std::pair{-128.0, 127.0};
+        case dtype::i16: return std::pair{-32768.0, 32767.0};
+        case dtype::i32: return std::pair{-2147483648.0, 2147483647.0};
+        case dtype::i64: return std::pair{-9223372036854775808.0, 9223372036854774784.0};  // largest double below 2^63
+        case dtype::u8: return std::pair{0.0, 255.0};
+        default: return std::nullopt;
+    }
+}
+
 /// ONNX Cast leaves a floating value outside an integer target's range undefined
 /// (runtimes saturate, wrap or give INT_MIN): the rule keeps a floating input 0
 /// within [min, max] of the target `target_of(inputs)` returns. Integer sources
 /// (they wrap, which is defined) and bool or floating targets always pass.
 template <class Target>
 domain_rule cast_range_rule(Target target_of) {
-    auto bounds = [](dtype to) -> std::optional<std::pair<double, double>> {
-        switch (to) {
-            case dtype::i8: return std::pair{-128.0, 127.0};
-            case dtype::i16: return std::pair{-32768.0, 32767.0};
-            case dtype::i32: return std::pair{-2147483648.0, 2147483647.0};
-            case dtype::i64: return std::pair{-9223372036854775808.0, 9223372036854774784.0};  // largest double below 2^63
-            case dtype::u8: return std::pair{0.0, 255.0};
-            default: return std::nullopt;
-        }
-    };
     auto f_of = [=](std::span<const tensor> in) -> std::optional<std::function<double(double)>> {
         if (!info(in[0].element_dtype()).is_floating) return std::nullopt;
-        const auto b = bounds(target_of(in));
+        const auto b = integer_cast_bounds(target_of(in));
         if (!b) return std::nullopt;
         return [lo = b->first, hi = b->second](double x) { return std::max(x - hi, lo - x); };
     };
@@ -1934,8 +2020,11 @@ domain_rule overflow_rule(std::string text, std::size_t input, F f) {
     auto at_limit = [input, f](std::span<const tensor> in) {
         return [m = max_finite(in[input].element_dtype()), f](double x) { return f(x, m); };
     };
-    return {std::move(text), [input, at_limit](std::span<const tensor> in) { return hinge_loss(in[input], at_limit(in)); },
-            [input, at_limit](std::span<const tensor> in) { return hinge_gradient(in, input, at_limit(in)); }};
+    domain_rule r{std::move(text), [input, at_limit](std::span<const tensor> in) { return hinge_loss(in[input], at_limit(in)); },
+                  [input, at_limit](std::span<const tensor> in) { return hinge_gradient(in, input, at_limit(in)); }};
+    r.elementwise_input = input;
+    r.elementwise_at_limit = [f](double x, double m) { return static_cast<double>(f(x, m)); };
+    return r;
 }
 
 /// A random dtype from a set.
@@ -1975,6 +2064,10 @@ namespace binary {
 using spec::dtype_set;
 namespace types = spec::types;
 using spec::no_attributes;
+
+/// How an op's output enclosure follows from its inputs' (spec::facts::corners):
+/// Min keeps every input's "some element <= m", Max its "some element >= m".
+enum class corner_kind : std::uint8_t { plain, min, max };
 
 /// Exact integer arithmetic that wraps instead of overflowing (UB-free).
 template <class V>
@@ -2106,6 +2199,14 @@ struct broadcast_elementwise {
         }
         if constexpr (requires { F::rhs_range; }) h.range(1, F::rhs_range[0], F::rhs_range[1]);
         if constexpr (requires { F::hints(h); }) F::hints(h);
+        // Ops monotone in each input, or bilinear: the output's enclosure from the inputs' corners.
+        if constexpr (requires { F::corner_facts; }) {
+            h.facts([](std::span<const spec::value_facts> in, const spec::attribute_map&, std::span<const shape_type>) {
+                return std::vector<spec::value_facts>{spec::facts::corners(
+                    in, [](double a, double b) { return static_cast<double>(F::apply(a, b, attributes{})); },
+                    F::corner_facts == binary::corner_kind::min, F::corner_facts == binary::corner_kind::max)};
+            });
+        }
         return h;
     }
 
@@ -2173,6 +2274,7 @@ namespace binary {
         using attributes = no_attributes;
 
 TENSORACLE_BINARY(add, "Add", 14, types::numeric)
+    static constexpr corner_kind corner_facts = corner_kind::plain;
     template <class V>
     static V apply(V a, V b, const attributes&) {
         if constexpr (std::is_integral_v<V>) {
@@ -2183,6 +2285,7 @@ TENSORACLE_BINARY(add, "Add", 14, types::numeric)
     }
 };
 TENSORACLE_BINARY(sub, "Sub", 14, types::numeric)
+    static constexpr corner_kind corner_facts = corner_kind::plain;
     template <class V>
     static V apply(V a, V b, const attributes&) {
         if constexpr (std::is_integral_v<V>) {
@@ -2193,6 +2296,7 @@ TENSORACLE_BINARY(sub, "Sub", 14, types::numeric)
     }
 };
 TENSORACLE_BINARY(mul, "Mul", 14, types::numeric)
+    static constexpr corner_kind corner_facts = corner_kind::plain;
     template <class V>
     static V apply(V a, V b, const attributes&) {
         if constexpr (std::is_integral_v<V>) {
@@ -2251,6 +2355,7 @@ struct mod_fn {
     }
 };
 TENSORACLE_BINARY(max, "Max", 13, types::numeric)
+    static constexpr corner_kind corner_facts = corner_kind::max;
     static constexpr bool variadic = true;
     template <class V>
     static V apply(V a, V b, const attributes&) {
@@ -2261,6 +2366,7 @@ TENSORACLE_BINARY(max, "Max", 13, types::numeric)
     }
 };
 TENSORACLE_BINARY(min, "Min", 13, types::numeric)
+    static constexpr corner_kind corner_facts = corner_kind::min;
     static constexpr bool variadic = true;
     template <class V>
     static V apply(V a, V b, const attributes&) {
@@ -2271,6 +2377,7 @@ TENSORACLE_BINARY(min, "Min", 13, types::numeric)
     }
 };
 TENSORACLE_BINARY(sum, "Sum", 13, types::floating)
+    static constexpr corner_kind corner_facts = corner_kind::plain;
     static constexpr bool variadic = true;
     template <class V>
     static V apply(V a, V b, const attributes&) { return a + b; }
@@ -2552,7 +2659,13 @@ struct PRelu {
         if (!info(c.input_dtype(0)).is_floating) return {array<S>{}};
         return {compute<S>(x[0], x[1])};
     }
-    static spec::hints hints() { return spec::hints{}.range(1, 0.0, 1.0); }
+    // Facts: X >= 0 passes unchanged (the slope never applies); otherwise nothing known.
+    static spec::hints hints() {
+        return spec::hints{}.range(1, 0.0, 1.0).facts(
+            [](std::span<const spec::value_facts> in, const spec::attribute_map&, std::span<const shape_type>) {
+                return std::vector<spec::value_facts>{!in.empty() && in[0].lo >= 0.0 ? in[0] : spec::value_facts{}};
+            });
+    }
 };
 
 /// Clip(input, min?, max?): min and max are optional scalars.
@@ -2613,7 +2726,18 @@ struct Clip {
         };
         return {compute<S>(x[0], bound(1), bound(2))};
     }
-    static spec::hints hints() { return spec::hints{}.range(0, -5, 5).range(1, -3, -1).range(2, 1, 3); }
+    // Facts: min(max(x, lo), hi) is monotone in each input (an absent bound counts as unknown).
+    static spec::hints hints() {
+        return spec::hints{}.range(0, -5, 5).range(1, -3, -1).range(2, 1, 3).facts(
+            [](std::span<const spec::value_facts> in, const spec::attribute_map&, std::span<const shape_type>) {
+                if (in.empty()) return std::vector<spec::value_facts>{spec::value_facts{}};
+                const spec::value_facts none;
+                const auto& a = in.size() > 1 ? in[1] : none;
+                const auto& b = in.size() > 2 ? in[2] : none;
+                return std::vector<spec::value_facts>{spec::value_facts::within(
+                    std::min(std::max(in[0].lo, a.lo), b.lo), std::min(std::max(in[0].hi, a.hi), b.hi))};
+            });
+    }
 };
 
 struct cast_attr {
@@ -2642,7 +2766,13 @@ struct Cast {
     }
     static std::vector<spec::domain_rule> domain(const spec::attribute_map& a) {
         const auto to = dtype_from_onnx(static_cast<int>(spec::parse_attributes<attributes>(a, op_type).to));
-        return {detail::cast_range_rule([to](std::span<const tensor>) { return to; })};
+        auto rule = detail::cast_range_rule([to](std::span<const tensor>) { return to; });
+        // For the generator: the range, where it knows the input is floating (integer inputs wrap, no rule).
+        if (const auto b = detail::integer_cast_bounds(to)) {
+            rule.elementwise_input = 0;
+            rule.elementwise_at_limit = [lo = b->first, hi = b->second](double x, double) { return std::max(x - hi, lo - x); };
+        }
+        return {rule};
     }
     static std::vector<tensor> run(const spec::context& c) { return {c.input(0).cast(output_dtypes(c)[0])}; }
     /// Only float -> float casts have a derivative (1: the cast is the identity up to rounding).
@@ -2671,8 +2801,20 @@ struct Cast {
         }
         return {y};
     }
-    // Facts carry over: 0 and 1 stay 0 and 1 in every dtype, ranges about hold.
-    static spec::hints hints() { return spec::hints{}.facts(spec::facts::copy_of(0)).dtype_attribute("to").range(0, -100, 100); }
+    // Facts: to a floating dtype they carry over (0 and 1 stay 0 and 1; ranges hold
+    // up to rounding); to an integer one they are truncated ([0.2, 0.8] becomes 0);
+    // to bool, x != 0. The generator narrows them to the target dtype's range.
+    static spec::hints hints() {
+        return spec::hints{}.facts(cast_facts).dtype_attribute("to").range(0, -100, 100);
+    }
+    static std::vector<spec::value_facts> cast_facts(std::span<const spec::value_facts> in, const spec::attribute_map& attrs,
+                                                     std::span<const shape_type>) {
+        const spec::value_facts x = in.empty() ? spec::value_facts{} : in[0];
+        const auto to = dtype_from_onnx(static_cast<int>(spec::parse_attributes<attributes>(attrs, op_type).to));
+        if (info(to).is_floating) return {x};
+        if (to == dtype::boolean) return {spec::facts::image(x, [](double v) { return v != 0.0 ? 1.0 : 0.0; })};
+        return {spec::facts::image(x, [](double v) { return std::trunc(v); })};
+    }
 };
 
 inline constexpr auto binary_ops =
@@ -3024,8 +3166,9 @@ struct EyeLike {
                 if (shapes.empty() || shapes[0].size() != 2) return std::vector<spec::value_facts>{out};
                 const auto rows = static_cast<std::int64_t>(shapes[0][0]), cols = static_cast<std::int64_t>(shapes[0][1]);
                 const std::int64_t k = spec::parse_attributes<attributes>(attrs, op_type).k;
+                if (k <= -rows || k >= cols) return std::vector<spec::value_facts>{spec::value_facts::constant(0.0)};  // no diagonal
                 if (rows * cols != 1) out.force(0.0);
-                if (k > -rows && k < cols) out.force(1.0);
+                out.force(1.0);
                 return std::vector<spec::value_facts>{out};
             });
     }
@@ -3263,7 +3406,23 @@ struct TopK {
     }
     // sorted=0 leaves the order of the k outputs to the implementation: such a case has no
     // single right answer to compare a backend with, so generated cases keep the default.
-    static spec::hints hints() { return spec::hints{}.facts(spec::facts::selection_of(0)).flag("largest").omit("sorted").range(0, -50, 50); }
+    static spec::hints hints() { return spec::hints{}.facts(facts).flag("largest").omit("sorted").range(0, -50, 50); }
+    /// Values: some of X's elements. Indices: in [0, n - 1] along the axis;
+    /// when X is one value repeated, ties go to the lowest indices, so with
+    /// k >= 1 every slice holds index 0 (Mod by those indices divides by 0).
+    static std::vector<spec::value_facts> facts(std::span<const spec::value_facts> in, const spec::attribute_map& attrs,
+                                                std::span<const shape_type> shapes) {
+        const spec::value_facts x = in.empty() ? spec::value_facts{} : in[0];
+        if (shapes.empty() || shapes[0].empty()) return {x.range_only(), spec::value_facts{}};
+        const auto a = spec::parse_attributes<attributes>(attrs, op_type);
+        const std::size_t axis = spec::normalize_axis(a.axis, shapes[0].size(), op_type);
+        const auto n = static_cast<double>(shapes[0][axis]);
+        auto indices = spec::value_facts::within(0.0, std::max(n - 1.0, 0.0));
+        const bool one_value = x.lo == x.hi && std::isfinite(x.lo);
+        const bool some_k = in.size() > 1 && in[1].lo >= 1.0;
+        if (one_value && some_k) indices.force(0.0);
+        return {x.range_only(), indices};
+    }
 };
 
 inline constexpr auto misc_ops = hana::tuple_t<Constant, CastLike, Dropout, CumSum, EyeLike, OneHot, TopK>;
@@ -4862,7 +5021,26 @@ struct lrn {
         return {compute<S>(x[0], spec::parse_attributes<attributes>(c.attributes(), op_type))};
     }
     static spec::hints hints() {
-        return spec::hints{}.solve("size", 1, 9, 1.0).real("alpha", 1e-4, 1e-2, 0.5).real("beta", 0.5, 0.9, 0.5).real("bias", 1.0, 3.0, 0.5).range(0, -3, 3);
+        return spec::hints{}.solve("size", 1, 9, 1.0).real("alpha", 1e-4, 1e-2, 0.5).real("beta", 0.5, 0.9, 0.5).real("bias", 1.0, 3.0, 0.5).range(0, -3, 3).facts(facts);
+    }
+    /// Y = X * s with s = (bias + alpha/size * sum)^-beta in (0, bias^-beta] when
+    /// alpha, beta >= 0 and bias > 0: signs stay, magnitudes scale by at most
+    /// bias^-beta (LRN of values in [0, 1] with bias > 1 stays below 1).
+    static std::vector<spec::value_facts> facts(std::span<const spec::value_facts> in, const spec::attribute_map& attrs,
+                                                std::span<const shape_type>) {
+        const auto a = spec::parse_attributes<attributes>(attrs, op_type);
+        if (in.empty() || !(a.alpha >= 0.0f && a.beta >= 0.0f && a.bias > 0.0f)) return {spec::value_facts{}};
+        const auto& x = in[0];
+        const double s = std::pow(static_cast<double>(a.bias), -static_cast<double>(a.beta));
+        spec::value_facts y;
+        y.lo = x.lo >= 0.0 ? 0.0 : x.lo * s;
+        y.hi = x.hi <= 0.0 ? 0.0 : x.hi * s;
+        if (std::isfinite(x.some_at_most)) y.some_at_most = x.some_at_most >= 0.0 ? x.some_at_most * s : 0.0;
+        if (std::isfinite(x.some_at_least)) y.some_at_least = x.some_at_least <= 0.0 ? x.some_at_least * s : 0.0;
+        for (const double v : x.forced) {
+            if (v == 0.0) y.force(0.0);  // 0 stays 0
+        }
+        return {y};
     }
 };
 
@@ -6228,7 +6406,16 @@ struct arg_reduce {
     }
     static spec::hints hints() {
         // Small integer ranges make ties likely, which exercises select_last_index.
-        return spec::hints{}.flag("keepdims").flag("select_last_index").range(0, -3, 3);
+        // Facts: indices in [0, n - 1] along the axis; all 0 when it has one element.
+        return spec::hints{}.flag("keepdims").flag("select_last_index").range(0, -3, 3).facts(
+            [](std::span<const spec::value_facts>, const spec::attribute_map& attrs, std::span<const shape_type> shapes) {
+                if (shapes.empty() || shapes[0].empty()) return std::vector<spec::value_facts>{spec::value_facts::constant(0.0)};
+                const auto a = spec::parse_attributes<attributes>(attrs, op_type);
+                const std::size_t axis = spec::normalize_axis(a.axis, shapes[0].size(), op_type);
+                const auto n = static_cast<double>(shapes[0][axis]);
+                return std::vector<spec::value_facts>{n <= 1.0 ? spec::value_facts::constant(0.0)
+                                                               : spec::value_facts::within(0.0, n - 1.0)};
+            });
     }
 };
 
@@ -6562,7 +6749,21 @@ struct layer_normalization {
             .choice("stash_type", {std::int64_t{1}}, 0.2)
             .range(1, 0.5, 2.0)
             .range(2, -1.0, 1.0)
-            .optional_input(2, 0.7);
+            .optional_input(2, 0.7)
+            .facts(facts);
+    }
+    /// Y: unknown (Scale and B move it). Mean: inside X's range. InvStdDev =
+    /// 1 / sqrt(var + epsilon), with var at most (hi - lo)^2 / 4 for X in
+    /// [lo, hi]: InvStdDev of Cos values is never below 1 / sqrt(1 + epsilon).
+    static std::vector<spec::value_facts> facts(std::span<const spec::value_facts> in, const spec::attribute_map& attrs,
+                                                std::span<const shape_type>) {
+        const spec::value_facts x = in.empty() ? spec::value_facts{} : in[0];
+        const double eps = spec::parse_attributes<attributes>(attrs, op_type).epsilon;
+        if (!(eps > 0.0)) return {spec::value_facts{}, x.range_only(), spec::value_facts{}};
+        const double var_max = (x.hi - x.lo) * (x.hi - x.lo) / 4.0;
+        // 1% slack for rounding in float32 / bfloat16 statistics.
+        const auto inv = spec::value_facts::within(0.99 / std::sqrt(var_max + eps), 1.01 / std::sqrt(eps));
+        return {spec::value_facts{}, x.range_only(), inv};
     }
 };
 
@@ -6844,7 +7045,23 @@ struct lp_normalization {
     static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
         return {compute<S>(x[0], spec::parse_attributes<attributes>(c.attributes(), op_type))};
     }
-    static spec::hints hints() { return spec::hints{}.choice("p", {std::int64_t{1}, std::int64_t{2}}, 0.7); }
+    static spec::hints hints() { return spec::hints{}.choice("p", {std::int64_t{1}, std::int64_t{2}}, 0.7).facts(facts); }
+    /// Every element lies in [-1, 1], and in a slice of n along the axis the
+    /// smallest |y| is at most n^(-1/p) (the p-th powers sum to 1): some element
+    /// is <= n^(-1/p) and some >= -n^(-1/p), so Acosh of it is out of reach.
+    static std::vector<spec::value_facts> facts(std::span<const spec::value_facts>, const spec::attribute_map& attrs,
+                                                std::span<const shape_type> shapes) {
+        auto f = spec::value_facts::within(-1.0, 1.0);
+        if (shapes.empty() || shapes[0].empty()) return {f};
+        const auto a = spec::parse_attributes<attributes>(attrs, op_type);
+        const std::size_t axis = spec::normalize_axis(a.axis, shapes[0].size(), op_type);
+        const auto n = static_cast<double>(shapes[0][axis]);
+        if (n < 2.0 || (a.p != 1 && a.p != 2)) return {f};
+        const double m = 1.01 * std::pow(n, -1.0 / static_cast<double>(a.p));  // 1% slack for rounding
+        f.some_at_most = m;
+        f.some_at_least = -m;
+        return {f};
+    }
 };
 
 inline constexpr auto reduce_ops =
@@ -8546,6 +8763,24 @@ struct shape {
         return {{shape_util::emax(e - s, spec::expr(0))}};
     }
     static std::vector<dtype> output_dtypes(const spec::context&) { return {dtype::i64}; }
+    // Facts: the dims it returns, known once shapes are solved (Sinh of a Shape in float16 may overflow).
+    static spec::hints hints() {
+        return spec::hints{}.facts(
+            [](std::span<const spec::value_facts>, const spec::attribute_map& attrs, std::span<const shape_type> shapes) {
+                spec::value_facts f;
+                if (shapes.empty()) return std::vector<spec::value_facts>{f};
+                const auto a = spec::parse_attributes<attributes>(attrs, op_type);
+                const auto r = static_cast<std::int64_t>(shapes[0].size());
+                auto clamp = [r](std::int64_t v) { return std::clamp<std::int64_t>(v < 0 ? v + r : v, 0, r); };
+                const std::int64_t s = clamp(a.start), e = a.end ? clamp(*a.end) : r;
+                for (std::int64_t i = s; i < e; ++i) {
+                    const auto d = static_cast<double>(shapes[0][static_cast<std::size_t>(i)]);
+                    if (i == s) f = spec::value_facts::constant(d);
+                    f.force(d);
+                }
+                return std::vector<spec::value_facts>{f};
+            });
+    }
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (out != dtype::i64 || rank != 1) return {};
         return {{spec::types::all.members(), shape_util::ranks_between(0, shape_detail::max_rank)}};
@@ -8587,6 +8822,16 @@ struct size {
     static std::vector<spec::constraint> constraints(const spec::context&) { return {}; }
     static spec::shape_exprs output_shapes(const spec::context&) { return {{}}; }
     static std::vector<dtype> output_dtypes(const spec::context&) { return {dtype::i64}; }
+    // Facts: the element count, known once shapes are solved.
+    static spec::hints hints() {
+        return spec::hints{}.facts(
+            [](std::span<const spec::value_facts>, const spec::attribute_map&, std::span<const shape_type> shapes) {
+                if (shapes.empty()) return std::vector<spec::value_facts>{spec::value_facts{}};
+                double n = 1.0;
+                for (const auto d : shapes[0]) n *= static_cast<double>(d);
+                return std::vector<spec::value_facts>{spec::value_facts::constant(n)};
+            });
+    }
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (out != dtype::i64 || rank != 0) return {};
         return {{spec::types::all.members(), shape_util::ranks_between(0, shape_detail::max_rank)}};
@@ -13480,10 +13725,12 @@ template <class V = double>
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <map>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -14603,6 +14850,9 @@ struct op_profile {
     std::vector<spec::attribute_info> attributes;
     spec::attribute_map defaults;  ///< normalize_attributes({}) where it works
     bool vulnerable = false;       ///< has a numeric domain
+    /// domain() needs required attributes (Cast's `to`): whether it has rules
+    /// is known per instance only, so the generator checks every instance.
+    bool domain_per_instance = false;
     bool variadic = false;
 
     explicit op_profile(const spec::op_entry& e) : op(&e), hints(e.hints()), attributes(e.attribute_infos()) {
@@ -14616,6 +14866,7 @@ struct op_profile {
             vulnerable = !e.domain(defaults).empty();
         } catch (const error&) {
             vulnerable = false;
+            domain_per_instance = true;
         }
     }
 };
@@ -15290,6 +15541,8 @@ struct graph_sketch {
     std::vector<std::string> op_types;  ///< node ops, in node order
     /// Shape of every value: graph inputs, initializers and node outputs.
     std::map<std::string, shape_type, std::less<>> shapes;
+    /// Dtype of every value, as `shapes` (integer and bool data lies in the dtype's range).
+    std::map<std::string, dtype, std::less<>> dtypes;
 };
 
 /// A node as one op instance (NNSmith's unit of diversity): op type, each
@@ -15486,6 +15739,13 @@ public:
         for (const auto& [name, t] : m.initializers) {
             if (sketch.fixed.count(name) != 0) facts.emplace(name, data_facts(t));
         }
+        for (const auto& [name, d] : sketch.dtypes) {
+            if (!info(d).is_floating && facts.count(name) == 0) facts.emplace(name, spec::value_facts{}.of_dtype(d));
+        }
+        auto dtype_of = [&](const std::string& name) -> std::optional<dtype> {
+            const auto it = sketch.dtypes.find(name);
+            return it == sketch.dtypes.end() ? std::nullopt : std::optional<dtype>(it->second);
+        };
         const spec::value_facts unknown;
         for (const auto& n : m.nodes) {
             const auto* p = profile(n.op_type);
@@ -15498,13 +15758,18 @@ public:
                 const auto it = sketch.shapes.find(name);
                 in_shapes.push_back(it == sketch.shapes.end() ? shape_type{} : it->second);
             }
-            if (auto why = check_domain(*p, n.attributes, in)) return why;
+            std::vector<std::optional<dtype>> in_dtypes;
+            for (const auto& name : n.inputs) in_dtypes.push_back(name.empty() ? std::nullopt : dtype_of(name));
+            if (auto why = check_domain(*p, n.attributes, in, in_dtypes)) return why;
             for (std::size_t k = 0; k < n.inputs.size(); ++k) {
                 if (!n.inputs[k].empty() && !in[k].is_unknown()) facts.insert_or_assign(n.inputs[k], in[k]);
             }
             const auto out = output_facts(*p, n.attributes, in, in_shapes, n.outputs.size());
             for (std::size_t o = 0; o < n.outputs.size(); ++o) {
-                if (!n.outputs[o].empty() && !out[o].is_unknown()) facts.insert_or_assign(n.outputs[o], out[o]);
+                if (n.outputs[o].empty()) continue;
+                const auto d = dtype_of(n.outputs[o]);
+                const auto f = d ? out[o].of_dtype(*d) : out[o];
+                if (!f.is_unknown()) facts.insert_or_assign(n.outputs[o], f);
             }
         }
         return std::nullopt;
@@ -15524,8 +15789,9 @@ public:
     /// facts `in` (empty: each can); narrows `in` to where the rules hold,
     /// so later readers of the same values see only what is left.
     [[nodiscard]] static std::optional<std::string> check_domain(const op_profile& p, const spec::attribute_map& attrs,
-                                                                 std::vector<spec::value_facts>& in) {
-        if (!p.vulnerable) return std::nullopt;
+                                                                 std::vector<spec::value_facts>& in,
+                                                                 std::span<const std::optional<dtype>> dtypes = {}) {
+        if (!p.vulnerable && !p.domain_per_instance) return std::nullopt;
         std::vector<spec::domain_rule> rules;
         try {
             rules = p.op->domain(p.op->normalize_attributes(attrs));
@@ -15534,10 +15800,16 @@ public:
         }
         const std::string op(p.op->op_type);
         for (const auto& r : rules) {
-            if (!r.elementwise || !r.elementwise_input || *r.elementwise_input >= in.size()) continue;
+            if (!r.elementwise_input || *r.elementwise_input >= in.size()) continue;
             const std::size_t k = *r.elementwise_input;
+            std::function<double(double)> at_limit;
+            if (!r.elementwise) {
+                // A dtype-dependent rule (overflow), where the input's dtype is known.
+                if (!r.elementwise_at_limit || k >= dtypes.size() || !dtypes[k] || !info(*dtypes[k]).is_floating) continue;
+                at_limit = [&r, m = ops::detail::max_finite(*dtypes[k])](double v) { return r.elementwise_at_limit(v, m); };
+            }
             auto& x = in[k];
-            const auto& f = r.elementwise;
+            const auto& f = r.elementwise ? r.elementwise : at_limit;
             for (const double v : x.forced) {
                 if (!r.elementwise_any && f(v) > 0.0) {
                     return op + ": " + r.description + " (input " + std::to_string(k) + " always holds a value outside it)";
@@ -15619,6 +15891,7 @@ private:
             v.shape = std::move(shape);
             v.placeholder = placeholder;
             v.seed = values.empty();
+            v.facts = spec::value_facts{}.of_dtype(d);  // bool data is 0 or 1 whatever it is
             values.push_back(std::move(v));
             return values.size() - 1;
         }
@@ -15713,12 +15986,12 @@ private:
         for (std::size_t o = 0; o < count; ++o) {
             if (o == 0 && out0) {
                 s.values[*out0].placeholder = false;
-                s.values[*out0].facts = out_facts[0];
+                s.values[*out0].facts = out_facts[0].of_dtype(s.values[*out0].type);
                 n.outputs.push_back(s.values[*out0].name);
                 continue;
             }
             const std::size_t k = s.add_value(inst.output_dtypes[o], inst.output_shapes[o], false);
-            s.values[k].facts = out_facts[o];
+            s.values[k].facts = out_facts[o].of_dtype(inst.output_dtypes[o]);
             n.outputs.push_back(s.values[k].name);
             if (o == 0 && cfg_.single_io) s.leaf = k;
         }
@@ -15777,9 +16050,13 @@ private:
         auto inst = generate_instance(p, req, cfg_, g, stats.rejected, hooks_);
         if (!inst) return false;
         auto [in_facts, in_shapes] = input_facts(s, *inst, bound);
-        if (p.vulnerable) {
+        if (p.vulnerable || p.domain_per_instance) {
             // A domain the consumed values cannot reach: no data would make the node finite.
-            if (check_domain(p, inst->attributes, in_facts)) {
+            std::vector<std::optional<dtype>> in_dtypes;
+            for (const auto& x : inst->inputs) {
+                in_dtypes.push_back(x.role == input_role::absent ? std::nullopt : std::optional<dtype>(x.type));
+            }
+            if (check_domain(p, inst->attributes, in_facts, in_dtypes)) {
                 stats.rejected.add(std::string(op.op_type) + ": its domain is out of reach of the values (forward)");
                 return false;
             }
@@ -15810,8 +16087,9 @@ private:
         // The placeholder's readers were placed when it could hold anything:
         // what the op produces must leave their domains within reach.
         const auto [in_facts, in_shapes] = input_facts(s, *inst, {});
-        const auto produced =
+        auto produced =
             output_facts(p, inst->attributes, in_facts, in_shapes, std::max<std::size_t>(inst->output_shapes.size(), 1));
+        produced[0] = produced[0].of_dtype(s.values[k].type);
         if (!produced[0].is_unknown() && leaves_reader_out_of_reach(s, k, produced[0])) {
             stats.rejected.add(std::string(op.op_type) + ": a reader's domain would be out of reach (backward)");
             return false;
@@ -15826,18 +16104,20 @@ private:
         for (const auto& n : s.nodes) {
             if (std::find(n.inputs.begin(), n.inputs.end(), name) == n.inputs.end()) continue;
             const auto* q = profile(n.op_type);
-            if (q == nullptr || !q->vulnerable) continue;
+            if (q == nullptr || (!q->vulnerable && !q->domain_per_instance)) continue;
             std::vector<spec::value_facts> in;
+            std::vector<std::optional<dtype>> in_dtypes;
             for (const auto& input : n.inputs) {
+                const auto it = std::find_if(s.values.begin(), s.values.end(),
+                                             [&](const value& v) { return v.name == input; });
+                in_dtypes.push_back(input.empty() || it == s.values.end() ? std::nullopt : std::optional<dtype>(it->type));
                 if (input == name) {
                     in.push_back(facts);
                     continue;
                 }
-                const auto it = std::find_if(s.values.begin(), s.values.end(),
-                                             [&](const value& v) { return v.name == input; });
                 in.push_back(input.empty() || it == s.values.end() ? spec::value_facts{} : it->facts);
             }
-            if (check_domain(*q, n.attributes, in)) return true;
+            if (check_domain(*q, n.attributes, in, in_dtypes)) return true;
         }
         return false;
     }
@@ -15897,6 +16177,7 @@ private:
         for (std::size_t k = 0; k < s.values.size(); ++k) {
             by_name.emplace(s.values[k].name, k);
             out.shapes.emplace(s.values[k].name, s.values[k].shape);
+            out.dtypes.emplace(s.values[k].name, s.values[k].type);
         }
         std::set<std::string> consumed;
         for (const auto& n : m.nodes) {

@@ -379,6 +379,203 @@ TEST_CASE("generator: domains no data can reach are found, and reachable ones ar
     CHECK(why->find("Acosh") != std::string::npos);
 }
 
+TEST_CASE("generator: value facts of norms, casts, LRN and Max/Min/Add put more domains out of reach") {
+    const to::gen::generator gen(to::gen::config{});
+    using attrs = to::spec::attribute_map;
+    // An L2-normalized row of 5 has an element <= 1/sqrt(5): Acosh (x >= 1) cannot take it.
+    CHECK(gen.unreachable_domain(chain({{"LpNormalization", attrs{}}, {"Acosh", attrs{}}}, {4, 5})));
+    CHECK(gen.unreachable_domain(chain({{"LpNormalization", attrs{{"p", std::int64_t{1}}}}, {"Acosh", attrs{}}}, {4, 5})));
+    CHECK_FALSE(gen.unreachable_domain(chain({{"LpNormalization", attrs{}}, {"Asin", attrs{}}}, {4, 5})));
+    // Element bounds pass monotone ops: a LogSoftmax row of 36 has one <= -log 36, Asinh keeps it below -1.
+    CHECK(gen.unreachable_domain(chain({{"LogSoftmax", attrs{}}, {"Asinh", attrs{}}, {"Asin", attrs{}}}, {4, 36})));
+    CHECK_FALSE(gen.unreachable_domain(chain({{"LogSoftmax", attrs{}}, {"Asinh", attrs{}}, {"Asin", attrs{}}}, {4, 2})));
+    // ... and a decreasing one turns "some <= m" into "some >= -m".
+    CHECK(gen.unreachable_domain(chain({{"LogSoftmax", attrs{}}, {"Neg", attrs{}}, {"Acos", attrs{}}}, {4, 36})));
+    // LRN with bias > 1 shrinks values: Floor of a Softmax row (a 0 in every row) stays below Acosh's 1.
+    const attrs lrn{{"size", std::int64_t{1}}, {"bias", 2.0}};
+    CHECK(gen.unreachable_domain(chain({{"Softmax", attrs{}}, {"Floor", attrs{}}, {"LRN", lrn}, {"Acosh", attrs{}}}, {2, 3, 7})));
+    CHECK_FALSE(gen.unreachable_domain(chain({{"Relu", attrs{}}, {"LRN", lrn}, {"Acosh", attrs{}}}, {2, 3, 7})));
+    // EyeLike with k off the matrix is all zeros: LpNormalization's norm is 0.
+    CHECK(gen.unreachable_domain(chain({{"EyeLike", attrs{{"k", std::int64_t{5}}}}, {"LpNormalization", attrs{}}}, {4, 3})));
+    CHECK_FALSE(gen.unreachable_domain(chain({{"EyeLike", attrs{{"k", std::int64_t{1}}}}, {"LpNormalization", attrs{}}}, {4, 3})));
+
+    // Two-input ops from the corners of their inputs, after Acosh narrowed v0 to [1, inf).
+    auto after_acosh = [](const std::string& op, bool two_inputs, const std::string& reader) {
+        auto sk = chain({{"Acosh", attrs{}}}, {4, 3});
+        to::graph::node n;
+        n.op_type = op;
+        n.inputs = two_inputs ? std::vector<std::string>{"v0", "v0"} : std::vector<std::string>{"v0"};
+        n.outputs = {"w"};
+        sk.model.nodes.push_back(n);
+        to::graph::node r;
+        r.op_type = reader;
+        r.inputs = {"w"};
+        r.outputs = {"z"};
+        sk.model.nodes.push_back(r);
+        sk.shapes.emplace("w", to::shape_type{4, 3});
+        sk.shapes.emplace("z", to::shape_type{4, 3});
+        return sk;
+    };
+    CHECK(gen.unreachable_domain(after_acosh("Max", true, "Atanh")));  // [1, inf) vs (-1, 1)
+    CHECK(gen.unreachable_domain(after_acosh("Max", false, "Atanh")));
+    CHECK(gen.unreachable_domain(after_acosh("Min", true, "Atanh")));
+    CHECK(gen.unreachable_domain(after_acosh("Add", true, "Atanh")));  // [2, inf)
+    CHECK(gen.unreachable_domain(after_acosh("Mul", true, "Atanh")));  // [1, inf)
+    CHECK_FALSE(gen.unreachable_domain(after_acosh("Sub", true, "Atanh")));  // inf - inf: nothing known
+    CHECK_FALSE(gen.unreachable_domain(after_acosh("Max", true, "Log")));
+
+    // Bool data is 0 or 1: Cast of it, negated, has no positive term for ReduceLogSum.
+    auto from_bool = [](bool negate) {
+        to::gen::graph_sketch sk;
+        sk.model.inputs.push_back({"b", to::dtype::boolean, to::shape_type{4, 3}});
+        sk.dtypes.emplace("b", to::dtype::boolean);
+        std::vector<std::pair<std::string, attrs>> ops{{"Cast", attrs{{"to", std::int64_t{1}}}}};
+        if (negate) ops.push_back({"Neg", attrs{}});
+        ops.push_back({"ReduceLogSum", attrs{}});
+        std::string prev = "b";
+        for (std::size_t k = 0; k < ops.size(); ++k) {
+            to::graph::node n;
+            n.op_type = ops[k].first;
+            n.attributes = ops[k].second;
+            n.inputs = {prev};
+            prev = "c" + std::to_string(k);
+            n.outputs = {prev};
+            sk.model.nodes.push_back(n);
+            sk.shapes.emplace(prev, to::shape_type{4, 3});
+            sk.dtypes.emplace(prev, to::dtype::f32);
+        }
+        sk.shapes.emplace("b", to::shape_type{4, 3});
+        return sk;
+    };
+    CHECK(gen.unreachable_domain(from_bool(true)));
+    CHECK_FALSE(gen.unreachable_domain(from_bool(false)));
+}
+
+TEST_CASE("generator: shapes, indices and overflow limits of the dtype put domains out of reach") {
+    const to::gen::generator gen(to::gen::config{});
+    using attrs = to::spec::attribute_map;
+    // Sinh of a dim of 64 as float16 overflows (sinh(64) > 65504); of a dim of 3 it does not.
+    auto sinh_of_shape = [](std::size_t dim, std::int64_t to_dtype) {
+        to::gen::graph_sketch sk;
+        sk.model.inputs.push_back({"x", to::dtype::f32, to::shape_type{dim}});
+        sk.shapes.emplace("x", to::shape_type{dim});
+        sk.dtypes.emplace("x", to::dtype::f32);
+        const std::vector<std::tuple<std::string, attrs, to::dtype>> ops{
+            {"Shape", attrs{}, to::dtype::i64}, {"Cast", attrs{{"to", to_dtype}}, to::dtype_from_onnx(static_cast<int>(to_dtype))},
+            {"Sinh", attrs{}, to::dtype_from_onnx(static_cast<int>(to_dtype))}};
+        std::string prev = "x";
+        for (std::size_t k = 0; k < ops.size(); ++k) {
+            to::graph::node n;
+            n.op_type = std::get<0>(ops[k]);
+            n.attributes = std::get<1>(ops[k]);
+            n.inputs = {prev};
+            prev = "s" + std::to_string(k);
+            n.outputs = {prev};
+            sk.model.nodes.push_back(n);
+            sk.shapes.emplace(prev, to::shape_type{1});
+            sk.dtypes.emplace(prev, std::get<2>(ops[k]));
+        }
+        return sk;
+    };
+    const auto why = gen.unreachable_domain(sinh_of_shape(64, 10));
+    REQUIRE(why);
+    CHECK(why->find("Sinh") != std::string::npos);
+    CHECK_FALSE(gen.unreachable_domain(sinh_of_shape(3, 10)));
+    CHECK_FALSE(gen.unreachable_domain(sinh_of_shape(64, 1)));  // float32 holds sinh(64)
+    // ArgMax over an axis of one element is all zeros: no reciprocal of it.
+    const attrs axis1{{"axis", std::int64_t{1}}};
+    CHECK(gen.unreachable_domain(
+        chain({{"ArgMax", axis1}, {"Cast", attrs{{"to", std::int64_t{1}}}}, {"Reciprocal", attrs{}}}, {4, 1})));
+    CHECK_FALSE(gen.unreachable_domain(
+        chain({{"ArgMax", axis1}, {"Cast", attrs{{"to", std::int64_t{1}}}}, {"Reciprocal", attrs{}}}, {4, 3})));
+    // A cast to uint8 needs its floating input in [0, 255]: Neg of a Sigmoid is never above 0.
+    auto cast_u8 = [&](std::vector<std::pair<std::string, attrs>> ops, bool typed) {
+        ops.push_back({"Cast", attrs{{"to", std::int64_t{2}}}});
+        auto sk = chain(ops, {4, 3});
+        if (typed) {
+            for (std::size_t k = 0; k < ops.size(); ++k) sk.dtypes.emplace("v" + std::to_string(k), to::dtype::f32);
+        }
+        return sk;
+    };
+    CHECK(gen.unreachable_domain(cast_u8({{"Sigmoid", attrs{}}, {"Neg", attrs{}}}, true)));
+    CHECK_FALSE(gen.unreachable_domain(cast_u8({{"Sigmoid", attrs{}}}, true)));
+    CHECK_FALSE(gen.unreachable_domain(cast_u8({{"Sigmoid", attrs{}}, {"Neg", attrs{}}}, false)));  // dtype unknown: no rule
+    // TopK of one value repeated: ties take the lowest indices, so index 0 is always there.
+    const auto topk = to::ops::find_op("TopK")->hints();
+    const std::vector<to::shape_type> topk_shapes{{4, 3}, {1}};
+    const std::vector<to::spec::value_facts> same{to::spec::value_facts::constant(2.0), to::spec::value_facts::constant(2.0)};
+    const auto idx = topk.output_facts(same, {}, topk_shapes);
+    REQUIRE(idx.size() == 2);
+    CHECK(idx[1].forced == std::vector<double>{0.0});
+    CHECK(idx[1].hi == 2.0);
+    const std::vector<to::spec::value_facts> varied{to::spec::value_facts::within(0.0, 1.0), to::spec::value_facts::constant(2.0)};
+    CHECK(topk.output_facts(varied, {}, topk_shapes)[1].forced.empty());
+    // Size is the element count.
+    const std::vector<to::shape_type> shape{{4, 5}};
+    const auto size = to::ops::find_op("Size")->hints().output_facts({}, {}, shape);
+    CHECK(size[0].lo == 20.0);
+    CHECK(size[0].hi == 20.0);
+    // LayerNormalization's InvStdDev of data in [0, 1]: the variance is at most 1/4.
+    const std::vector<to::spec::value_facts> unit{to::spec::value_facts::within(0.0, 1.0)};
+    const auto ln = to::ops::find_op("LayerNormalization")->hints().output_facts(unit, {{"epsilon", 1e-5}}, shape);
+    REQUIRE(ln.size() == 3);
+    CHECK(ln[0].is_unknown());
+    CHECK(ln[1].lo == 0.0);
+    CHECK(ln[1].hi == 1.0);
+    CHECK(ln[2].lo > 1.9);
+    CHECK(ln[2].hi > 300.0);
+    // Clip to [lo, hi] bounds its output; PRelu of non-negative data is the data.
+    const std::vector<to::spec::value_facts> clip_in{to::spec::value_facts{}, to::spec::value_facts::constant(-1.0),
+                                                     to::spec::value_facts::constant(2.0)};
+    const auto clip = to::ops::find_op("Clip")->hints().output_facts(clip_in, {}, shape);
+    CHECK(clip[0].lo == -1.0);
+    CHECK(clip[0].hi == 2.0);
+    const std::vector<to::spec::value_facts> prelu_in{to::spec::value_facts::within(0.5, 3.0), to::spec::value_facts{}};
+    CHECK(to::ops::find_op("PRelu")->hints().output_facts(prelu_in, {}, shape)[0].lo == 0.5);
+    const std::vector<to::spec::value_facts> prelu_neg{to::spec::value_facts::within(-0.5, 3.0), to::spec::value_facts{}};
+    CHECK(to::ops::find_op("PRelu")->hints().output_facts(prelu_neg, {}, shape)[0].is_unknown());
+}
+
+TEST_CASE("value facts: casts truncate to integers, corners give sums and products, dtypes bound integer data") {
+    const auto cast = to::ops::find_op("Cast")->hints();
+    const std::vector<to::shape_type> shapes{{3}};
+    const std::vector<to::spec::value_facts> fraction{to::spec::value_facts::within(0.2, 0.8)};
+    const auto as_int = cast.output_facts(fraction, {{"to", std::int64_t{7}}}, shapes);
+    CHECK(as_int[0].lo == 0.0);
+    CHECK(as_int[0].hi == 0.0);
+    const auto as_float = cast.output_facts(fraction, {{"to", std::int64_t{11}}}, shapes);
+    CHECK(as_float[0].lo == 0.2);
+    CHECK(as_float[0].hi == 0.8);
+    const auto as_bool = cast.output_facts(fraction, {{"to", std::int64_t{9}}}, shapes);
+    CHECK(as_bool[0].lo == 1.0);
+    CHECK(as_bool[0].hi == 1.0);
+
+    const std::vector<to::spec::value_facts> ab{to::spec::value_facts::within(-1.0, 2.0), to::spec::value_facts::within(3.0, 5.0)};
+    const auto mul = to::ops::find_op("Mul")->hints().output_facts(ab, {}, shapes);
+    CHECK(mul[0].lo == -5.0);
+    CHECK(mul[0].hi == 10.0);
+    const auto sub = to::ops::find_op("Sub")->hints().output_facts(ab, {}, shapes);
+    CHECK(sub[0].lo == -6.0);
+    CHECK(sub[0].hi == -1.0);
+    // Min keeps "some element <= m" of each input; Add does not.
+    auto low = to::spec::value_facts::within(-10.0, 0.0);
+    low.some_at_most = -3.0;
+    const std::vector<to::spec::value_facts> with_bound{low, to::spec::value_facts::within(-1.0, 1.0)};
+    CHECK(to::ops::find_op("Min")->hints().output_facts(with_bound, {}, shapes)[0].some_at_most == -3.0);
+    CHECK(std::isinf(to::ops::find_op("Add")->hints().output_facts(with_bound, {}, shapes)[0].some_at_most));
+
+    const auto u8 = to::spec::value_facts{}.of_dtype(to::dtype::u8);
+    CHECK(u8.lo == 0.0);
+    CHECK(u8.hi == 255.0);
+    CHECK(to::spec::value_facts{}.of_dtype(to::dtype::boolean).hi == 1.0);
+    CHECK(to::spec::value_facts{}.of_dtype(to::dtype::f16).is_unknown());
+    // An i8 range worked out past 127 may have wrapped: only the dtype's range is kept.
+    const auto wrapped = to::spec::value_facts::within(100.0, 200.0).of_dtype(to::dtype::i8);
+    CHECK(wrapped.lo == -128.0);
+    CHECK(wrapped.hi == 127.0);
+    CHECK(to::spec::value_facts::within(1.0, 2.0).of_dtype(to::dtype::i8).lo == 1.0);
+}
+
 TEST_CASE("generator: generated graphs keep no unreachable domain, re-drawing the ones that had one") {
     const to::gen::generator gen(to::gen::config{});
     to::gen::generation_stats stats;

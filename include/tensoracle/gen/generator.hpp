@@ -17,10 +17,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <map>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -29,6 +31,7 @@
 #include "tensoracle/gen/config.hpp"
 #include "tensoracle/gen/instance.hpp"
 #include "tensoracle/graph/graph.hpp"
+#include "tensoracle/ops/detail/common.hpp"
 #include "tensoracle/ops/registry.hpp"
 
 namespace tensoracle::gen {
@@ -54,6 +57,8 @@ struct graph_sketch {
     std::vector<std::string> op_types;  ///< node ops, in node order
     /// Shape of every value: graph inputs, initializers and node outputs.
     std::map<std::string, shape_type, std::less<>> shapes;
+    /// Dtype of every value, as `shapes` (integer and bool data lies in the dtype's range).
+    std::map<std::string, dtype, std::less<>> dtypes;
 };
 
 /// A node as one op instance (NNSmith's unit of diversity): op type, each
@@ -250,6 +255,13 @@ public:
         for (const auto& [name, t] : m.initializers) {
             if (sketch.fixed.count(name) != 0) facts.emplace(name, data_facts(t));
         }
+        for (const auto& [name, d] : sketch.dtypes) {
+            if (!info(d).is_floating && facts.count(name) == 0) facts.emplace(name, spec::value_facts{}.of_dtype(d));
+        }
+        auto dtype_of = [&](const std::string& name) -> std::optional<dtype> {
+            const auto it = sketch.dtypes.find(name);
+            return it == sketch.dtypes.end() ? std::nullopt : std::optional<dtype>(it->second);
+        };
         const spec::value_facts unknown;
         for (const auto& n : m.nodes) {
             const auto* p = profile(n.op_type);
@@ -262,13 +274,18 @@ public:
                 const auto it = sketch.shapes.find(name);
                 in_shapes.push_back(it == sketch.shapes.end() ? shape_type{} : it->second);
             }
-            if (auto why = check_domain(*p, n.attributes, in)) return why;
+            std::vector<std::optional<dtype>> in_dtypes;
+            for (const auto& name : n.inputs) in_dtypes.push_back(name.empty() ? std::nullopt : dtype_of(name));
+            if (auto why = check_domain(*p, n.attributes, in, in_dtypes)) return why;
             for (std::size_t k = 0; k < n.inputs.size(); ++k) {
                 if (!n.inputs[k].empty() && !in[k].is_unknown()) facts.insert_or_assign(n.inputs[k], in[k]);
             }
             const auto out = output_facts(*p, n.attributes, in, in_shapes, n.outputs.size());
             for (std::size_t o = 0; o < n.outputs.size(); ++o) {
-                if (!n.outputs[o].empty() && !out[o].is_unknown()) facts.insert_or_assign(n.outputs[o], out[o]);
+                if (n.outputs[o].empty()) continue;
+                const auto d = dtype_of(n.outputs[o]);
+                const auto f = d ? out[o].of_dtype(*d) : out[o];
+                if (!f.is_unknown()) facts.insert_or_assign(n.outputs[o], f);
             }
         }
         return std::nullopt;
@@ -288,8 +305,9 @@ public:
     /// facts `in` (empty: each can); narrows `in` to where the rules hold,
     /// so later readers of the same values see only what is left.
     [[nodiscard]] static std::optional<std::string> check_domain(const op_profile& p, const spec::attribute_map& attrs,
-                                                                 std::vector<spec::value_facts>& in) {
-        if (!p.vulnerable) return std::nullopt;
+                                                                 std::vector<spec::value_facts>& in,
+                                                                 std::span<const std::optional<dtype>> dtypes = {}) {
+        if (!p.vulnerable && !p.domain_per_instance) return std::nullopt;
         std::vector<spec::domain_rule> rules;
         try {
             rules = p.op->domain(p.op->normalize_attributes(attrs));
@@ -298,10 +316,16 @@ public:
         }
         const std::string op(p.op->op_type);
         for (const auto& r : rules) {
-            if (!r.elementwise || !r.elementwise_input || *r.elementwise_input >= in.size()) continue;
+            if (!r.elementwise_input || *r.elementwise_input >= in.size()) continue;
             const std::size_t k = *r.elementwise_input;
+            std::function<double(double)> at_limit;
+            if (!r.elementwise) {
+                // A dtype-dependent rule (overflow), where the input's dtype is known.
+                if (!r.elementwise_at_limit || k >= dtypes.size() || !dtypes[k] || !info(*dtypes[k]).is_floating) continue;
+                at_limit = [&r, m = ops::detail::max_finite(*dtypes[k])](double v) { return r.elementwise_at_limit(v, m); };
+            }
             auto& x = in[k];
-            const auto& f = r.elementwise;
+            const auto& f = r.elementwise ? r.elementwise : at_limit;
             for (const double v : x.forced) {
                 if (!r.elementwise_any && f(v) > 0.0) {
                     return op + ": " + r.description + " (input " + std::to_string(k) + " always holds a value outside it)";
@@ -383,6 +407,7 @@ private:
             v.shape = std::move(shape);
             v.placeholder = placeholder;
             v.seed = values.empty();
+            v.facts = spec::value_facts{}.of_dtype(d);  // bool data is 0 or 1 whatever it is
             values.push_back(std::move(v));
             return values.size() - 1;
         }
@@ -477,12 +502,12 @@ private:
         for (std::size_t o = 0; o < count; ++o) {
             if (o == 0 && out0) {
                 s.values[*out0].placeholder = false;
-                s.values[*out0].facts = out_facts[0];
+                s.values[*out0].facts = out_facts[0].of_dtype(s.values[*out0].type);
                 n.outputs.push_back(s.values[*out0].name);
                 continue;
             }
             const std::size_t k = s.add_value(inst.output_dtypes[o], inst.output_shapes[o], false);
-            s.values[k].facts = out_facts[o];
+            s.values[k].facts = out_facts[o].of_dtype(inst.output_dtypes[o]);
             n.outputs.push_back(s.values[k].name);
             if (o == 0 && cfg_.single_io) s.leaf = k;
         }
@@ -541,9 +566,13 @@ private:
         auto inst = generate_instance(p, req, cfg_, g, stats.rejected, hooks_);
         if (!inst) return false;
         auto [in_facts, in_shapes] = input_facts(s, *inst, bound);
-        if (p.vulnerable) {
+        if (p.vulnerable || p.domain_per_instance) {
             // A domain the consumed values cannot reach: no data would make the node finite.
-            if (check_domain(p, inst->attributes, in_facts)) {
+            std::vector<std::optional<dtype>> in_dtypes;
+            for (const auto& x : inst->inputs) {
+                in_dtypes.push_back(x.role == input_role::absent ? std::nullopt : std::optional<dtype>(x.type));
+            }
+            if (check_domain(p, inst->attributes, in_facts, in_dtypes)) {
                 stats.rejected.add(std::string(op.op_type) + ": its domain is out of reach of the values (forward)");
                 return false;
             }
@@ -574,8 +603,9 @@ private:
         // The placeholder's readers were placed when it could hold anything:
         // what the op produces must leave their domains within reach.
         const auto [in_facts, in_shapes] = input_facts(s, *inst, {});
-        const auto produced =
+        auto produced =
             output_facts(p, inst->attributes, in_facts, in_shapes, std::max<std::size_t>(inst->output_shapes.size(), 1));
+        produced[0] = produced[0].of_dtype(s.values[k].type);
         if (!produced[0].is_unknown() && leaves_reader_out_of_reach(s, k, produced[0])) {
             stats.rejected.add(std::string(op.op_type) + ": a reader's domain would be out of reach (backward)");
             return false;
@@ -590,18 +620,20 @@ private:
         for (const auto& n : s.nodes) {
             if (std::find(n.inputs.begin(), n.inputs.end(), name) == n.inputs.end()) continue;
             const auto* q = profile(n.op_type);
-            if (q == nullptr || !q->vulnerable) continue;
+            if (q == nullptr || (!q->vulnerable && !q->domain_per_instance)) continue;
             std::vector<spec::value_facts> in;
+            std::vector<std::optional<dtype>> in_dtypes;
             for (const auto& input : n.inputs) {
+                const auto it = std::find_if(s.values.begin(), s.values.end(),
+                                             [&](const value& v) { return v.name == input; });
+                in_dtypes.push_back(input.empty() || it == s.values.end() ? std::nullopt : std::optional<dtype>(it->type));
                 if (input == name) {
                     in.push_back(facts);
                     continue;
                 }
-                const auto it = std::find_if(s.values.begin(), s.values.end(),
-                                             [&](const value& v) { return v.name == input; });
                 in.push_back(input.empty() || it == s.values.end() ? spec::value_facts{} : it->facts);
             }
-            if (check_domain(*q, n.attributes, in)) return true;
+            if (check_domain(*q, n.attributes, in, in_dtypes)) return true;
         }
         return false;
     }
@@ -661,6 +693,7 @@ private:
         for (std::size_t k = 0; k < s.values.size(); ++k) {
             by_name.emplace(s.values[k].name, k);
             out.shapes.emplace(s.values[k].name, s.values[k].shape);
+            out.dtypes.emplace(s.values[k].name, s.values[k].type);
         }
         std::set<std::string> consumed;
         for (const auto& n : m.nodes) {

@@ -148,6 +148,9 @@ struct op_profile {
     std::vector<spec::attribute_info> attributes;
     spec::attribute_map defaults;  ///< normalize_attributes({}) where it works
     bool vulnerable = false;       ///< has a numeric domain
+    /// domain() needs required attributes (Cast's `to`): whether it has rules
+    /// is known per instance only, so the generator checks every instance.
+    bool domain_per_instance = false;
     bool variadic = false;
 
     explicit op_profile(const spec::op_entry& e) : op(&e), hints(e.hints()), attributes(e.attribute_infos()) {
@@ -161,6 +164,7 @@ struct op_profile {
             vulnerable = !e.domain(defaults).empty();
         } catch (const error&) {
             vulnerable = false;
+            domain_per_instance = true;
         }
     }
 };

@@ -29,6 +29,10 @@ using spec::dtype_set;
 namespace types = spec::types;
 using spec::no_attributes;
 
+/// How an op's output enclosure follows from its inputs' (spec::facts::corners):
+/// Min keeps every input's "some element <= m", Max its "some element >= m".
+enum class corner_kind : std::uint8_t { plain, min, max };
+
 /// Exact integer arithmetic that wraps instead of overflowing (UB-free).
 template <class V>
 V wrap(std::int64_t v) {
@@ -159,6 +163,14 @@ struct broadcast_elementwise {
         }
         if constexpr (requires { F::rhs_range; }) h.range(1, F::rhs_range[0], F::rhs_range[1]);
         if constexpr (requires { F::hints(h); }) F::hints(h);
+        // Ops monotone in each input, or bilinear: the output's enclosure from the inputs' corners.
+        if constexpr (requires { F::corner_facts; }) {
+            h.facts([](std::span<const spec::value_facts> in, const spec::attribute_map&, std::span<const shape_type>) {
+                return std::vector<spec::value_facts>{spec::facts::corners(
+                    in, [](double a, double b) { return static_cast<double>(F::apply(a, b, attributes{})); },
+                    F::corner_facts == binary::corner_kind::min, F::corner_facts == binary::corner_kind::max)};
+            });
+        }
         return h;
     }
 
@@ -226,6 +238,7 @@ namespace binary {
         using attributes = no_attributes;
 
 TENSORACLE_BINARY(add, "Add", 14, types::numeric)
+    static constexpr corner_kind corner_facts = corner_kind::plain;
     template <class V>
     static V apply(V a, V b, const attributes&) {
         if constexpr (std::is_integral_v<V>) {
@@ -236,6 +249,7 @@ TENSORACLE_BINARY(add, "Add", 14, types::numeric)
     }
 };
 TENSORACLE_BINARY(sub, "Sub", 14, types::numeric)
+    static constexpr corner_kind corner_facts = corner_kind::plain;
     template <class V>
     static V apply(V a, V b, const attributes&) {
         if constexpr (std::is_integral_v<V>) {
@@ -246,6 +260,7 @@ TENSORACLE_BINARY(sub, "Sub", 14, types::numeric)
     }
 };
 TENSORACLE_BINARY(mul, "Mul", 14, types::numeric)
+    static constexpr corner_kind corner_facts = corner_kind::plain;
     template <class V>
     static V apply(V a, V b, const attributes&) {
         if constexpr (std::is_integral_v<V>) {
@@ -304,6 +319,7 @@ struct mod_fn {
     }
 };
 TENSORACLE_BINARY(max, "Max", 13, types::numeric)
+    static constexpr corner_kind corner_facts = corner_kind::max;
     static constexpr bool variadic = true;
     template <class V>
     static V apply(V a, V b, const attributes&) {
@@ -314,6 +330,7 @@ TENSORACLE_BINARY(max, "Max", 13, types::numeric)
     }
 };
 TENSORACLE_BINARY(min, "Min", 13, types::numeric)
+    static constexpr corner_kind corner_facts = corner_kind::min;
     static constexpr bool variadic = true;
     template <class V>
     static V apply(V a, V b, const attributes&) {
@@ -324,6 +341,7 @@ TENSORACLE_BINARY(min, "Min", 13, types::numeric)
     }
 };
 TENSORACLE_BINARY(sum, "Sum", 13, types::floating)
+    static constexpr corner_kind corner_facts = corner_kind::plain;
     static constexpr bool variadic = true;
     template <class V>
     static V apply(V a, V b, const attributes&) { return a + b; }
@@ -605,7 +623,13 @@ struct PRelu {
         if (!info(c.input_dtype(0)).is_floating) return {array<S>{}};
         return {compute<S>(x[0], x[1])};
     }
-    static spec::hints hints() { return spec::hints{}.range(1, 0.0, 1.0); }
+    // Facts: X >= 0 passes unchanged (the slope never applies); otherwise nothing known.
+    static spec::hints hints() {
+        return spec::hints{}.range(1, 0.0, 1.0).facts(
+            [](std::span<const spec::value_facts> in, const spec::attribute_map&, std::span<const shape_type>) {
+                return std::vector<spec::value_facts>{!in.empty() && in[0].lo >= 0.0 ? in[0] : spec::value_facts{}};
+            });
+    }
 };
 
 /// Clip(input, min?, max?): min and max are optional scalars.
@@ -666,7 +690,18 @@ struct Clip {
         };
         return {compute<S>(x[0], bound(1), bound(2))};
     }
-    static spec::hints hints() { return spec::hints{}.range(0, -5, 5).range(1, -3, -1).range(2, 1, 3); }
+    // Facts: min(max(x, lo), hi) is monotone in each input (an absent bound counts as unknown).
+    static spec::hints hints() {
+        return spec::hints{}.range(0, -5, 5).range(1, -3, -1).range(2, 1, 3).facts(
+            [](std::span<const spec::value_facts> in, const spec::attribute_map&, std::span<const shape_type>) {
+                if (in.empty()) return std::vector<spec::value_facts>{spec::value_facts{}};
+                const spec::value_facts none;
+                const auto& a = in.size() > 1 ? in[1] : none;
+                const auto& b = in.size() > 2 ? in[2] : none;
+                return std::vector<spec::value_facts>{spec::value_facts::within(
+                    std::min(std::max(in[0].lo, a.lo), b.lo), std::min(std::max(in[0].hi, a.hi), b.hi))};
+            });
+    }
 };
 
 struct cast_attr {
@@ -695,7 +730,13 @@ struct Cast {
     }
     static std::vector<spec::domain_rule> domain(const spec::attribute_map& a) {
         const auto to = dtype_from_onnx(static_cast<int>(spec::parse_attributes<attributes>(a, op_type).to));
-        return {detail::cast_range_rule([to](std::span<const tensor>) { return to; })};
+        auto rule = detail::cast_range_rule([to](std::span<const tensor>) { return to; });
+        // For the generator: the range, where it knows the input is floating (integer inputs wrap, no rule).
+        if (const auto b = detail::integer_cast_bounds(to)) {
+            rule.elementwise_input = 0;
+            rule.elementwise_at_limit = [lo = b->first, hi = b->second](double x, double) { return std::max(x - hi, lo - x); };
+        }
+        return {rule};
     }
     static std::vector<tensor> run(const spec::context& c) { return {c.input(0).cast(output_dtypes(c)[0])}; }
     /// Only float -> float casts have a derivative (1: the cast is the identity up to rounding).
@@ -724,8 +765,20 @@ struct Cast {
         }
         return {y};
     }
-    // Facts carry over: 0 and 1 stay 0 and 1 in every dtype, ranges about hold.
-    static spec::hints hints() { return spec::hints{}.facts(spec::facts::copy_of(0)).dtype_attribute("to").range(0, -100, 100); }
+    // Facts: to a floating dtype they carry over (0 and 1 stay 0 and 1; ranges hold
+    // up to rounding); to an integer one they are truncated ([0.2, 0.8] becomes 0);
+    // to bool, x != 0. The generator narrows them to the target dtype's range.
+    static spec::hints hints() {
+        return spec::hints{}.facts(cast_facts).dtype_attribute("to").range(0, -100, 100);
+    }
+    static std::vector<spec::value_facts> cast_facts(std::span<const spec::value_facts> in, const spec::attribute_map& attrs,
+                                                     std::span<const shape_type>) {
+        const spec::value_facts x = in.empty() ? spec::value_facts{} : in[0];
+        const auto to = dtype_from_onnx(static_cast<int>(spec::parse_attributes<attributes>(attrs, op_type).to));
+        if (info(to).is_floating) return {x};
+        if (to == dtype::boolean) return {spec::facts::image(x, [](double v) { return v != 0.0 ? 1.0 : 0.0; })};
+        return {spec::facts::image(x, [](double v) { return std::trunc(v); })};
+    }
 };
 
 inline constexpr auto binary_ops =

@@ -340,8 +340,9 @@ struct EyeLike {
                 if (shapes.empty() || shapes[0].size() != 2) return std::vector<spec::value_facts>{out};
                 const auto rows = static_cast<std::int64_t>(shapes[0][0]), cols = static_cast<std::int64_t>(shapes[0][1]);
                 const std::int64_t k = spec::parse_attributes<attributes>(attrs, op_type).k;
+                if (k <= -rows || k >= cols) return std::vector<spec::value_facts>{spec::value_facts::constant(0.0)};  // no diagonal
                 if (rows * cols != 1) out.force(0.0);
-                if (k > -rows && k < cols) out.force(1.0);
+                out.force(1.0);
                 return std::vector<spec::value_facts>{out};
             });
     }
@@ -579,7 +580,23 @@ struct TopK {
     }
     // sorted=0 leaves the order of the k outputs to the implementation: such a case has no
     // single right answer to compare a backend with, so generated cases keep the default.
-    static spec::hints hints() { return spec::hints{}.facts(spec::facts::selection_of(0)).flag("largest").omit("sorted").range(0, -50, 50); }
+    static spec::hints hints() { return spec::hints{}.facts(facts).flag("largest").omit("sorted").range(0, -50, 50); }
+    /// Values: some of X's elements. Indices: in [0, n - 1] along the axis;
+    /// when X is one value repeated, ties go to the lowest indices, so with
+    /// k >= 1 every slice holds index 0 (Mod by those indices divides by 0).
+    static std::vector<spec::value_facts> facts(std::span<const spec::value_facts> in, const spec::attribute_map& attrs,
+                                                std::span<const shape_type> shapes) {
+        const spec::value_facts x = in.empty() ? spec::value_facts{} : in[0];
+        if (shapes.empty() || shapes[0].empty()) return {x.range_only(), spec::value_facts{}};
+        const auto a = spec::parse_attributes<attributes>(attrs, op_type);
+        const std::size_t axis = spec::normalize_axis(a.axis, shapes[0].size(), op_type);
+        const auto n = static_cast<double>(shapes[0][axis]);
+        auto indices = spec::value_facts::within(0.0, std::max(n - 1.0, 0.0));
+        const bool one_value = x.lo == x.hi && std::isfinite(x.lo);
+        const bool some_k = in.size() > 1 && in[1].lo >= 1.0;
+        if (one_value && some_k) indices.force(0.0);
+        return {x.range_only(), indices};
+    }
 };
 
 inline constexpr auto misc_ops = hana::tuple_t<Constant, CastLike, Dropout, CumSum, EyeLike, OneHot, TopK>;

@@ -1304,7 +1304,26 @@ struct lrn {
         return {compute<S>(x[0], spec::parse_attributes<attributes>(c.attributes(), op_type))};
     }
     static spec::hints hints() {
-        return spec::hints{}.solve("size", 1, 9, 1.0).real("alpha", 1e-4, 1e-2, 0.5).real("beta", 0.5, 0.9, 0.5).real("bias", 1.0, 3.0, 0.5).range(0, -3, 3);
+        return spec::hints{}.solve("size", 1, 9, 1.0).real("alpha", 1e-4, 1e-2, 0.5).real("beta", 0.5, 0.9, 0.5).real("bias", 1.0, 3.0, 0.5).range(0, -3, 3).facts(facts);
+    }
+    /// Y = X * s with s = (bias + alpha/size * sum)^-beta in (0, bias^-beta] when
+    /// alpha, beta >= 0 and bias > 0: signs stay, magnitudes scale by at most
+    /// bias^-beta (LRN of values in [0, 1] with bias > 1 stays below 1).
+    static std::vector<spec::value_facts> facts(std::span<const spec::value_facts> in, const spec::attribute_map& attrs,
+                                                std::span<const shape_type>) {
+        const auto a = spec::parse_attributes<attributes>(attrs, op_type);
+        if (in.empty() || !(a.alpha >= 0.0f && a.beta >= 0.0f && a.bias > 0.0f)) return {spec::value_facts{}};
+        const auto& x = in[0];
+        const double s = std::pow(static_cast<double>(a.bias), -static_cast<double>(a.beta));
+        spec::value_facts y;
+        y.lo = x.lo >= 0.0 ? 0.0 : x.lo * s;
+        y.hi = x.hi <= 0.0 ? 0.0 : x.hi * s;
+        if (std::isfinite(x.some_at_most)) y.some_at_most = x.some_at_most >= 0.0 ? x.some_at_most * s : 0.0;
+        if (std::isfinite(x.some_at_least)) y.some_at_least = x.some_at_least <= 0.0 ? x.some_at_least * s : 0.0;
+        for (const double v : x.forced) {
+            if (v == 0.0) y.force(0.0);  // 0 stays 0
+        }
+        return {y};
     }
 };
 

@@ -587,7 +587,16 @@ struct arg_reduce {
     }
     static spec::hints hints() {
         // Small integer ranges make ties likely, which exercises select_last_index.
-        return spec::hints{}.flag("keepdims").flag("select_last_index").range(0, -3, 3);
+        // Facts: indices in [0, n - 1] along the axis; all 0 when it has one element.
+        return spec::hints{}.flag("keepdims").flag("select_last_index").range(0, -3, 3).facts(
+            [](std::span<const spec::value_facts>, const spec::attribute_map& attrs, std::span<const shape_type> shapes) {
+                if (shapes.empty() || shapes[0].empty()) return std::vector<spec::value_facts>{spec::value_facts::constant(0.0)};
+                const auto a = spec::parse_attributes<attributes>(attrs, op_type);
+                const std::size_t axis = spec::normalize_axis(a.axis, shapes[0].size(), op_type);
+                const auto n = static_cast<double>(shapes[0][axis]);
+                return std::vector<spec::value_facts>{n <= 1.0 ? spec::value_facts::constant(0.0)
+                                                               : spec::value_facts::within(0.0, n - 1.0)};
+            });
     }
 };
 
@@ -921,7 +930,21 @@ struct layer_normalization {
             .choice("stash_type", {std::int64_t{1}}, 0.2)
             .range(1, 0.5, 2.0)
             .range(2, -1.0, 1.0)
-            .optional_input(2, 0.7);
+            .optional_input(2, 0.7)
+            .facts(facts);
+    }
+    /// Y: unknown (Scale and B move it). Mean: inside X's range. InvStdDev =
+    /// 1 / sqrt(var + epsilon), with var at most (hi - lo)^2 / 4 for X in
+    /// [lo, hi]: InvStdDev of Cos values is never below 1 / sqrt(1 + epsilon).
+    static std::vector<spec::value_facts> facts(std::span<const spec::value_facts> in, const spec::attribute_map& attrs,
+                                                std::span<const shape_type>) {
+        const spec::value_facts x = in.empty() ? spec::value_facts{} : in[0];
+        const double eps = spec::parse_attributes<attributes>(attrs, op_type).epsilon;
+        if (!(eps > 0.0)) return {spec::value_facts{}, x.range_only(), spec::value_facts{}};
+        const double var_max = (x.hi - x.lo) * (x.hi - x.lo) / 4.0;
+        // 1% slack for rounding in float32 / bfloat16 statistics.
+        const auto inv = spec::value_facts::within(0.99 / std::sqrt(var_max + eps), 1.01 / std::sqrt(eps));
+        return {spec::value_facts{}, x.range_only(), inv};
     }
 };
 
@@ -1203,7 +1226,23 @@ struct lp_normalization {
     static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
         return {compute<S>(x[0], spec::parse_attributes<attributes>(c.attributes(), op_type))};
     }
-    static spec::hints hints() { return spec::hints{}.choice("p", {std::int64_t{1}, std::int64_t{2}}, 0.7); }
+    static spec::hints hints() { return spec::hints{}.choice("p", {std::int64_t{1}, std::int64_t{2}}, 0.7).facts(facts); }
+    /// Every element lies in [-1, 1], and in a slice of n along the axis the
+    /// smallest |y| is at most n^(-1/p) (the p-th powers sum to 1): some element
+    /// is <= n^(-1/p) and some >= -n^(-1/p), so Acosh of it is out of reach.
+    static std::vector<spec::value_facts> facts(std::span<const spec::value_facts>, const spec::attribute_map& attrs,
+                                                std::span<const shape_type> shapes) {
+        auto f = spec::value_facts::within(-1.0, 1.0);
+        if (shapes.empty() || shapes[0].empty()) return {f};
+        const auto a = spec::parse_attributes<attributes>(attrs, op_type);
+        const std::size_t axis = spec::normalize_axis(a.axis, shapes[0].size(), op_type);
+        const auto n = static_cast<double>(shapes[0][axis]);
+        if (n < 2.0 || (a.p != 1 && a.p != 2)) return {f};
+        const double m = 1.01 * std::pow(n, -1.0 / static_cast<double>(a.p));  // 1% slack for rounding
+        f.some_at_most = m;
+        f.some_at_least = -m;
+        return {f};
+    }
 };
 
 inline constexpr auto reduce_ops =

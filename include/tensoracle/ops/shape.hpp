@@ -1519,6 +1519,24 @@ struct shape {
         return {{shape_util::emax(e - s, spec::expr(0))}};
     }
     static std::vector<dtype> output_dtypes(const spec::context&) { return {dtype::i64}; }
+    // Facts: the dims it returns, known once shapes are solved (Sinh of a Shape in float16 may overflow).
+    static spec::hints hints() {
+        return spec::hints{}.facts(
+            [](std::span<const spec::value_facts>, const spec::attribute_map& attrs, std::span<const shape_type> shapes) {
+                spec::value_facts f;
+                if (shapes.empty()) return std::vector<spec::value_facts>{f};
+                const auto a = spec::parse_attributes<attributes>(attrs, op_type);
+                const auto r = static_cast<std::int64_t>(shapes[0].size());
+                auto clamp = [r](std::int64_t v) { return std::clamp<std::int64_t>(v < 0 ? v + r : v, 0, r); };
+                const std::int64_t s = clamp(a.start), e = a.end ? clamp(*a.end) : r;
+                for (std::int64_t i = s; i < e; ++i) {
+                    const auto d = static_cast<double>(shapes[0][static_cast<std::size_t>(i)]);
+                    if (i == s) f = spec::value_facts::constant(d);
+                    f.force(d);
+                }
+                return std::vector<spec::value_facts>{f};
+            });
+    }
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (out != dtype::i64 || rank != 1) return {};
         return {{spec::types::all.members(), shape_util::ranks_between(0, shape_detail::max_rank)}};
@@ -1560,6 +1578,16 @@ struct size {
     static std::vector<spec::constraint> constraints(const spec::context&) { return {}; }
     static spec::shape_exprs output_shapes(const spec::context&) { return {{}}; }
     static std::vector<dtype> output_dtypes(const spec::context&) { return {dtype::i64}; }
+    // Facts: the element count, known once shapes are solved.
+    static spec::hints hints() {
+        return spec::hints{}.facts(
+            [](std::span<const spec::value_facts>, const spec::attribute_map&, std::span<const shape_type> shapes) {
+                if (shapes.empty()) return std::vector<spec::value_facts>{spec::value_facts{}};
+                double n = 1.0;
+                for (const auto d : shapes[0]) n *= static_cast<double>(d);
+                return std::vector<spec::value_facts>{spec::value_facts::constant(n)};
+            });
+    }
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (out != dtype::i64 || rank != 0) return {};
         return {{spec::types::all.members(), shape_util::ranks_between(0, shape_detail::max_rank)}};

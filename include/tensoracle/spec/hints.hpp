@@ -82,6 +82,22 @@ struct value_facts {
         if (std::find(forced.begin(), forced.end(), v) == forced.end()) forced.push_back(v);
         return *this;
     }
+    /// These facts as data of dtype d holds them: integer and bool data lies in
+    /// the dtype's range (a bool is 0 or 1, a u8 never negative). Facts that
+    /// reach outside it were worked out without the wrap-around of integer
+    /// arithmetic, so only the dtype's range is kept of them. Floating dtypes:
+    /// as they are.
+    [[nodiscard]] value_facts of_dtype(dtype d) const {
+        const auto& i = info(d);
+        if (i.is_floating) return *this;
+        double dlo = 0.0, dhi = 1.0;
+        if (i.is_integer) {
+            dlo = i.is_signed ? -std::ldexp(1.0, i.bits - 1) : 0.0;
+            dhi = std::ldexp(1.0, i.is_signed ? i.bits - 1 : i.bits) - 1.0;
+        }
+        if (lo >= dlo && hi <= dhi) return *this;
+        return within(dlo, dhi);
+    }
     /// Both values' elements in one (Concat, Pad's added constant): the hull, every forced value.
     value_facts& join(const value_facts& o) {
         lo = std::min(lo, o.lo);
@@ -161,7 +177,70 @@ template <class Fn>
         const double y = static_cast<double>(f(v));
         if (!std::isnan(y)) out.force(y);
     }
+    // Element bounds survive a monotone f (Asinh of a LogSoftmax row still has
+    // one element <= asinh(-log n)); a decreasing f swaps them. Monotonicity is
+    // judged on the sorted probe points, as the enclosure is.
+    if (std::isfinite(x.some_at_most) || std::isfinite(x.some_at_least)) {
+        auto points = probe_points(x.lo, x.hi);
+        std::sort(points.begin(), points.end());
+        bool up = true, down = true;
+        double prev = std::numeric_limits<double>::quiet_NaN();
+        for (const double p : points) {
+            const double y = static_cast<double>(f(p));
+            if (std::isnan(y)) {
+                up = down = false;
+                break;
+            }
+            if (!std::isnan(prev)) {
+                up = up && y >= prev;
+                down = down && y <= prev;
+            }
+            prev = y;
+        }
+        auto at = [&](double m) {
+            const double y = static_cast<double>(f(std::clamp(m, x.lo, x.hi)));
+            return std::isnan(y) ? std::numeric_limits<double>::quiet_NaN() : y;
+        };
+        const double m = at(x.some_at_most), l = at(x.some_at_least);
+        if (up) {
+            if (std::isfinite(x.some_at_most) && !std::isnan(m)) out.some_at_most = m;
+            if (std::isfinite(x.some_at_least) && !std::isnan(l)) out.some_at_least = l;
+        } else if (down) {
+            if (std::isfinite(x.some_at_most) && !std::isnan(m)) out.some_at_least = m;
+            if (std::isfinite(x.some_at_least) && !std::isnan(l)) out.some_at_most = l;
+        }
+    }
     return out;
+}
+
+/// Facts of an element-wise op of several inputs from the corners of their
+/// enclosures, for ops monotone in each input (Max, Min, Add, Sub) or
+/// bilinear (Mul): the extremes of f over a box lie at its corners. A NaN
+/// corner (inf - inf, 0 * inf) leaves the output unknown. Element bounds
+/// carry over where f keeps them: Min keeps "some element <= m" of every
+/// input, Max "some element >= m".
+template <class Fn>
+[[nodiscard]] value_facts corners(std::span<const value_facts> in, Fn&& f, bool keeps_at_most = false,
+                                  bool keeps_at_least = false) {
+    if (in.empty()) return {};
+    value_facts acc = in[0].range_only();
+    acc.some_at_most = in[0].some_at_most;
+    acc.some_at_least = in[0].some_at_least;
+    for (std::size_t k = 1; k < in.size(); ++k) {
+        const auto& b = in[k];
+        const double c[4] = {f(acc.lo, b.lo), f(acc.lo, b.hi), f(acc.hi, b.lo), f(acc.hi, b.hi)};
+        value_facts next;
+        if (std::none_of(c, c + 4, [](double v) { return std::isnan(v); })) {
+            next.lo = *std::min_element(c, c + 4);
+            next.hi = *std::max_element(c, c + 4);
+        }
+        if (keeps_at_most) next.some_at_most = std::min(acc.some_at_most, b.some_at_most);
+        if (keeps_at_least) next.some_at_least = std::max(acc.some_at_least, b.some_at_least);
+        acc = next;
+    }
+    if (!keeps_at_most && in.size() > 1) acc.some_at_most = std::numeric_limits<double>::infinity();
+    if (!keeps_at_least && in.size() > 1) acc.some_at_least = -std::numeric_limits<double>::infinity();
+    return acc;
 }
 
 }  // namespace facts

@@ -371,6 +371,10 @@ struct domain_rule {
     std::function<double(double)> elementwise;
     /// f(x) <= 0 is needed of some element only (a sum's log needs one positive term).
     bool elementwise_any = false;
+    /// Rules that depend on the input's dtype (overflow: Exp's x <= log(max
+    /// finite)): f(x, max finite of elementwise_input's dtype) <= 0. Used
+    /// where the generator knows the dtype and `elementwise` is empty.
+    std::function<double(double, double)> elementwise_at_limit;
 
     domain_rule() = default;
     domain_rule(std::string what, std::function<double(std::span<const tensor>)> loss_of,

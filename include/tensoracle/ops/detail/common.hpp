@@ -110,25 +110,28 @@ domain_rule hinge_rule(std::string text, std::size_t input, F f) {
     return r;
 }
 
+/// The floating values a cast to integer dtype `to` keeps in range (none for
+/// floating and bool targets).
+inline std::optional<std::pair<double, double>> integer_cast_bounds(dtype to) {
+    switch (to) {
+        case dtype::i8: return std::pair{-128.0, 127.0};
+        case dtype::i16: return std::pair{-32768.0, 32767.0};
+        case dtype::i32: return std::pair{-2147483648.0, 2147483647.0};
+        case dtype::i64: return std::pair{-9223372036854775808.0, 9223372036854774784.0};  // largest double below 2^63
+        case dtype::u8: return std::pair{0.0, 255.0};
+        default: return std::nullopt;
+    }
+}
+
 /// ONNX Cast leaves a floating value outside an integer target's range undefined
 /// (runtimes saturate, wrap or give INT_MIN): the rule keeps a floating input 0
 /// within [min, max] of the target `target_of(inputs)` returns. Integer sources
 /// (they wrap, which is defined) and bool or floating targets always pass.
 template <class Target>
 domain_rule cast_range_rule(Target target_of) {
-    auto bounds = [](dtype to) -> std::optional<std::pair<double, double>> {
-        switch (to) {
-            case dtype::i8: return std::pair{-128.0, 127.0};
-            case dtype::i16: return std::pair{-32768.0, 32767.0};
-            case dtype::i32: return std::pair{-2147483648.0, 2147483647.0};
-            case dtype::i64: return std::pair{-9223372036854775808.0, 9223372036854774784.0};  // largest double below 2^63
-            case dtype::u8: return std::pair{0.0, 255.0};
-            default: return std::nullopt;
-        }
-    };
     auto f_of = [=](std::span<const tensor> in) -> std::optional<std::function<double(double)>> {
         if (!info(in[0].element_dtype()).is_floating) return std::nullopt;
-        const auto b = bounds(target_of(in));
+        const auto b = integer_cast_bounds(target_of(in));
         if (!b) return std::nullopt;
         return [lo = b->first, hi = b->second](double x) { return std::max(x - hi, lo - x); };
     };
@@ -161,8 +164,11 @@ domain_rule overflow_rule(std::string text, std::size_t input, F f) {
     auto at_limit = [input, f](std::span<const tensor> in) {
         return [m = max_finite(in[input].element_dtype()), f](double x) { return f(x, m); };
     };
-    return {std::move(text), [input, at_limit](std::span<const tensor> in) { return hinge_loss(in[input], at_limit(in)); },
-            [input, at_limit](std::span<const tensor> in) { return hinge_gradient(in, input, at_limit(in)); }};
+    domain_rule r{std::move(text), [input, at_limit](std::span<const tensor> in) { return hinge_loss(in[input], at_limit(in)); },
+                  [input, at_limit](std::span<const tensor> in) { return hinge_gradient(in, input, at_limit(in)); }};
+    r.elementwise_input = input;
+    r.elementwise_at_limit = [f](double x, double m) { return static_cast<double>(f(x, m)); };
+    return r;
 }
 
 /// A random dtype from a set.
