@@ -3480,8 +3480,10 @@ BOOST_HANA_ADAPT_STRUCT(tensoracle::ops::top_k_attr, axis, largest, sorted);
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <span>
 #include <string>
@@ -3793,20 +3795,44 @@ inline std::vector<expr> tail(const std::vector<expr>& v, std::size_t from) {
 
 using tensoracle::is_nan;
 
+/// Whether every value is finite: the exponent bits are not all ones. One
+/// pass without an early exit, which the compiler vectorizes (a GEMM of 64 x 64
+/// takes microseconds; a branchy scan of its inputs took as long).
+template <class T>
+bool all_finite(std::span<const T> v) {
+    using bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+    static_assert(sizeof(T) == sizeof(bits) && std::numeric_limits<T>::is_iec559);
+    constexpr bits exponent = static_cast<bits>(sizeof(T) == 4 ? 0x7f800000ull : 0x7ff0000000000000ull);
+    // Blocks of a fixed size, so that the compiler's cheapest vectorization applies.
+    constexpr std::size_t block = 16;
+    bits any = 0;
+    std::size_t i = 0;
+    for (; i + block <= v.size(); i += block) {
+        bits lane = 0;
+        for (std::size_t j = 0; j < block; ++j) {
+            lane |= static_cast<bits>((std::bit_cast<bits>(v[i + j]) & exponent) == exponent);
+        }
+        any |= lane;
+    }
+    for (; i < v.size(); ++i) any |= static_cast<bits>((std::bit_cast<bits>(v[i]) & exponent) == exponent);
+    return any == 0;
+}
+
 /// The GEMM plugged in for T (ops/fast_paths.hpp) when every value of `in`
 /// is finite, else null: BLASes may skip products with a zero factor, which
 /// would turn 0 * inf into 0 where the formula gives NaN.
 template <class T>
 gemm_function<T> fast_gemm_for(std::initializer_list<const tensor*> in) {
-    const auto gemm = fast_gemm<T>();
-    if (gemm == nullptr) return nullptr;
-    for (const tensor* t : in) {
-        if (t == nullptr) continue;
-        for (const T v : t->values<T>()) {
-            if (!std::isfinite(v)) return nullptr;
+    if constexpr (!std::is_same_v<T, float> && !std::is_same_v<T, double>) {
+        return nullptr;  // no GEMM in the table for other dtypes
+    } else {
+        const auto gemm = fast_gemm<T>();
+        if (gemm == nullptr) return nullptr;
+        for (const tensor* t : in) {
+            if (t != nullptr && !all_finite(t->values<T>())) return nullptr;
         }
+        return gemm;
     }
-    return gemm;
 }
 
 }  // namespace nn
@@ -3926,16 +3952,24 @@ struct matmul {
     static std::optional<tensor> fast(const tensor& a, const tensor& b) {
         const auto gemm = nn::fast_gemm_for<T>({&a, &b});
         if (gemm == nullptr) return std::nullopt;
-        namespace util = detail::nn;
-        const auto m = shape_model(util::constants(a.shape()), util::constants(b.shape()));
-        util::check_constant(op_type, m.constraints);
+        // The shape model's arithmetic on numbers: evaluate() has already
+        // checked its constraints and output shape, and rebuilding its
+        // expressions here cost as much as a 64 x 64 GEMM.
         const std::size_t ra = a.rank(), rb = b.rank();
+        if (ra == 0 || rb == 0) return std::nullopt;
         const std::size_t M = ra >= 2 ? a.shape()[ra - 2] : 1, K = a.shape()[ra - 1], N = rb >= 2 ? b.shape()[rb - 1] : 1;
+        if (K != b.shape()[rb >= 2 ? rb - 2 : 0]) {
+            throw shape_error(op_type, "A's last dim " + std::to_string(K) + " differs from B's contraction dim " +
+                                           std::to_string(b.shape()[rb >= 2 ? rb - 2 : 0]));
+        }
         if (M == 0 || N == 0 || K == 0) return std::nullopt;
         const shape_type batch_a(a.shape().begin(), a.shape().end() - (ra >= 2 ? 2 : 1));
         const shape_type batch_b(b.shape().begin(), b.shape().end() - (rb >= 2 ? 2 : 1));
         const auto batch = detail::broadcast_shapes({batch_a, batch_b}, op_type);
-        auto y = tensor::for_overwrite(dtype_of<T>, util::to_shape(util::values(m.y), op_type));
+        shape_type out_shape = batch;
+        if (ra >= 2) out_shape.push_back(M);
+        if (rb >= 2) out_shape.push_back(N);
+        auto y = tensor::for_overwrite(dtype_of<T>, out_shape);
         const T* pa = a.values<T>().data();
         const T* pb = b.values<T>().data();
         T* py = y.template values<T>().data();
@@ -4325,13 +4359,27 @@ struct conv : nn::two_inputs_and_optional_third<conv> {
                                 inside = inside && xi >= 0 && xi < xs[i];
                                 xoff = xoff * xs[i] + xi;
                             }
-                            for (std::size_t ol = 0; ol < run; ++ol) {
-                                const std::int64_t xi =
-                                    st[last] * static_cast<std::int64_t>(ol) + dl[last] * k[last] - pb[last];
-                                dst[p + ol] = inside && xi >= 0 && xi < xs[last]
-                                                  ? xc[static_cast<std::size_t>(xoff * xs[last] + xi)]
-                                                  : T(0);
+                            // The last axis: x index st*ol + off lies in [0, xs) for ol in [lo, hi);
+                            // zeros before and after, a strided copy between (no test per element).
+                            const std::int64_t off = dl[last] * k[last] - pb[last], s = st[last];
+                            std::size_t lo = run, hi = run;
+                            if (inside) {
+                                const std::int64_t first = off >= 0 ? 0 : (-off + s - 1) / s;
+                                const std::int64_t end = xs[last] - off <= 0 ? 0 : (xs[last] - off + s - 1) / s;
+                                lo = static_cast<std::size_t>(std::min<std::int64_t>(first, static_cast<std::int64_t>(run)));
+                                hi = std::max(lo, static_cast<std::size_t>(std::min<std::int64_t>(end, static_cast<std::int64_t>(run))));
                             }
+                            T* row = dst + p;
+                            std::fill(row, row + lo, T(0));
+                            const std::int64_t base = xoff * xs[last] + off;
+                            if (s == 1 && lo < hi) {
+                                std::copy_n(xc + static_cast<std::size_t>(base + static_cast<std::int64_t>(lo)), hi - lo, row + lo);
+                            } else {
+                                for (std::size_t ol = lo; ol < hi; ++ol) {
+                                    row[ol] = xc[static_cast<std::size_t>(base + static_cast<std::int64_t>(ol) * s)];
+                                }
+                            }
+                            std::fill(row + hi, row + run, T(0));
                             for (std::size_t i = last; i-- > 0;) {  // odometer over the outer output axes
                                 if (++o[i] < os[i]) break;
                                 o[i] = 0;

@@ -203,12 +203,61 @@ TEST_CASE("fast paths: degenerate dims, non-finite values, alpha 0 and other dty
     auto xc = g.uniform_tensor(to::dtype::f64, {1, 1, 3}, -1, 1);
     xc.values<double>()[1] = std::numeric_limits<double>::quiet_NaN();
     unchanged({"Conv", {xc, to::tensor::zeros(to::dtype::f64, {1, 1, 2})}, {}});
+    // The last element of the second operand, too (the finite check has no early exit to get wrong).
+    auto tail = g.uniform_tensor(to::dtype::f32, {2, 37}, -1, 1);
+    tail.values<float>()[tail.size() - 1] = -std::numeric_limits<float>::infinity();
+    unchanged({"MatMul", {g.uniform_tensor(to::dtype::f32, {3, 2}, -1, 1), tail}, {}});
     // alpha = 0: a BLAS may skip the product.
     unchanged({"Gemm", {g.uniform_tensor(to::dtype::f32, {2, 3}, -1, 1), g.uniform_tensor(to::dtype::f32, {3, 2}, -1, 1)},
                {{"alpha", 0.0f}}});
     // float16 and integers have no GEMM in the table.
     unchanged({"MatMul", {g.uniform_tensor(to::dtype::f16, {3, 4}, -1, 1), g.uniform_tensor(to::dtype::f16, {4, 2}, -1, 1)}, {}});
     unchanged({"MatMul", {g.uniform_tensor(to::dtype::i32, {3, 4}, -3, 3), g.uniform_tensor(to::dtype::i32, {4, 2}, -3, 3)}, {}});
+}
+
+TEST_CASE("fast paths: the finite check sees every non-finite value, wherever it is") {
+    for (const std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{7}, std::size_t{64}, std::size_t{1001}}) {
+        CAPTURE(n);
+        std::vector<float> f(n, 1.5f);
+        std::vector<double> d(n, -2.5);
+        if (n > 2) {
+            f[1] = std::numeric_limits<float>::max();
+            f[2] = std::numeric_limits<float>::denorm_min();
+            d[1] = -std::numeric_limits<double>::max();
+            d[2] = -0.0;
+        }
+        CHECK(to::ops::nn::all_finite<float>(f));
+        CHECK(to::ops::nn::all_finite<double>(d));
+        for (std::size_t at : {std::size_t{0}, n / 2, n == 0 ? 0 : n - 1}) {
+            if (n == 0) break;
+            for (const double bad : {std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(),
+                                     std::numeric_limits<double>::quiet_NaN()}) {
+                auto f2 = f;
+                auto d2 = d;
+                f2[at] = static_cast<float>(bad);
+                d2[at] = bad;
+                CHECK_FALSE(to::ops::nn::all_finite<float>(f2));
+                CHECK_FALSE(to::ops::nn::all_finite<double>(d2));
+            }
+        }
+    }
+}
+
+TEST_CASE("fast paths: MatMul's fast path called without evaluate() still rejects mismatched contraction dims") {
+    const to::ops::naive_kernels_only restore;
+    use_plain_gemm();
+    to::rng g(6);
+    const auto x = g.uniform_tensor(to::dtype::f32, {2, 3}, -1, 1), w = g.uniform_tensor(to::dtype::f32, {4, 5}, -1, 1);
+    CHECK_THROWS_WITH_AS((void)to::ops::MatMul::fast<float>(x, w), doctest::Contains("MatMul"), to::shape_error);
+    // 1-D operands: (K) x (K, N) and (M, K) x (K).
+    const auto v = g.uniform_tensor(to::dtype::f32, {3}, -1, 1), m = g.uniform_tensor(to::dtype::f32, {3, 5}, -1, 1);
+    const auto y = to::ops::MatMul::fast<float>(v, m);
+    REQUIRE(y.has_value());
+    CHECK(y->shape() == to::shape_type{5});
+    CHECK(to::ops::MatMul::fast<float>(x, v)->shape() == to::shape_type{2});
+    const auto batched = to::ops::MatMul::fast<float>(g.uniform_tensor(to::dtype::f32, {4, 1, 2, 3}, -1, 1),
+                                                      g.uniform_tensor(to::dtype::f32, {3, 3, 5}, -1, 1));
+    CHECK(batched->shape() == to::shape_type{4, 3, 2, 5});
 }
 
 TEST_CASE("fast paths: the interpreter uses the table, and a shape error still names the op") {
