@@ -1967,14 +1967,19 @@ domain_rule hinge_rule(std::string text, std::size_t input, F f) {
 }
 
 /// The floating values a cast to integer dtype `to` keeps in range (none for
-/// floating and bool targets).
+/// floating and bool targets). The cast truncates toward zero first (ONNX, and
+/// C++'s conversion, whose behaviour is undefined only when the truncated value
+/// does not fit), so the range is the open interval (min - 1, max + 1): -0.5
+/// becomes 0 in uint8, -1 does not fit. Bounds are the doubles just inside it.
 inline std::optional<std::pair<double, double>> integer_cast_bounds(dtype to) {
+    auto open = [](double lo, double hi) { return std::pair{std::nextafter(lo, 0.0), std::nextafter(hi, 0.0)}; };
     switch (to) {
-        case dtype::i8: return std::pair{-128.0, 127.0};
-        case dtype::i16: return std::pair{-32768.0, 32767.0};
-        case dtype::i32: return std::pair{-2147483648.0, 2147483647.0};
-        case dtype::i64: return std::pair{-9223372036854775808.0, 9223372036854774784.0};  // largest double below 2^63
-        case dtype::u8: return std::pair{0.0, 255.0};
+        case dtype::i8: return open(-129.0, 128.0);
+        case dtype::i16: return open(-32769.0, 32768.0);
+        case dtype::i32: return open(-2147483649.0, 2147483648.0);
+        // -2^63 - 1 rounds to -2^63 in double, which fits; the largest double below 2^63 is 2^63 - 1024.
+        case dtype::i64: return std::pair{-9223372036854775808.0, 9223372036854774784.0};
+        case dtype::u8: return open(-1.0, 256.0);
         default: return std::nullopt;
     }
 }
@@ -6067,6 +6072,9 @@ TENSORACLE_REDUCE(prod, "ReduceProd", sum_types)
     }
     static constexpr std::array<double, 2> range{-1.5, 1.5};
     static constexpr std::size_t max_dim = 3;  // groups of at most 27: |prod| <= 1.5^27 < f16 max
+    /// Its finiteness rule measures sum(log |x|) (reduce_op::domain): a product of thousands of
+    /// factors overflows even double, and a loss of "1 per infinite group" has no slope to follow.
+    static constexpr bool multiplicative = true;
 };
 // reduced = sum(|x|)
 TENSORACLE_REDUCE(l1, "ReduceL1", sum_types)
@@ -6230,25 +6238,73 @@ struct reduce_op {
         return detail::reduce_groups<double>(std::span<const double>(x.data(), x.size()), s, mask);
     }
 
+    /// A product's finiteness in the log domain: a group overflows when the sum of
+    /// log |x| over it exceeds log(max finite) (a zero factor keeps it finite); the
+    /// loss is that excess, its gradient 1 / x on the elements of overflowing groups.
+    static spec::domain_rule product_rule(const attributes& a) {
+        // Per group: its elements' positions in the input and the excess of sum(log |x|).
+        auto excess = [a](std::span<const tensor> in) {
+            std::vector<std::pair<std::vector<double>, double>> over;
+            const dtype d = in[0].element_dtype();
+            if (!info(d).is_floating) return over;  // integers wrap, always finite
+            const double limit = std::log(detail::max_finite(d));
+            auto positions = array<double>::from_shape(in[0].shape());
+            for (std::size_t k = 0; k < positions.size(); ++k) positions.data()[k] = static_cast<double>(k);
+            const std::vector<tensor> where{tensor(positions)};
+            const auto values = groups_of(in, a);
+            const auto at = groups_of(where, a);
+            for (std::size_t g = 0; g < values.size(); ++g) {
+                double s = 0.0;
+                for (const double x : values[g]) s += std::log(std::fabs(x));  // log 0 = -inf: finite
+                if (std::isnan(s) || s > limit) over.emplace_back(at[g], std::isnan(s) ? 1.0 : s - limit);
+            }
+            return over;
+        };
+        return {"every product is finite (sum of log |x| per group <= log of the dtype's largest value)",
+                [excess](std::span<const tensor> in) {
+                    double loss = 0.0;
+                    for (const auto& g : excess(in)) loss += g.second;
+                    return loss;
+                },
+                [excess](std::span<const tensor> in) {
+                    std::vector<tensor> grads(in.size());
+                    const auto x = in[0].to<double>();
+                    auto d = array<double>::from_shape(x.shape());
+                    d.fill(0.0);
+                    for (const auto& g : excess(in)) {
+                        for (const double p : g.first) {
+                            const auto k = static_cast<std::size_t>(p);
+                            d.data()[k] = 1.0 / x.data()[k];
+                        }
+                    }
+                    grads[0] = tensor(d);
+                    return grads;
+                }};
+    }
+
     static std::vector<spec::domain_rule> domain(const spec::attribute_map& attrs) {
         const auto a = parse(attrs);
         std::vector<spec::domain_rule> out;
-        out.push_back({"every reduced value is finite (non-empty groups, no overflow; computed in double)",
-                       [a](std::span<const tensor> in) {
-                           const dtype d = in[0].element_dtype();
-                           if (!info(d).is_floating) return 0.0;  // integers wrap, always finite
-                           double loss = 0.0;
-                           const double m = detail::max_finite(d);
-                           for (const auto& g : groups_of(in, a)) {
-                               const double r = F::template reduce<double, double>(std::span<const double>(g));
-                               if (!std::isfinite(r)) {
-                                   loss += 1.0;
-                               } else if (std::fabs(r) > m) {
-                                   loss += std::fabs(r) / m - 1.0;
+        if constexpr (requires { F::multiplicative; }) {
+            out.push_back(product_rule(a));
+        } else {
+            out.push_back({"every reduced value is finite (non-empty groups, no overflow; computed in double)",
+                           [a](std::span<const tensor> in) {
+                               const dtype d = in[0].element_dtype();
+                               if (!info(d).is_floating) return 0.0;  // integers wrap, always finite
+                               double loss = 0.0;
+                               const double m = detail::max_finite(d);
+                               for (const auto& g : groups_of(in, a)) {
+                                   const double r = F::template reduce<double, double>(std::span<const double>(g));
+                                   if (!std::isfinite(r)) {
+                                       loss += 1.0;
+                                   } else if (std::fabs(r) > m) {
+                                       loss += std::fabs(r) / m - 1.0;
+                                   }
                                }
-                           }
-                           return loss;
-                       }});
+                               return loss;
+                           }});
+        }
         if constexpr (requires { F::rules(); }) {
             for (auto& rule : F::rules()) {
                 const auto f = rule.second;  // named: lambdas may not capture bindings (Clang 14)
@@ -14154,16 +14210,28 @@ public:
     }
 
     /// Narrows `dom` towards a fixpoint of all constraints; false when a
-    /// domain became empty (`*failed` names the constraint).
-    bool propagate(std::vector<interval>& dom, std::size_t max_rounds, std::size_t* failed) const {
+    /// domain became empty (`*failed` names the constraint). `changed`: `dom`
+    /// is a fixpoint except for that variable's domain (a search branch of a
+    /// propagated box), so only the constraints that mention it start queued.
+    bool propagate(std::vector<interval>& dom, std::size_t max_rounds, std::size_t* failed,
+                   std::optional<std::size_t> changed = std::nullopt) const {
         // Scratch reused across calls: the search propagates at every choice point.
         auto& queued = scratch_.queued;
         auto& queue = scratch_.queue;
         auto& fwd = scratch_.fwd;
         auto& touched = scratch_.touched;
-        queued.assign(constraints_.size(), 1);
-        queue.resize(constraints_.size());
-        for (std::size_t k = 0; k < queue.size(); ++k) queue[k] = k;
+        if (changed) {
+            queued.assign(constraints_.size(), 0);
+            queue.clear();
+            for (const std::size_t w : watchers_[*changed]) {
+                queued[w] = 1;
+                queue.push_back(w);
+            }
+        } else {
+            queued.assign(constraints_.size(), 1);
+            queue.resize(constraints_.size());
+            for (std::size_t k = 0; k < queue.size(); ++k) queue[k] = k;
+        }
         std::size_t head = 0;
         const std::size_t limit = max_rounds * std::max<std::size_t>(constraints_.size(), 1);
         while (head < queue.size()) {
@@ -14557,7 +14625,9 @@ private:
     for (;;) {
         std::size_t nodes = 0;
         bool cut = false;
-        std::vector<std::vector<interval>> stack{root};
+        // Each box with the variable it differs in from its propagated parent.
+        std::vector<std::pair<std::vector<interval>, std::size_t>> stack;
+        stack.emplace_back(root, root.size());
         while (!stack.empty()) {
             if (nodes >= budget) {
                 cut = true;
@@ -14565,9 +14635,11 @@ private:
             }
             ++nodes;
             ++result.nodes;
-            auto dom = std::move(stack.back());
+            auto entry = std::move(stack.back());
             stack.pop_back();
-            if (nodes > 1 && !compiled.propagate(dom, options.max_propagation_rounds, nullptr)) continue;
+            auto& dom = entry.first;
+            const std::size_t split = entry.second;
+            if (split < dom.size() && !compiled.propagate(dom, options.max_propagation_rounds, nullptr, split)) continue;
             // Constrained variables first (smallest domain first: fail early);
             // free ones last, where any value works.
             std::size_t pick = dom.size();
@@ -14609,7 +14681,7 @@ private:
             branches[0] = with({v, v});
             // Push in reverse so {v} is explored first.
             for (int b = 2; b >= 0; --b) {
-                if (!branches[b].empty()) stack.push_back(std::move(branches[b]));
+                if (!branches[b].empty()) stack.emplace_back(std::move(branches[b]), pick);
             }
         }
         if (!cut) break;  // the whole tree was searched
@@ -16505,6 +16577,7 @@ inline std::vector<tensor> estimate_gradient(const spec::domain_rule& rule, std:
     double scale = 1.0;     // range scale of the current start (see restart)
     bool positive = false;  // the current start draws only the positive part of each range
     bool from_one = false;  // the current start draws values >= 1 (NNSmith's sampling range starts there)
+    bool some_zero = false;  // the current start sets each free value to all zeros with probability 1/2
     bool nonzero_integers = false;  // after an integer division by zero: integer data without zeros
     auto draw = [&](detail::free_value& f, bool baseline) {
         auto r = baseline ? options.baseline_range : f.range;
@@ -16527,6 +16600,7 @@ inline std::vector<tensor> estimate_gradient(const spec::domain_rule& rule, std:
             // false (Atanh of a Cast needs no true) and all true (Log of one).
             f.x.fill(from_one ? 1.0 : 0.0);
         }
+        if (!baseline && some_zero && g.bernoulli(0.5)) f.x.fill(0.0);
         if (nonzero_integers && !info(f.type).is_floating && f.type != dtype::boolean) {
             for (auto& v : f.x) {
                 if (v == 0.0) v = positive || g.bernoulli(0.5) || !info(f.type).is_signed ? 1.0 : -1.0;
@@ -16546,15 +16620,20 @@ inline std::vector<tensor> estimate_gradient(const spec::domain_rule& rule, std:
     // A fresh random start. Ranges cycle through scales 1, 1/2, ..., 1/128:
     // small values avoid overflow and the flat zones of integer and
     // piecewise-constant paths no gradient crosses; large ones reach domains
-    // such as x >= 1. Starts take turns: the whole range, its positive part
-    // (a domain behind a sign change, Acosh(Floor(1 / x)) needs x > 0 in
-    // every element, is a local minimum the gradient does not leave), and
-    // values from 1 up.
+    // such as x >= 1. Starts take turns: the whole range; one where each free
+    // value is all zeros or not, at random (domains only an exact value
+    // reaches: Atanh(Selu(Sign(y / x))) needs y = 0, Ceil(Cosh(x)) is 1 only
+    // at x = 0, a sum of Pow(x, e) over 60,000 float16 elements fits at e = 0;
+    // a gradient steps over such points); the positive part of each range (a
+    // domain behind a sign change, Acosh(Floor(1 / x)) needs x > 0 in every
+    // element, is a local minimum the gradient does not leave); values from 1 up.
     auto restart = [&]() {
         ++result.restarts;
-        positive = result.restarts % 3 == 1;
-        from_one = result.restarts % 3 == 2;
-        scale = std::ldexp(1.0, -static_cast<int>((result.restarts / 3) % 8));
+        const std::size_t kind = result.restarts % 4;
+        some_zero = kind == 1;
+        positive = kind == 2;
+        from_one = kind == 3;
+        scale = std::ldexp(1.0, -static_cast<int>((result.restarts / 4) % 8));
         for (auto& f : free) draw(f, false);
         target = {SIZE_MAX, SIZE_MAX};
         visited.clear();

@@ -488,7 +488,8 @@ TEST_CASE("generator: shapes, indices and overflow limits of the dtype put domai
         chain({{"ArgMax", axis1}, {"Cast", attrs{{"to", std::int64_t{1}}}}, {"Reciprocal", attrs{}}}, {4, 1})));
     CHECK_FALSE(gen.unreachable_domain(
         chain({{"ArgMax", axis1}, {"Cast", attrs{{"to", std::int64_t{1}}}}, {"Reciprocal", attrs{}}}, {4, 3})));
-    // A cast to uint8 needs its floating input in [0, 255]: Neg of a Sigmoid is never above 0.
+    // A cast to uint8 needs its floating input in (-1, 256) (truncation first): Neg of a
+    // Sigmoid, in [-1, 0], becomes 0 inside (-1, 0]; Neg of Exp of Abs is -1 or below.
     auto cast_u8 = [&](std::vector<std::pair<std::string, attrs>> ops, bool typed) {
         ops.push_back({"Cast", attrs{{"to", std::int64_t{2}}}});
         auto sk = chain(ops, {4, 3});
@@ -497,9 +498,11 @@ TEST_CASE("generator: shapes, indices and overflow limits of the dtype put domai
         }
         return sk;
     };
-    CHECK(gen.unreachable_domain(cast_u8({{"Sigmoid", attrs{}}, {"Neg", attrs{}}}, true)));
+    CHECK(gen.unreachable_domain(cast_u8({{"Abs", attrs{}}, {"Exp", attrs{}}, {"Neg", attrs{}}}, true)));
+    CHECK_FALSE(gen.unreachable_domain(cast_u8({{"Sigmoid", attrs{}}, {"Neg", attrs{}}}, true)));
     CHECK_FALSE(gen.unreachable_domain(cast_u8({{"Sigmoid", attrs{}}}, true)));
-    CHECK_FALSE(gen.unreachable_domain(cast_u8({{"Sigmoid", attrs{}}, {"Neg", attrs{}}}, false)));  // dtype unknown: no rule
+    CHECK_FALSE(  // dtype unknown: no rule
+        gen.unreachable_domain(cast_u8({{"Abs", attrs{}}, {"Exp", attrs{}}, {"Neg", attrs{}}}, false)));
     // TopK of one value repeated: ties take the lowest indices, so index 0 is always there.
     const auto topk = to::ops::find_op("TopK")->hints();
     const std::vector<to::shape_type> topk_shapes{{4, 3}, {1}};
@@ -647,6 +650,107 @@ TEST_CASE("input search: a free bool weight that must be all false or all true")
         const double want = std::string_view(op) == "Atanh" ? 0.0 : 1.0;
         CHECK(std::all_of(mask.begin(), mask.end(), [&](double v) { return v == want; }));
     }
+}
+
+TEST_CASE("Cast's domain: a floating value fits an integer target when its truncation does") {
+    auto loss = [](std::int64_t to_code, double x, to::dtype from) {
+        const auto rules = to::ops::find_op("Cast")->domain({{"to", to_code}});
+        REQUIRE(rules.size() == 1);
+        const std::vector<to::tensor> in{to::tensor(to::array<double>{x}).cast(from)};
+        return rules[0].loss(in);
+    };
+    constexpr std::int64_t u8 = 2, i8 = 3, i32 = 6;
+    CHECK(loss(u8, -0.5, to::dtype::f32) == 0.0);  // truncates to 0
+    CHECK(loss(u8, 255.75, to::dtype::f32) == 0.0);
+    CHECK(loss(u8, -1.0, to::dtype::f32) > 0.0);
+    CHECK(loss(u8, 256.0, to::dtype::f32) > 0.0);
+    CHECK(loss(i8, -128.75, to::dtype::f64) == 0.0);
+    CHECK(loss(i8, -129.0, to::dtype::f64) > 0.0);
+    CHECK(loss(i8, 128.0, to::dtype::f16) > 0.0);
+    CHECK(loss(i32, 2147483647.5, to::dtype::f64) == 0.0);
+    CHECK(loss(i32, 2147483648.0, to::dtype::f64) > 0.0);
+    CHECK(loss(i32, -2147483649.0, to::dtype::f64) > 0.0);
+    // The kernel agrees: the values inside the range convert to the truncated integer.
+    const auto cast = to::tensor(to::array<double>{-0.5, 255.75, -128.75}).cast(to::dtype::u8);
+    CHECK(cast.to<double>()(0) == 0.0);
+    CHECK(cast.to<double>()(1) == 255.0);
+}
+
+namespace {
+to::graph::node make_node(std::string op, std::vector<std::string> in, std::string out, to::spec::attribute_map a = {}) {
+    to::graph::node n;
+    n.op_type = std::move(op);
+    n.inputs = std::move(in);
+    n.outputs = {std::move(out)};
+    n.attributes = std::move(a);
+    return n;
+}
+}  // namespace
+
+TEST_CASE("input search: a domain only an exact zero reaches") {
+    // Atanh(Selu(Sign(y / x))): Sign gives -1, 0 or 1, and Selu of +-1 leaves (-1, 1), so
+    // every element needs y / x = 0 exactly: y = 0 with x != 0. No gradient step lands
+    // on 0; the starts that set some free values to zeros do.
+    to::gen::graph_sketch s;
+    s.model.inputs = {{"y", to::dtype::f64, to::shape_type{}}, {"x", to::dtype::f64, to::shape_type{5}}};
+    s.model.nodes = {make_node("Div", {"y", "x"}, "q"), make_node("Sign", {"q"}, "s"), make_node("Selu", {"s"}, "u"),
+                     make_node("Atanh", {"u"}, "a")};
+    s.model.outputs.push_back({"a", to::dtype::f64, to::shape_type{5}});
+    for (const std::uint64_t seed : {1, 2, 3}) {
+        CAPTURE(seed);
+        to::rng g(seed);
+        const auto r = to::gen::search_inputs(s, g);
+        REQUIRE(r.success);
+        CHECK(r.restarts > 0);
+        CHECK(r.values.at("y").to<double>()() == 0.0);
+        const auto x = r.values.at("x").to<double>();
+        CHECK(std::all_of(x.begin(), x.end(), [](double v) { return v != 0.0; }));
+    }
+}
+
+TEST_CASE("ReduceProd's finiteness rule: the excess of sum(log |x|) per group, slope 1 / x") {
+    const auto rules = to::ops::find_op("ReduceProd")->domain({{"axes", std::vector<std::int64_t>{1}}});
+    REQUIRE(!rules.empty());
+    // Three rows of 40: a row of 10s overflows float16 (log 10^40 = 92.1 > log 65504 = 11.09),
+    // a row of 10s with one zero does not, and a row of 1.1s does not (40 log 1.1 = 3.8).
+    auto x = to::array<double>::from_shape({3, 40});
+    for (std::size_t j = 0; j < 40; ++j) {
+        x(0, j) = j % 2 == 0 ? 10.0 : -10.0;
+        x(1, j) = j == 7 ? 0.0 : 10.0;
+        x(2, j) = 1.1;
+    }
+    const std::vector<to::tensor> in{to::tensor(x).cast(to::dtype::f16)};
+    const double excess = 40.0 * std::log(10.0) - std::log(65504.0);
+    CHECK(rules[0].loss(in) == doctest::Approx(excess).epsilon(1e-3));
+    REQUIRE(rules[0].gradient);
+    const auto d = rules[0].gradient(in)[0].to<double>();
+    for (std::size_t j = 0; j < 40; ++j) {
+        CHECK(d(0, j) == doctest::Approx(j % 2 == 0 ? 0.1 : -0.1));
+        CHECK(d(1, j) == 0.0);
+        CHECK(d(2, j) == 0.0);
+    }
+    // float32's largest value has log 88.7: the row of 10s still overflows it, by less.
+    const std::vector<to::tensor> f32{to::tensor(x).cast(to::dtype::f32)};
+    CHECK(rules[0].loss(f32) == doctest::Approx(40.0 * std::log(10.0) - std::log(3.4028234663852886e38)).epsilon(1e-3));
+    // Integers wrap: always finite.
+    const std::vector<to::tensor> ints{to::tensor(x).cast(to::dtype::i32)};
+    CHECK(rules[0].loss(ints) == 0.0);
+}
+
+TEST_CASE("input search: a product of thousands of LogSoftmax values, brought into range through its log") {
+    // LogSoftmax over 3 logits has an element of magnitude >= log 3 in every row, so small
+    // data does not help (rows of equal logits give (log 3)^3000, past float32's range):
+    // the rule's slope 1 / x makes one logit per row dominate.
+    to::gen::graph_sketch s;
+    s.model.inputs = {{"x", to::dtype::f32, to::shape_type{1000, 3}}};
+    s.model.nodes = {make_node("LogSoftmax", {"x"}, "l", {{"axis", std::int64_t{1}}}),
+                     make_node("ReduceProd", {"l"}, "p", {{"keepdims", std::int64_t{0}}})};
+    s.model.outputs.push_back({"p", to::dtype::f32, to::shape_type{}});
+    to::rng g(7);
+    const auto r = to::gen::search_inputs(s, g);
+    REQUIRE(r.success);
+    CHECK(std::isfinite(r.run.at("p").to<double>()()));
+    CHECK(r.gradient_steps > 0);
 }
 
 TEST_CASE("input search: the work budget counts an op's work estimate and ends a costly search") {

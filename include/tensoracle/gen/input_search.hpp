@@ -249,6 +249,7 @@ inline std::vector<tensor> estimate_gradient(const spec::domain_rule& rule, std:
     double scale = 1.0;     // range scale of the current start (see restart)
     bool positive = false;  // the current start draws only the positive part of each range
     bool from_one = false;  // the current start draws values >= 1 (NNSmith's sampling range starts there)
+    bool some_zero = false;  // the current start sets each free value to all zeros with probability 1/2
     bool nonzero_integers = false;  // after an integer division by zero: integer data without zeros
     auto draw = [&](detail::free_value& f, bool baseline) {
         auto r = baseline ? options.baseline_range : f.range;
@@ -271,6 +272,7 @@ inline std::vector<tensor> estimate_gradient(const spec::domain_rule& rule, std:
             // false (Atanh of a Cast needs no true) and all true (Log of one).
             f.x.fill(from_one ? 1.0 : 0.0);
         }
+        if (!baseline && some_zero && g.bernoulli(0.5)) f.x.fill(0.0);
         if (nonzero_integers && !info(f.type).is_floating && f.type != dtype::boolean) {
             for (auto& v : f.x) {
                 if (v == 0.0) v = positive || g.bernoulli(0.5) || !info(f.type).is_signed ? 1.0 : -1.0;
@@ -290,15 +292,20 @@ inline std::vector<tensor> estimate_gradient(const spec::domain_rule& rule, std:
     // A fresh random start. Ranges cycle through scales 1, 1/2, ..., 1/128:
     // small values avoid overflow and the flat zones of integer and
     // piecewise-constant paths no gradient crosses; large ones reach domains
-    // such as x >= 1. Starts take turns: the whole range, its positive part
-    // (a domain behind a sign change, Acosh(Floor(1 / x)) needs x > 0 in
-    // every element, is a local minimum the gradient does not leave), and
-    // values from 1 up.
+    // such as x >= 1. Starts take turns: the whole range; one where each free
+    // value is all zeros or not, at random (domains only an exact value
+    // reaches: Atanh(Selu(Sign(y / x))) needs y = 0, Ceil(Cosh(x)) is 1 only
+    // at x = 0, a sum of Pow(x, e) over 60,000 float16 elements fits at e = 0;
+    // a gradient steps over such points); the positive part of each range (a
+    // domain behind a sign change, Acosh(Floor(1 / x)) needs x > 0 in every
+    // element, is a local minimum the gradient does not leave); values from 1 up.
     auto restart = [&]() {
         ++result.restarts;
-        positive = result.restarts % 3 == 1;
-        from_one = result.restarts % 3 == 2;
-        scale = std::ldexp(1.0, -static_cast<int>((result.restarts / 3) % 8));
+        const std::size_t kind = result.restarts % 4;
+        some_zero = kind == 1;
+        positive = kind == 2;
+        from_one = kind == 3;
+        scale = std::ldexp(1.0, -static_cast<int>((result.restarts / 4) % 8));
         for (auto& f : free) draw(f, false);
         target = {SIZE_MAX, SIZE_MAX};
         visited.clear();

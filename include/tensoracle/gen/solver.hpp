@@ -180,16 +180,28 @@ public:
     }
 
     /// Narrows `dom` towards a fixpoint of all constraints; false when a
-    /// domain became empty (`*failed` names the constraint).
-    bool propagate(std::vector<interval>& dom, std::size_t max_rounds, std::size_t* failed) const {
+    /// domain became empty (`*failed` names the constraint). `changed`: `dom`
+    /// is a fixpoint except for that variable's domain (a search branch of a
+    /// propagated box), so only the constraints that mention it start queued.
+    bool propagate(std::vector<interval>& dom, std::size_t max_rounds, std::size_t* failed,
+                   std::optional<std::size_t> changed = std::nullopt) const {
         // Scratch reused across calls: the search propagates at every choice point.
         auto& queued = scratch_.queued;
         auto& queue = scratch_.queue;
         auto& fwd = scratch_.fwd;
         auto& touched = scratch_.touched;
-        queued.assign(constraints_.size(), 1);
-        queue.resize(constraints_.size());
-        for (std::size_t k = 0; k < queue.size(); ++k) queue[k] = k;
+        if (changed) {
+            queued.assign(constraints_.size(), 0);
+            queue.clear();
+            for (const std::size_t w : watchers_[*changed]) {
+                queued[w] = 1;
+                queue.push_back(w);
+            }
+        } else {
+            queued.assign(constraints_.size(), 1);
+            queue.resize(constraints_.size());
+            for (std::size_t k = 0; k < queue.size(); ++k) queue[k] = k;
+        }
         std::size_t head = 0;
         const std::size_t limit = max_rounds * std::max<std::size_t>(constraints_.size(), 1);
         while (head < queue.size()) {
@@ -583,7 +595,9 @@ private:
     for (;;) {
         std::size_t nodes = 0;
         bool cut = false;
-        std::vector<std::vector<interval>> stack{root};
+        // Each box with the variable it differs in from its propagated parent.
+        std::vector<std::pair<std::vector<interval>, std::size_t>> stack;
+        stack.emplace_back(root, root.size());
         while (!stack.empty()) {
             if (nodes >= budget) {
                 cut = true;
@@ -591,9 +605,11 @@ private:
             }
             ++nodes;
             ++result.nodes;
-            auto dom = std::move(stack.back());
+            auto entry = std::move(stack.back());
             stack.pop_back();
-            if (nodes > 1 && !compiled.propagate(dom, options.max_propagation_rounds, nullptr)) continue;
+            auto& dom = entry.first;
+            const std::size_t split = entry.second;
+            if (split < dom.size() && !compiled.propagate(dom, options.max_propagation_rounds, nullptr, split)) continue;
             // Constrained variables first (smallest domain first: fail early);
             // free ones last, where any value works.
             std::size_t pick = dom.size();
@@ -635,7 +651,7 @@ private:
             branches[0] = with({v, v});
             // Push in reverse so {v} is explored first.
             for (int b = 2; b >= 0; --b) {
-                if (!branches[b].empty()) stack.push_back(std::move(branches[b]));
+                if (!branches[b].empty()) stack.emplace_back(std::move(branches[b]), pick);
             }
         }
         if (!cut) break;  // the whole tree was searched

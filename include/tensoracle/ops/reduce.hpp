@@ -200,6 +200,9 @@ TENSORACLE_REDUCE(prod, "ReduceProd", sum_types)
     }
     static constexpr std::array<double, 2> range{-1.5, 1.5};
     static constexpr std::size_t max_dim = 3;  // groups of at most 27: |prod| <= 1.5^27 < f16 max
+    /// Its finiteness rule measures sum(log |x|) (reduce_op::domain): a product of thousands of
+    /// factors overflows even double, and a loss of "1 per infinite group" has no slope to follow.
+    static constexpr bool multiplicative = true;
 };
 // reduced = sum(|x|)
 TENSORACLE_REDUCE(l1, "ReduceL1", sum_types)
@@ -363,25 +366,73 @@ struct reduce_op {
         return detail::reduce_groups<double>(std::span<const double>(x.data(), x.size()), s, mask);
     }
 
+    /// A product's finiteness in the log domain: a group overflows when the sum of
+    /// log |x| over it exceeds log(max finite) (a zero factor keeps it finite); the
+    /// loss is that excess, its gradient 1 / x on the elements of overflowing groups.
+    static spec::domain_rule product_rule(const attributes& a) {
+        // Per group: its elements' positions in the input and the excess of sum(log |x|).
+        auto excess = [a](std::span<const tensor> in) {
+            std::vector<std::pair<std::vector<double>, double>> over;
+            const dtype d = in[0].element_dtype();
+            if (!info(d).is_floating) return over;  // integers wrap, always finite
+            const double limit = std::log(detail::max_finite(d));
+            auto positions = array<double>::from_shape(in[0].shape());
+            for (std::size_t k = 0; k < positions.size(); ++k) positions.data()[k] = static_cast<double>(k);
+            const std::vector<tensor> where{tensor(positions)};
+            const auto values = groups_of(in, a);
+            const auto at = groups_of(where, a);
+            for (std::size_t g = 0; g < values.size(); ++g) {
+                double s = 0.0;
+                for (const double x : values[g]) s += std::log(std::fabs(x));  // log 0 = -inf: finite
+                if (std::isnan(s) || s > limit) over.emplace_back(at[g], std::isnan(s) ? 1.0 : s - limit);
+            }
+            return over;
+        };
+        return {"every product is finite (sum of log |x| per group <= log of the dtype's largest value)",
+                [excess](std::span<const tensor> in) {
+                    double loss = 0.0;
+                    for (const auto& g : excess(in)) loss += g.second;
+                    return loss;
+                },
+                [excess](std::span<const tensor> in) {
+                    std::vector<tensor> grads(in.size());
+                    const auto x = in[0].to<double>();
+                    auto d = array<double>::from_shape(x.shape());
+                    d.fill(0.0);
+                    for (const auto& g : excess(in)) {
+                        for (const double p : g.first) {
+                            const auto k = static_cast<std::size_t>(p);
+                            d.data()[k] = 1.0 / x.data()[k];
+                        }
+                    }
+                    grads[0] = tensor(d);
+                    return grads;
+                }};
+    }
+
     static std::vector<spec::domain_rule> domain(const spec::attribute_map& attrs) {
         const auto a = parse(attrs);
         std::vector<spec::domain_rule> out;
-        out.push_back({"every reduced value is finite (non-empty groups, no overflow; computed in double)",
-                       [a](std::span<const tensor> in) {
-                           const dtype d = in[0].element_dtype();
-                           if (!info(d).is_floating) return 0.0;  // integers wrap, always finite
-                           double loss = 0.0;
-                           const double m = detail::max_finite(d);
-                           for (const auto& g : groups_of(in, a)) {
-                               const double r = F::template reduce<double, double>(std::span<const double>(g));
-                               if (!std::isfinite(r)) {
-                                   loss += 1.0;
-                               } else if (std::fabs(r) > m) {
-                                   loss += std::fabs(r) / m - 1.0;
+        if constexpr (requires { F::multiplicative; }) {
+            out.push_back(product_rule(a));
+        } else {
+            out.push_back({"every reduced value is finite (non-empty groups, no overflow; computed in double)",
+                           [a](std::span<const tensor> in) {
+                               const dtype d = in[0].element_dtype();
+                               if (!info(d).is_floating) return 0.0;  // integers wrap, always finite
+                               double loss = 0.0;
+                               const double m = detail::max_finite(d);
+                               for (const auto& g : groups_of(in, a)) {
+                                   const double r = F::template reduce<double, double>(std::span<const double>(g));
+                                   if (!std::isfinite(r)) {
+                                       loss += 1.0;
+                                   } else if (std::fabs(r) > m) {
+                                       loss += std::fabs(r) / m - 1.0;
+                                   }
                                }
-                           }
-                           return loss;
-                       }});
+                               return loss;
+                           }});
+        }
         if constexpr (requires { F::rules(); }) {
             for (auto& rule : F::rules()) {
                 const auto f = rule.second;  // named: lambdas may not capture bindings (Clang 14)

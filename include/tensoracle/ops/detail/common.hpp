@@ -111,14 +111,19 @@ domain_rule hinge_rule(std::string text, std::size_t input, F f) {
 }
 
 /// The floating values a cast to integer dtype `to` keeps in range (none for
-/// floating and bool targets).
+/// floating and bool targets). The cast truncates toward zero first (ONNX, and
+/// C++'s conversion, whose behaviour is undefined only when the truncated value
+/// does not fit), so the range is the open interval (min - 1, max + 1): -0.5
+/// becomes 0 in uint8, -1 does not fit. Bounds are the doubles just inside it.
 inline std::optional<std::pair<double, double>> integer_cast_bounds(dtype to) {
+    auto open = [](double lo, double hi) { return std::pair{std::nextafter(lo, 0.0), std::nextafter(hi, 0.0)}; };
     switch (to) {
-        case dtype::i8: return std::pair{-128.0, 127.0};
-        case dtype::i16: return std::pair{-32768.0, 32767.0};
-        case dtype::i32: return std::pair{-2147483648.0, 2147483647.0};
-        case dtype::i64: return std::pair{-9223372036854775808.0, 9223372036854774784.0};  // largest double below 2^63
-        case dtype::u8: return std::pair{0.0, 255.0};
+        case dtype::i8: return open(-129.0, 128.0);
+        case dtype::i16: return open(-32769.0, 32768.0);
+        case dtype::i32: return open(-2147483649.0, 2147483648.0);
+        // -2^63 - 1 rounds to -2^63 in double, which fits; the largest double below 2^63 is 2^63 - 1024.
+        case dtype::i64: return std::pair{-9223372036854775808.0, 9223372036854774784.0};
+        case dtype::u8: return open(-1.0, 256.0);
         default: return std::nullopt;
     }
 }
