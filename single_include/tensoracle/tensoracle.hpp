@@ -407,7 +407,7 @@ public:
         std::shared_ptr<const node> lhs, rhs, cond;
     };
 
-    expr(std::int64_t v) : node_(std::make_shared<const node>(node{expr_kind::constant, v, {}, {}, {}, {}})) {}  // NOLINT
+    expr(std::int64_t v) : node_(constant_node(v)) {}  // NOLINT
     expr(int v) : expr(static_cast<std::int64_t>(v)) {}  // NOLINT
     expr(std::size_t v) : expr(checked_int(v)) {}         // NOLINT
 
@@ -476,9 +476,30 @@ private:
     }
 
     static expr make(expr_kind k, const expr& a, const expr& b) {
-        expr e(std::make_shared<const node>(node{k, 0, {}, a.node_, b.node_, {}}));
-        if (a.is_constant() && b.is_constant()) return expr(e.eval({}));
-        return e;
+        if (a.is_constant() && b.is_constant()) {
+            const node folded{k, 0, {}, a.node_, b.node_, {}};  // on the stack: only its value is kept
+            return expr(eval_node(folded, environment{}));
+        }
+        return expr(std::make_shared<const node>(node{k, 0, {}, a.node_, b.node_, {}}));
+    }
+
+    // A model built from concrete shapes folds to a constant at every step, so
+    // kernels and the interpreter build many constants; the small ones (dims,
+    // axes, attribute values) share one immutable node each instead of
+    // allocating one per use. The table is never destroyed: an expression held
+    // by another static object may outlive any destruction order.
+    static std::shared_ptr<const node> constant_node(std::int64_t v) {
+        constexpr std::int64_t lowest = -64, highest = 1024;
+        if (v < lowest || v > highest) return std::make_shared<const node>(node{expr_kind::constant, v, {}, {}, {}, {}});
+        static const auto* const shared = [] {
+            auto* t = new std::vector<std::shared_ptr<const node>>();
+            t->reserve(static_cast<std::size_t>(highest - lowest + 1));
+            for (std::int64_t c = lowest; c <= highest; ++c) {
+                t->push_back(std::make_shared<const node>(node{expr_kind::constant, c, {}, {}, {}, {}}));
+            }
+            return t;
+        }();
+        return (*shared)[static_cast<std::size_t>(v - lowest)];
     }
 
     static std::int64_t eval_node(const node& n, const environment& env) {
@@ -1028,6 +1049,8 @@ private:
 //   inputs, outputs                        std::array<value_spec, N>: names, dtype sets, ranks
 //   constraints(const context&)            validity constraints, in the integer constraint language
 //   output_shapes(const context&)          forward shape inference, as expressions
+//   constraints_and_shapes(const context&) optional: both of the above from one model, for
+//                                          specs that derive them from one (built once per evaluation)
 //   output_dtypes(input dtypes, attrs)     forward dtype inference
 //   input_candidates(out dtype, out rank)  backward inference: admissible input dtypes and ranks
 //   domain(attrs)                          tensor inequalities under which there is no NaN/Inf, with losses
@@ -1367,6 +1390,14 @@ private:
 /// Output shape expressions, one vector of dims per output.
 using shape_exprs = std::vector<std::vector<expr>>;
 
+/// What a spec's optional constraints_and_shapes() returns: its constraints()
+/// and output_shapes() from one model (the shapes are read only when the
+/// constraints hold).
+struct constraints_with_shapes {
+    std::vector<constraint> constraints;
+    shape_exprs shapes;
+};
+
 /// A tensor inequality under which an op yields no NaN/Inf, with the loss
 /// the input search minimizes (0 when satisfied). `loss` sees the inputs.
 struct domain_rule {
@@ -1489,6 +1520,8 @@ struct op_entry {
     attribute_map (*normalize_attributes)(const attribute_map&) = nullptr;
     std::vector<constraint> (*constraints)(const context&) = nullptr;
     shape_exprs (*output_shapes)(const context&) = nullptr;
+    /// Both of the above from one model; nullptr when the spec has no such member.
+    constraints_with_shapes (*constraints_and_shapes)(const context&) = nullptr;
     std::vector<dtype> (*output_dtypes)(const context&) = nullptr;
     std::vector<input_candidate> (*input_candidates)(dtype, std::size_t) = nullptr;
     std::vector<domain_rule> (*domain)(const attribute_map&) = nullptr;
@@ -1516,6 +1549,7 @@ template <class Op>
     };
     e.constraints = &Op::constraints;
     e.output_shapes = &Op::output_shapes;
+    if constexpr (requires { &Op::constraints_and_shapes; }) e.constraints_and_shapes = &Op::constraints_and_shapes;
     e.output_dtypes = &Op::output_dtypes;
     e.input_candidates = &Op::input_candidates;
     e.domain = &Op::domain;
@@ -1578,12 +1612,25 @@ struct inferred_outputs {
     std::vector<shape_type> shapes;
 };
 
+namespace detail {
+// Constraints checked, then the output shapes: from one model where the spec has one.
+inline std::vector<shape_type> checked_shapes(const op_entry& op, const context& c) {
+    if (op.constraints_and_shapes != nullptr) {
+        const auto m = op.constraints_and_shapes(c);
+        check_constraints(c, m.constraints);
+        return eval_shapes(c, m.shapes);
+    }
+    check_constraints(c, op.constraints(c));
+    return eval_shapes(c, op.output_shapes(c));
+}
+}  // namespace detail
+
 [[nodiscard]] inline inferred_outputs infer(const op_entry& op, const std::vector<const tensor*>& inputs,
                                             const attribute_map& attributes) {
     detail::check_inputs(op, inputs);
     const context c(op.op_type, inputs, op.normalize_attributes(attributes));
-    check_constraints(c, op.constraints(c));
-    return {op.output_dtypes(c), eval_shapes(c, op.output_shapes(c))};
+    auto shapes = detail::checked_shapes(op, c);
+    return {op.output_dtypes(c), std::move(shapes)};
 }
 
 /// Runs op on inputs (nullptr = absent optional input) with checks before
@@ -1593,9 +1640,8 @@ struct inferred_outputs {
                                                   const attribute_map& attributes) {
     detail::check_inputs(op, inputs);
     const context c(op.op_type, inputs, op.normalize_attributes(attributes));
-    check_constraints(c, op.constraints(c));
+    const auto shapes = detail::checked_shapes(op, c);
     const auto dtypes = op.output_dtypes(c);
-    const auto shapes = eval_shapes(c, op.output_shapes(c));
     auto out = op.run(c);
     if (out.size() != shapes.size() || out.size() != dtypes.size()) {
         throw error(std::string(op.op_type), "internal: kernel produced " + std::to_string(out.size()) +
@@ -3889,10 +3935,14 @@ struct matmul {
         return m;
     }
 
-    static std::vector<spec::constraint> constraints(const spec::context& c) {
-        return shape_model(c.shape(0), c.shape(1)).constraints;
+    static spec::constraints_with_shapes constraints_and_shapes(const spec::context& c) {
+        auto m = shape_model(c.shape(0), c.shape(1));
+        return {std::move(m.constraints), {std::move(m.y)}};
     }
-    static spec::shape_exprs output_shapes(const spec::context& c) { return {shape_model(c.shape(0), c.shape(1)).y}; }
+    static std::vector<spec::constraint> constraints(const spec::context& c) {
+        return constraints_and_shapes(c).constraints;
+    }
+    static spec::shape_exprs output_shapes(const spec::context& c) { return constraints_and_shapes(c).shapes; }
     static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!types.contains(out)) return {};
@@ -4087,8 +4137,14 @@ struct gemm : nn::two_inputs_and_optional_third<gemm> {
         if (c.has_input(2)) cd = c.shape(2);
         return shape_model(c.shape(0), c.shape(1), cd, c.attr("transA"), c.attr("transB"));
     }
-    static std::vector<spec::constraint> constraints(const spec::context& c) { return context_model(c).constraints; }
-    static spec::shape_exprs output_shapes(const spec::context& c) { return {context_model(c).y}; }
+    static spec::constraints_with_shapes constraints_and_shapes(const spec::context& c) {
+        auto m = context_model(c);
+        return {std::move(m.constraints), {std::move(m.y)}};
+    }
+    static std::vector<spec::constraint> constraints(const spec::context& c) {
+        return constraints_and_shapes(c).constraints;
+    }
+    static spec::shape_exprs output_shapes(const spec::context& c) { return constraints_and_shapes(c).shapes; }
     static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!types.contains(out) || rank != 2) return {};
@@ -4256,10 +4312,14 @@ struct conv : nn::two_inputs_and_optional_third<conv> {
         detail::nn::fill_conv_dims(d, c, a.auto_pad, op_type);
         return d;
     }
-    static std::vector<spec::constraint> constraints(const spec::context& c) {
-        return shape_model(context_dims(c)).constraints;
+    static spec::constraints_with_shapes constraints_and_shapes(const spec::context& c) {
+        auto m = shape_model(context_dims(c));
+        return {std::move(m.constraints), {std::move(m.y)}};
     }
-    static spec::shape_exprs output_shapes(const spec::context& c) { return {shape_model(context_dims(c)).y}; }
+    static std::vector<spec::constraint> constraints(const spec::context& c) {
+        return constraints_and_shapes(c).constraints;
+    }
+    static spec::shape_exprs output_shapes(const spec::context& c) { return constraints_and_shapes(c).shapes; }
     static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!types.contains(out) || rank < 3 || rank > 5) return {};
@@ -4534,10 +4594,14 @@ struct conv_transpose : nn::two_inputs_and_optional_third<conv_transpose> {
         d.output_shape = c.attr_ints("output_shape");
         return d;
     }
-    static std::vector<spec::constraint> constraints(const spec::context& c) {
-        return shape_model(context_dims(c)).constraints;
+    static spec::constraints_with_shapes constraints_and_shapes(const spec::context& c) {
+        auto m = shape_model(context_dims(c));
+        return {std::move(m.constraints), {std::move(m.y)}};
     }
-    static spec::shape_exprs output_shapes(const spec::context& c) { return {shape_model(context_dims(c)).y}; }
+    static std::vector<spec::constraint> constraints(const spec::context& c) {
+        return constraints_and_shapes(c).constraints;
+    }
+    static spec::shape_exprs output_shapes(const spec::context& c) { return constraints_and_shapes(c).shapes; }
     static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!types.contains(out) || rank < 3 || rank > 5) return {};
@@ -4689,15 +4753,15 @@ struct max_pool {
                                     c.attr_ints("dilations"), c.attr_ints("pads"),
                                     detail::nn::parse_auto_pad(a.auto_pad, op_type), c.attr("ceil_mode"));
     }
+    static spec::constraints_with_shapes constraints_and_shapes(const spec::context& c) {
+        auto m = context_model(c);
+        m.constraints.push_back({c.attr("storage_order") == 0 || c.attr("storage_order") == 1, "storage_order is 0 or 1"});
+        return {std::move(m.constraints), {m.y, m.y}};
+    }
     static std::vector<spec::constraint> constraints(const spec::context& c) {
-        auto cs = context_model(c).constraints;
-        cs.push_back({c.attr("storage_order") == 0 || c.attr("storage_order") == 1, "storage_order is 0 or 1"});
-        return cs;
+        return constraints_and_shapes(c).constraints;
     }
-    static spec::shape_exprs output_shapes(const spec::context& c) {
-        const auto y = context_model(c).y;
-        return {y, y};
-    }
+    static spec::shape_exprs output_shapes(const spec::context& c) { return constraints_and_shapes(c).shapes; }
     static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0), dtype::i64}; }
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!types.contains(out) || rank < 3 || rank > 5) return {};
@@ -4816,8 +4880,14 @@ struct average_pool {
                                     c.attr_ints("pads"), detail::nn::parse_auto_pad(a.auto_pad, op_type),
                                     c.attr("ceil_mode"));
     }
-    static std::vector<spec::constraint> constraints(const spec::context& c) { return context_model(c).constraints; }
-    static spec::shape_exprs output_shapes(const spec::context& c) { return {context_model(c).y}; }
+    static spec::constraints_with_shapes constraints_and_shapes(const spec::context& c) {
+        auto m = context_model(c);
+        return {std::move(m.constraints), {std::move(m.y)}};
+    }
+    static std::vector<spec::constraint> constraints(const spec::context& c) {
+        return constraints_and_shapes(c).constraints;
+    }
+    static spec::shape_exprs output_shapes(const spec::context& c) { return constraints_and_shapes(c).shapes; }
     static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!types.contains(out) || rank < 3 || rank > 5) return {};

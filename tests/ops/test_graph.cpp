@@ -137,6 +137,30 @@ TEST_CASE("constraint language: evaluation, printing, Euclidean division, overfl
     CHECK_THROWS_WITH_AS((void)x.eval({}), doctest::Contains("symbol 'x' has no value"), to::error);
 }
 
+TEST_CASE("constraint language: constants fold the same on both sides of the shared small ones") {
+    // Small constants share one node each, larger ones get their own: the value,
+    // the printing and the errors of folding must not tell them apart.
+    using to::spec::expr;
+    for (const std::int64_t v : {std::int64_t{-65}, std::int64_t{-64}, std::int64_t{0}, std::int64_t{1024},
+                                 std::int64_t{1025}, std::int64_t{1} << 40}) {
+        CAPTURE(v);
+        const expr a(v);
+        CHECK(a.is_constant());
+        CHECK(a.constant_value() == v);
+        CHECK(a.to_string() == std::to_string(v));
+        CHECK((a + 1).constant_value() == v + 1);
+        CHECK((a - a).constant_value() == 0);
+        CHECK((a / 7).constant_value() == (v - (((v % 7) + 7) % 7)) / 7);  // Euclidean
+        CHECK((a >= 0).constant_value() == (v >= 0 ? 1 : 0));
+        const auto x = expr::symbol("x");
+        CHECK((a * x).eval({{"x", 3}}) == 3 * v);
+    }
+    // Folding throws where evaluation would, naming the expression.
+    CHECK_THROWS_WITH_AS((void)(expr(5) / 0), doctest::Contains("division by zero evaluating 5 / 0"), to::error);
+    CHECK_THROWS_WITH_AS((void)(expr(std::int64_t{1} << 40) * expr(std::int64_t{1} << 40)),
+                         doctest::Contains("int64 overflow"), to::error);
+}
+
 namespace {
 // y = If(cond, then: x * w (w read from the outer graph), else: Neg(x)), then Relu(y).
 tg::graph if_graph() {

@@ -72,6 +72,45 @@ TEST_CASE("registry: sampled instances are valid, run, and match shape inference
     }
 }
 
+TEST_CASE("registry: a spec's constraints_and_shapes() says what its constraints() and output_shapes() say") {
+    // evaluate() and infer() use the combined member where a spec has one; the
+    // generator uses the separate ones. They must not drift apart, valid or not.
+    std::set<std::string> with;
+    for (const auto& e : to::ops::registry()) {
+        if (e.constraints_and_shapes == nullptr) continue;
+        with.emplace(e.op_type);
+        CAPTURE(e.op_type);
+        to::rng g(std::hash<std::string_view>{}(e.op_type) ^ 31);
+        for (int i = 0; i < 20; ++i) {
+            auto in = to::gen::sample_op(e, g);
+            if (i % 2 == 1 && !in.inputs.empty() && in.inputs[0] && in.inputs[0]->rank() > 0) {
+                auto s = in.inputs[0]->shape();  // often breaks a constraint
+                s.back() += 1 + static_cast<std::size_t>(i % 3);
+                in.inputs[0] = to::tensor::zeros(in.inputs[0]->element_dtype(), s);
+            }
+            const auto ptrs = pointers(in);
+            const to::spec::context c(e.op_type, ptrs, e.normalize_attributes(in.attributes));
+            const auto both = e.constraints_and_shapes(c);
+            const auto cs = e.constraints(c);
+            REQUIRE(both.constraints.size() == cs.size());
+            bool holds = true;
+            for (std::size_t k = 0; k < cs.size(); ++k) {
+                CHECK(both.constraints[k].condition.to_string() == cs[k].condition.to_string());
+                CHECK(both.constraints[k].reason == cs[k].reason);
+                holds = holds && c.eval(cs[k].condition) != 0;
+            }
+            if (!holds) continue;
+            const auto shapes = e.output_shapes(c);
+            REQUIRE(both.shapes.size() == shapes.size());
+            for (std::size_t o = 0; o < shapes.size(); ++o) {
+                REQUIRE(both.shapes[o].size() == shapes[o].size());
+                for (std::size_t d = 0; d < shapes[o].size(); ++d) CHECK(c.eval(both.shapes[o][d]) == c.eval(shapes[o][d]));
+            }
+        }
+    }
+    CHECK(with == std::set<std::string>{"AveragePool", "Conv", "ConvTranspose", "Gemm", "MatMul", "MaxPool"});
+}
+
 TEST_CASE("registry: backward inference admits every sampled instance") {
     // For the dtype and rank of each sampled output, input_candidates must list
     // the dtypes and ranks the instance actually used.

@@ -167,10 +167,14 @@ struct matmul {
         return m;
     }
 
-    static std::vector<spec::constraint> constraints(const spec::context& c) {
-        return shape_model(c.shape(0), c.shape(1)).constraints;
+    static spec::constraints_with_shapes constraints_and_shapes(const spec::context& c) {
+        auto m = shape_model(c.shape(0), c.shape(1));
+        return {std::move(m.constraints), {std::move(m.y)}};
     }
-    static spec::shape_exprs output_shapes(const spec::context& c) { return {shape_model(c.shape(0), c.shape(1)).y}; }
+    static std::vector<spec::constraint> constraints(const spec::context& c) {
+        return constraints_and_shapes(c).constraints;
+    }
+    static spec::shape_exprs output_shapes(const spec::context& c) { return constraints_and_shapes(c).shapes; }
     static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!types.contains(out)) return {};
@@ -365,8 +369,14 @@ struct gemm : nn::two_inputs_and_optional_third<gemm> {
         if (c.has_input(2)) cd = c.shape(2);
         return shape_model(c.shape(0), c.shape(1), cd, c.attr("transA"), c.attr("transB"));
     }
-    static std::vector<spec::constraint> constraints(const spec::context& c) { return context_model(c).constraints; }
-    static spec::shape_exprs output_shapes(const spec::context& c) { return {context_model(c).y}; }
+    static spec::constraints_with_shapes constraints_and_shapes(const spec::context& c) {
+        auto m = context_model(c);
+        return {std::move(m.constraints), {std::move(m.y)}};
+    }
+    static std::vector<spec::constraint> constraints(const spec::context& c) {
+        return constraints_and_shapes(c).constraints;
+    }
+    static spec::shape_exprs output_shapes(const spec::context& c) { return constraints_and_shapes(c).shapes; }
     static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!types.contains(out) || rank != 2) return {};
@@ -534,10 +544,14 @@ struct conv : nn::two_inputs_and_optional_third<conv> {
         detail::nn::fill_conv_dims(d, c, a.auto_pad, op_type);
         return d;
     }
-    static std::vector<spec::constraint> constraints(const spec::context& c) {
-        return shape_model(context_dims(c)).constraints;
+    static spec::constraints_with_shapes constraints_and_shapes(const spec::context& c) {
+        auto m = shape_model(context_dims(c));
+        return {std::move(m.constraints), {std::move(m.y)}};
     }
-    static spec::shape_exprs output_shapes(const spec::context& c) { return {shape_model(context_dims(c)).y}; }
+    static std::vector<spec::constraint> constraints(const spec::context& c) {
+        return constraints_and_shapes(c).constraints;
+    }
+    static spec::shape_exprs output_shapes(const spec::context& c) { return constraints_and_shapes(c).shapes; }
     static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!types.contains(out) || rank < 3 || rank > 5) return {};
@@ -812,10 +826,14 @@ struct conv_transpose : nn::two_inputs_and_optional_third<conv_transpose> {
         d.output_shape = c.attr_ints("output_shape");
         return d;
     }
-    static std::vector<spec::constraint> constraints(const spec::context& c) {
-        return shape_model(context_dims(c)).constraints;
+    static spec::constraints_with_shapes constraints_and_shapes(const spec::context& c) {
+        auto m = shape_model(context_dims(c));
+        return {std::move(m.constraints), {std::move(m.y)}};
     }
-    static spec::shape_exprs output_shapes(const spec::context& c) { return {shape_model(context_dims(c)).y}; }
+    static std::vector<spec::constraint> constraints(const spec::context& c) {
+        return constraints_and_shapes(c).constraints;
+    }
+    static spec::shape_exprs output_shapes(const spec::context& c) { return constraints_and_shapes(c).shapes; }
     static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!types.contains(out) || rank < 3 || rank > 5) return {};
@@ -967,15 +985,15 @@ struct max_pool {
                                     c.attr_ints("dilations"), c.attr_ints("pads"),
                                     detail::nn::parse_auto_pad(a.auto_pad, op_type), c.attr("ceil_mode"));
     }
+    static spec::constraints_with_shapes constraints_and_shapes(const spec::context& c) {
+        auto m = context_model(c);
+        m.constraints.push_back({c.attr("storage_order") == 0 || c.attr("storage_order") == 1, "storage_order is 0 or 1"});
+        return {std::move(m.constraints), {m.y, m.y}};
+    }
     static std::vector<spec::constraint> constraints(const spec::context& c) {
-        auto cs = context_model(c).constraints;
-        cs.push_back({c.attr("storage_order") == 0 || c.attr("storage_order") == 1, "storage_order is 0 or 1"});
-        return cs;
+        return constraints_and_shapes(c).constraints;
     }
-    static spec::shape_exprs output_shapes(const spec::context& c) {
-        const auto y = context_model(c).y;
-        return {y, y};
-    }
+    static spec::shape_exprs output_shapes(const spec::context& c) { return constraints_and_shapes(c).shapes; }
     static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0), dtype::i64}; }
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!types.contains(out) || rank < 3 || rank > 5) return {};
@@ -1094,8 +1112,14 @@ struct average_pool {
                                     c.attr_ints("pads"), detail::nn::parse_auto_pad(a.auto_pad, op_type),
                                     c.attr("ceil_mode"));
     }
-    static std::vector<spec::constraint> constraints(const spec::context& c) { return context_model(c).constraints; }
-    static spec::shape_exprs output_shapes(const spec::context& c) { return {context_model(c).y}; }
+    static spec::constraints_with_shapes constraints_and_shapes(const spec::context& c) {
+        auto m = context_model(c);
+        return {std::move(m.constraints), {std::move(m.y)}};
+    }
+    static std::vector<spec::constraint> constraints(const spec::context& c) {
+        return constraints_and_shapes(c).constraints;
+    }
+    static spec::shape_exprs output_shapes(const spec::context& c) { return constraints_and_shapes(c).shapes; }
     static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!types.contains(out) || rank < 3 || rank > 5) return {};

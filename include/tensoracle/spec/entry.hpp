@@ -26,6 +26,8 @@ struct op_entry {
     attribute_map (*normalize_attributes)(const attribute_map&) = nullptr;
     std::vector<constraint> (*constraints)(const context&) = nullptr;
     shape_exprs (*output_shapes)(const context&) = nullptr;
+    /// Both of the above from one model; nullptr when the spec has no such member.
+    constraints_with_shapes (*constraints_and_shapes)(const context&) = nullptr;
     std::vector<dtype> (*output_dtypes)(const context&) = nullptr;
     std::vector<input_candidate> (*input_candidates)(dtype, std::size_t) = nullptr;
     std::vector<domain_rule> (*domain)(const attribute_map&) = nullptr;
@@ -53,6 +55,7 @@ template <class Op>
     };
     e.constraints = &Op::constraints;
     e.output_shapes = &Op::output_shapes;
+    if constexpr (requires { &Op::constraints_and_shapes; }) e.constraints_and_shapes = &Op::constraints_and_shapes;
     e.output_dtypes = &Op::output_dtypes;
     e.input_candidates = &Op::input_candidates;
     e.domain = &Op::domain;
@@ -115,12 +118,25 @@ struct inferred_outputs {
     std::vector<shape_type> shapes;
 };
 
+namespace detail {
+// Constraints checked, then the output shapes: from one model where the spec has one.
+inline std::vector<shape_type> checked_shapes(const op_entry& op, const context& c) {
+    if (op.constraints_and_shapes != nullptr) {
+        const auto m = op.constraints_and_shapes(c);
+        check_constraints(c, m.constraints);
+        return eval_shapes(c, m.shapes);
+    }
+    check_constraints(c, op.constraints(c));
+    return eval_shapes(c, op.output_shapes(c));
+}
+}  // namespace detail
+
 [[nodiscard]] inline inferred_outputs infer(const op_entry& op, const std::vector<const tensor*>& inputs,
                                             const attribute_map& attributes) {
     detail::check_inputs(op, inputs);
     const context c(op.op_type, inputs, op.normalize_attributes(attributes));
-    check_constraints(c, op.constraints(c));
-    return {op.output_dtypes(c), eval_shapes(c, op.output_shapes(c))};
+    auto shapes = detail::checked_shapes(op, c);
+    return {op.output_dtypes(c), std::move(shapes)};
 }
 
 /// Runs op on inputs (nullptr = absent optional input) with checks before
@@ -130,9 +146,8 @@ struct inferred_outputs {
                                                   const attribute_map& attributes) {
     detail::check_inputs(op, inputs);
     const context c(op.op_type, inputs, op.normalize_attributes(attributes));
-    check_constraints(c, op.constraints(c));
+    const auto shapes = detail::checked_shapes(op, c);
     const auto dtypes = op.output_dtypes(c);
-    const auto shapes = eval_shapes(c, op.output_shapes(c));
     auto out = op.run(c);
     if (out.size() != shapes.size() || out.size() != dtypes.size()) {
         throw error(std::string(op.op_type), "internal: kernel produced " + std::to_string(out.size()) +

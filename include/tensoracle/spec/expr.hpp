@@ -58,7 +58,7 @@ public:
         std::shared_ptr<const node> lhs, rhs, cond;
     };
 
-    expr(std::int64_t v) : node_(std::make_shared<const node>(node{expr_kind::constant, v, {}, {}, {}, {}})) {}  // NOLINT
+    expr(std::int64_t v) : node_(constant_node(v)) {}  // NOLINT
     expr(int v) : expr(static_cast<std::int64_t>(v)) {}  // NOLINT
     expr(std::size_t v) : expr(checked_int(v)) {}         // NOLINT
 
@@ -127,9 +127,30 @@ private:
     }
 
     static expr make(expr_kind k, const expr& a, const expr& b) {
-        expr e(std::make_shared<const node>(node{k, 0, {}, a.node_, b.node_, {}}));
-        if (a.is_constant() && b.is_constant()) return expr(e.eval({}));
-        return e;
+        if (a.is_constant() && b.is_constant()) {
+            const node folded{k, 0, {}, a.node_, b.node_, {}};  // on the stack: only its value is kept
+            return expr(eval_node(folded, environment{}));
+        }
+        return expr(std::make_shared<const node>(node{k, 0, {}, a.node_, b.node_, {}}));
+    }
+
+    // A model built from concrete shapes folds to a constant at every step, so
+    // kernels and the interpreter build many constants; the small ones (dims,
+    // axes, attribute values) share one immutable node each instead of
+    // allocating one per use. The table is never destroyed: an expression held
+    // by another static object may outlive any destruction order.
+    static std::shared_ptr<const node> constant_node(std::int64_t v) {
+        constexpr std::int64_t lowest = -64, highest = 1024;
+        if (v < lowest || v > highest) return std::make_shared<const node>(node{expr_kind::constant, v, {}, {}, {}, {}});
+        static const auto* const shared = [] {
+            auto* t = new std::vector<std::shared_ptr<const node>>();
+            t->reserve(static_cast<std::size_t>(highest - lowest + 1));
+            for (std::int64_t c = lowest; c <= highest; ++c) {
+                t->push_back(std::make_shared<const node>(node{expr_kind::constant, c, {}, {}, {}, {}}));
+            }
+            return t;
+        }();
+        return (*shared)[static_cast<std::size_t>(v - lowest)];
     }
 
     static std::int64_t eval_node(const node& n, const environment& env) {

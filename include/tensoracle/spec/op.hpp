@@ -7,6 +7,8 @@
 //   inputs, outputs                        std::array<value_spec, N>: names, dtype sets, ranks
 //   constraints(const context&)            validity constraints, in the integer constraint language
 //   output_shapes(const context&)          forward shape inference, as expressions
+//   constraints_and_shapes(const context&) optional: both of the above from one model, for
+//                                          specs that derive them from one (built once per evaluation)
 //   output_dtypes(input dtypes, attrs)     forward dtype inference
 //   input_candidates(out dtype, out rank)  backward inference: admissible input dtypes and ranks
 //   domain(attrs)                          tensor inequalities under which there is no NaN/Inf, with losses
@@ -353,6 +355,14 @@ private:
 
 /// Output shape expressions, one vector of dims per output.
 using shape_exprs = std::vector<std::vector<expr>>;
+
+/// What a spec's optional constraints_and_shapes() returns: its constraints()
+/// and output_shapes() from one model (the shapes are read only when the
+/// constraints hold).
+struct constraints_with_shapes {
+    std::vector<constraint> constraints;
+    shape_exprs shapes;
+};
 
 /// A tensor inequality under which an op yields no NaN/Inf, with the loss
 /// the input search minimizes (0 when satisfied). `loss` sees the inputs.
