@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <system_error>
+#include <vector>
 
 #include <tensoracle/campaign/reduce.hpp>
 
@@ -20,9 +22,22 @@ using tensoracle::tensor;
 
 namespace {
 
+// Scratch directories live until the test process exits, then go (they used
+// to pile up in the temp directory, one set per run).
+struct scratch_dirs {
+    std::vector<fs::path> made;
+    ~scratch_dirs() {
+        for (const auto& p : made) {
+            std::error_code ec;
+            fs::remove_all(p, ec);
+        }
+    }
+};
 fs::path scratch(const std::string& name) {
+    static scratch_dirs dirs;
     const auto p = fs::temp_directory_path() / ("tensoracle_reduce_test_" + std::to_string(::getpid()) + "_" + name);
     fs::remove_all(p);
+    dirs.made.push_back(p);
     return p;
 }
 
