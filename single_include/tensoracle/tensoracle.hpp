@@ -1398,6 +1398,14 @@ struct constraints_with_shapes {
     shape_exprs shapes;
 };
 
+/// Base of a spec Op that defines constraints_and_shapes(): its constraints()
+/// and output_shapes() come from that one model.
+template <class Op>
+struct one_shape_model {
+    static std::vector<constraint> constraints(const context& c) { return Op::constraints_and_shapes(c).constraints; }
+    static shape_exprs output_shapes(const context& c) { return Op::constraints_and_shapes(c).shapes; }
+};
+
 /// A tensor inequality under which an op yields no NaN/Inf, with the loss
 /// the input search minimizes (0 when satisfied). `loss` sees the inputs.
 struct domain_rule {
@@ -3894,7 +3902,7 @@ gemm_function<T> fast_gemm_for(std::initializer_list<const tensor*> in) {
 
 /// MatMul(A, B): numpy matmul. 1-D A is (1, K) and 1-D B is (K, 1) with the
 /// added axis removed from the result; leading (batch) dims broadcast.
-struct matmul {
+struct matmul : spec::one_shape_model<matmul> {
     static constexpr std::string_view op_type = "MatMul";
     static constexpr int opset = 13;
     using attributes = spec::no_attributes;
@@ -3939,10 +3947,6 @@ struct matmul {
         auto m = shape_model(c.shape(0), c.shape(1));
         return {std::move(m.constraints), {std::move(m.y)}};
     }
-    static std::vector<spec::constraint> constraints(const spec::context& c) {
-        return constraints_and_shapes(c).constraints;
-    }
-    static spec::shape_exprs output_shapes(const spec::context& c) { return constraints_and_shapes(c).shapes; }
     static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!types.contains(out)) return {};
@@ -4095,7 +4099,7 @@ struct gemm_attr {
 
 /// Gemm(A, B, C?) = alpha * A' B' + beta * C, A' = transA ? A^T : A (M x K),
 /// B' = transB ? B^T : B (K x N); C broadcasts unidirectionally to (M, N).
-struct gemm : nn::two_inputs_and_optional_third<gemm> {
+struct gemm : nn::two_inputs_and_optional_third<gemm>, spec::one_shape_model<gemm> {
     static constexpr std::string_view op_type = "Gemm";
     static constexpr int opset = 13;
     using attributes = gemm_attr;
@@ -4141,10 +4145,6 @@ struct gemm : nn::two_inputs_and_optional_third<gemm> {
         auto m = context_model(c);
         return {std::move(m.constraints), {std::move(m.y)}};
     }
-    static std::vector<spec::constraint> constraints(const spec::context& c) {
-        return constraints_and_shapes(c).constraints;
-    }
-    static spec::shape_exprs output_shapes(const spec::context& c) { return constraints_and_shapes(c).shapes; }
     static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!types.contains(out) || rank != 2) return {};
@@ -4251,7 +4251,7 @@ struct conv_attr {
 /// Conv(X, W, B?): X (N, C, D1..Dn), W (M, C/group, k1..kn), B (M).
 /// Y[b, m, o] = B[m] + sum_{c < C/group} sum_{k} X[b, g*C/group + c, s*o + d*k - pad_begin] * W[m, c, k]
 /// with g = m / (M/group) and zero padding (positions outside X contribute 0).
-struct conv : nn::two_inputs_and_optional_third<conv> {
+struct conv : nn::two_inputs_and_optional_third<conv>, spec::one_shape_model<conv> {
     static constexpr std::string_view op_type = "Conv";
     static constexpr int opset = 11;
     using attributes = conv_attr;
@@ -4316,10 +4316,6 @@ struct conv : nn::two_inputs_and_optional_third<conv> {
         auto m = shape_model(context_dims(c));
         return {std::move(m.constraints), {std::move(m.y)}};
     }
-    static std::vector<spec::constraint> constraints(const spec::context& c) {
-        return constraints_and_shapes(c).constraints;
-    }
-    static spec::shape_exprs output_shapes(const spec::context& c) { return constraints_and_shapes(c).shapes; }
     static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!types.contains(out) || rank < 3 || rank > 5) return {};
@@ -4500,7 +4496,8 @@ struct conv_transpose_attr {
 /// ConvTranspose(X, W, B?): X (N, C, D1..Dn), W (C, M/group, k1..kn), B (M).
 /// Y[b, g*M/group + m, s*j + d*k - pad_begin] += X[b, g*C/group + c, j] * W[g*C/group + c, m, k],
 /// Y starts at B; the full size per axis is s*(x-1) + output_padding + d*(k-1) + 1 - pads.
-struct conv_transpose : nn::two_inputs_and_optional_third<conv_transpose> {
+struct conv_transpose : nn::two_inputs_and_optional_third<conv_transpose>,
+                        spec::one_shape_model<conv_transpose> {
     static constexpr std::string_view op_type = "ConvTranspose";
     static constexpr int opset = 11;
     using attributes = conv_transpose_attr;
@@ -4598,10 +4595,6 @@ struct conv_transpose : nn::two_inputs_and_optional_third<conv_transpose> {
         auto m = shape_model(context_dims(c));
         return {std::move(m.constraints), {std::move(m.y)}};
     }
-    static std::vector<spec::constraint> constraints(const spec::context& c) {
-        return constraints_and_shapes(c).constraints;
-    }
-    static spec::shape_exprs output_shapes(const spec::context& c) { return constraints_and_shapes(c).shapes; }
     static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!types.contains(out) || rank < 3 || rank > 5) return {};
@@ -4738,7 +4731,7 @@ struct max_pool_attr {
 
 /// MaxPool(X) -> (Y, Indices): the maximum over each (dilated) window of the
 /// input, padding excluded; Indices is the flat index into X of that maximum.
-struct max_pool {
+struct max_pool : spec::one_shape_model<max_pool> {
     static constexpr std::string_view op_type = "MaxPool";
     static constexpr int opset = 12;
     using attributes = max_pool_attr;
@@ -4758,10 +4751,6 @@ struct max_pool {
         m.constraints.push_back({c.attr("storage_order") == 0 || c.attr("storage_order") == 1, "storage_order is 0 or 1"});
         return {std::move(m.constraints), {m.y, m.y}};
     }
-    static std::vector<spec::constraint> constraints(const spec::context& c) {
-        return constraints_and_shapes(c).constraints;
-    }
-    static spec::shape_exprs output_shapes(const spec::context& c) { return constraints_and_shapes(c).shapes; }
     static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0), dtype::i64}; }
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!types.contains(out) || rank < 3 || rank > 5) return {};
@@ -4866,7 +4855,7 @@ struct average_pool_attr {
 /// AveragePool(X): mean over each window; the divisor counts the window's
 /// positions inside X (count_include_pad=0) or inside the padded input
 /// (count_include_pad=1; positions past the end pad, from ceil_mode, are not counted).
-struct average_pool {
+struct average_pool : spec::one_shape_model<average_pool> {
     static constexpr std::string_view op_type = "AveragePool";
     static constexpr int opset = 11;
     using attributes = average_pool_attr;
@@ -4884,10 +4873,6 @@ struct average_pool {
         auto m = context_model(c);
         return {std::move(m.constraints), {std::move(m.y)}};
     }
-    static std::vector<spec::constraint> constraints(const spec::context& c) {
-        return constraints_and_shapes(c).constraints;
-    }
-    static spec::shape_exprs output_shapes(const spec::context& c) { return constraints_and_shapes(c).shapes; }
     static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!types.contains(out) || rank < 3 || rank > 5) return {};

@@ -126,7 +126,7 @@ gemm_function<T> fast_gemm_for(std::initializer_list<const tensor*> in) {
 
 /// MatMul(A, B): numpy matmul. 1-D A is (1, K) and 1-D B is (K, 1) with the
 /// added axis removed from the result; leading (batch) dims broadcast.
-struct matmul {
+struct matmul : spec::one_shape_model<matmul> {
     static constexpr std::string_view op_type = "MatMul";
     static constexpr int opset = 13;
     using attributes = spec::no_attributes;
@@ -171,10 +171,6 @@ struct matmul {
         auto m = shape_model(c.shape(0), c.shape(1));
         return {std::move(m.constraints), {std::move(m.y)}};
     }
-    static std::vector<spec::constraint> constraints(const spec::context& c) {
-        return constraints_and_shapes(c).constraints;
-    }
-    static spec::shape_exprs output_shapes(const spec::context& c) { return constraints_and_shapes(c).shapes; }
     static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!types.contains(out)) return {};
@@ -327,7 +323,7 @@ struct gemm_attr {
 
 /// Gemm(A, B, C?) = alpha * A' B' + beta * C, A' = transA ? A^T : A (M x K),
 /// B' = transB ? B^T : B (K x N); C broadcasts unidirectionally to (M, N).
-struct gemm : nn::two_inputs_and_optional_third<gemm> {
+struct gemm : nn::two_inputs_and_optional_third<gemm>, spec::one_shape_model<gemm> {
     static constexpr std::string_view op_type = "Gemm";
     static constexpr int opset = 13;
     using attributes = gemm_attr;
@@ -373,10 +369,6 @@ struct gemm : nn::two_inputs_and_optional_third<gemm> {
         auto m = context_model(c);
         return {std::move(m.constraints), {std::move(m.y)}};
     }
-    static std::vector<spec::constraint> constraints(const spec::context& c) {
-        return constraints_and_shapes(c).constraints;
-    }
-    static spec::shape_exprs output_shapes(const spec::context& c) { return constraints_and_shapes(c).shapes; }
     static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!types.contains(out) || rank != 2) return {};
@@ -483,7 +475,7 @@ struct conv_attr {
 /// Conv(X, W, B?): X (N, C, D1..Dn), W (M, C/group, k1..kn), B (M).
 /// Y[b, m, o] = B[m] + sum_{c < C/group} sum_{k} X[b, g*C/group + c, s*o + d*k - pad_begin] * W[m, c, k]
 /// with g = m / (M/group) and zero padding (positions outside X contribute 0).
-struct conv : nn::two_inputs_and_optional_third<conv> {
+struct conv : nn::two_inputs_and_optional_third<conv>, spec::one_shape_model<conv> {
     static constexpr std::string_view op_type = "Conv";
     static constexpr int opset = 11;
     using attributes = conv_attr;
@@ -548,10 +540,6 @@ struct conv : nn::two_inputs_and_optional_third<conv> {
         auto m = shape_model(context_dims(c));
         return {std::move(m.constraints), {std::move(m.y)}};
     }
-    static std::vector<spec::constraint> constraints(const spec::context& c) {
-        return constraints_and_shapes(c).constraints;
-    }
-    static spec::shape_exprs output_shapes(const spec::context& c) { return constraints_and_shapes(c).shapes; }
     static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!types.contains(out) || rank < 3 || rank > 5) return {};
@@ -732,7 +720,8 @@ struct conv_transpose_attr {
 /// ConvTranspose(X, W, B?): X (N, C, D1..Dn), W (C, M/group, k1..kn), B (M).
 /// Y[b, g*M/group + m, s*j + d*k - pad_begin] += X[b, g*C/group + c, j] * W[g*C/group + c, m, k],
 /// Y starts at B; the full size per axis is s*(x-1) + output_padding + d*(k-1) + 1 - pads.
-struct conv_transpose : nn::two_inputs_and_optional_third<conv_transpose> {
+struct conv_transpose : nn::two_inputs_and_optional_third<conv_transpose>,
+                        spec::one_shape_model<conv_transpose> {
     static constexpr std::string_view op_type = "ConvTranspose";
     static constexpr int opset = 11;
     using attributes = conv_transpose_attr;
@@ -830,10 +819,6 @@ struct conv_transpose : nn::two_inputs_and_optional_third<conv_transpose> {
         auto m = shape_model(context_dims(c));
         return {std::move(m.constraints), {std::move(m.y)}};
     }
-    static std::vector<spec::constraint> constraints(const spec::context& c) {
-        return constraints_and_shapes(c).constraints;
-    }
-    static spec::shape_exprs output_shapes(const spec::context& c) { return constraints_and_shapes(c).shapes; }
     static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!types.contains(out) || rank < 3 || rank > 5) return {};
@@ -970,7 +955,7 @@ struct max_pool_attr {
 
 /// MaxPool(X) -> (Y, Indices): the maximum over each (dilated) window of the
 /// input, padding excluded; Indices is the flat index into X of that maximum.
-struct max_pool {
+struct max_pool : spec::one_shape_model<max_pool> {
     static constexpr std::string_view op_type = "MaxPool";
     static constexpr int opset = 12;
     using attributes = max_pool_attr;
@@ -990,10 +975,6 @@ struct max_pool {
         m.constraints.push_back({c.attr("storage_order") == 0 || c.attr("storage_order") == 1, "storage_order is 0 or 1"});
         return {std::move(m.constraints), {m.y, m.y}};
     }
-    static std::vector<spec::constraint> constraints(const spec::context& c) {
-        return constraints_and_shapes(c).constraints;
-    }
-    static spec::shape_exprs output_shapes(const spec::context& c) { return constraints_and_shapes(c).shapes; }
     static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0), dtype::i64}; }
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!types.contains(out) || rank < 3 || rank > 5) return {};
@@ -1098,7 +1079,7 @@ struct average_pool_attr {
 /// AveragePool(X): mean over each window; the divisor counts the window's
 /// positions inside X (count_include_pad=0) or inside the padded input
 /// (count_include_pad=1; positions past the end pad, from ceil_mode, are not counted).
-struct average_pool {
+struct average_pool : spec::one_shape_model<average_pool> {
     static constexpr std::string_view op_type = "AveragePool";
     static constexpr int opset = 11;
     using attributes = average_pool_attr;
@@ -1116,10 +1097,6 @@ struct average_pool {
         auto m = context_model(c);
         return {std::move(m.constraints), {std::move(m.y)}};
     }
-    static std::vector<spec::constraint> constraints(const spec::context& c) {
-        return constraints_and_shapes(c).constraints;
-    }
-    static spec::shape_exprs output_shapes(const spec::context& c) { return constraints_and_shapes(c).shapes; }
     static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!types.contains(out) || rank < 3 || rank > 5) return {};

@@ -364,6 +364,14 @@ struct constraints_with_shapes {
     shape_exprs shapes;
 };
 
+/// Base of a spec Op that defines constraints_and_shapes(): its constraints()
+/// and output_shapes() come from that one model.
+template <class Op>
+struct one_shape_model {
+    static std::vector<constraint> constraints(const context& c) { return Op::constraints_and_shapes(c).constraints; }
+    static shape_exprs output_shapes(const context& c) { return Op::constraints_and_shapes(c).shapes; }
+};
+
 /// A tensor inequality under which an op yields no NaN/Inf, with the loss
 /// the input search minimizes (0 when satisfied). `loss` sees the inputs.
 struct domain_rule {
