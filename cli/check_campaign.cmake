@@ -44,9 +44,11 @@ endfunction()
 
 if(MODE STREQUAL "planted")
   # A sanitizer build runs each case several times slower: a 3 s limit there turned a slow
-  # Add/Tanh case into a false "hang" under a loaded CI (SLOW is set by cli/CMakeLists.txt).
+  # Add/Tanh case into a false "hang" under a loaded CI, and 6 s did once more at stop 32
+  # (SLOW is set by cli/CMakeLists.txt). The campaign itself does not yet re-run a time-out
+  # with a longer limit before calling it a hang.
   if(SLOW)
-    set(planted_timeout 6)
+    set(planted_timeout 12)
   else()
     set(planted_timeout 3)
   endif()
