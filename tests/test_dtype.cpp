@@ -32,7 +32,7 @@ TEST_CASE("traits agree with the C++ types they stand for") {
         CAPTURE(traits::name);
         CHECK(traits::bits == (std::is_same_v<T, bool> ? 8 : static_cast<int>(sizeof(T) * 8)));
         CHECK(std::is_same_v<to::scalar_of<traits::id>, T>);
-        CHECK(&to::info(traits::id) == &traits::facts);
+        CHECK(to::info(traits::id) == traits::facts);  // the table's row, field by field
         if constexpr (traits::is_floating) {
             CHECK(traits::mantissa_bits + 1 == std::numeric_limits<T>::digits);
             CHECK(traits::epsilon == static_cast<double>(std::numeric_limits<T>::epsilon()));

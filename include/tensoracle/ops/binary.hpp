@@ -20,6 +20,7 @@
 
 #include "tensoracle/ops/detail/broadcast.hpp"
 #include "tensoracle/ops/detail/common.hpp"
+#include "tensoracle/ops/formulas.hpp"
 #include "tensoracle/spec/entry.hpp"
 
 namespace tensoracle::ops {
@@ -38,18 +39,9 @@ template <class V>
 V wrap(std::int64_t v) {
     return static_cast<V>(v);
 }
-template <class V>
-V wrapping_add(V a, V b) {
-    return static_cast<V>(static_cast<std::uint64_t>(a) + static_cast<std::uint64_t>(b));
-}
-template <class V>
-V wrapping_sub(V a, V b) {
-    return static_cast<V>(static_cast<std::uint64_t>(a) - static_cast<std::uint64_t>(b));
-}
-template <class V>
-V wrapping_mul(V a, V b) {
-    return static_cast<V>(static_cast<std::uint64_t>(a) * static_cast<std::uint64_t>(b));
-}
+using ops::formula::wrapping_add;
+using ops::formula::wrapping_mul;
+using ops::formula::wrapping_sub;
 }  // namespace binary
 
 /// Two (or, with F::variadic, one or more) inputs broadcast together.
@@ -229,8 +221,9 @@ private:
 
 namespace binary {
 
+// The per-element formula comes from ops/formulas.hpp (shared with CUDA).
 #define TENSORACLE_BINARY(NAME, OPTYPE, OPSET, TYPES)        \
-    struct NAME##_fn {                                        \
+    struct NAME##_fn : formula::NAME {                        \
         static constexpr std::string_view op_type = OPTYPE;   \
         static constexpr int opset = OPSET;                   \
         static constexpr dtype_set types = TYPES;             \
@@ -239,36 +232,12 @@ namespace binary {
 
 TENSORACLE_BINARY(add, "Add", 14, types::numeric)
     static constexpr corner_kind corner_facts = corner_kind::plain;
-    template <class V>
-    static V apply(V a, V b, const attributes&) {
-        if constexpr (std::is_integral_v<V>) {
-            return wrapping_add(a, b);
-        } else {
-            return a + b;
-        }
-    }
 };
 TENSORACLE_BINARY(sub, "Sub", 14, types::numeric)
     static constexpr corner_kind corner_facts = corner_kind::plain;
-    template <class V>
-    static V apply(V a, V b, const attributes&) {
-        if constexpr (std::is_integral_v<V>) {
-            return wrapping_sub(a, b);
-        } else {
-            return a - b;
-        }
-    }
 };
 TENSORACLE_BINARY(mul, "Mul", 14, types::numeric)
     static constexpr corner_kind corner_facts = corner_kind::plain;
-    template <class V>
-    static V apply(V a, V b, const attributes&) {
-        if constexpr (std::is_integral_v<V>) {
-            return wrapping_mul(a, b);
-        } else {
-            return a * b;
-        }
-    }
 };
 TENSORACLE_BINARY(div, "Div", 14, types::numeric)
     template <class V>
@@ -278,7 +247,7 @@ TENSORACLE_BINARY(div, "Div", 14, types::numeric)
             if (std::is_signed_v<V> && b == V(-1)) return wrapping_sub(V(0), a);  // INT_MIN / -1 wraps
             return static_cast<V>(a / b);
         } else {
-            return a / b;
+            return formula::div::apply(a, b, attributes{});
         }
     }
     static std::vector<spec::domain_rule> domain() {
@@ -305,7 +274,7 @@ struct mod_fn {
             return r;
         } else {
             if (at.fmod == 0) throw error("Mod", "floating-point inputs require fmod=1");
-            return math::fmod(a, b);  // d/da = 1, d/db = -trunc(a/b)
+            return formula::fmod::apply(a, b, at);  // d/da = 1, d/db = -trunc(a/b)
         }
     }
     static constexpr std::array<double, 2> rhs_range{1.0, 5.0};
@@ -321,35 +290,17 @@ struct mod_fn {
 TENSORACLE_BINARY(max, "Max", 13, types::numeric)
     static constexpr corner_kind corner_facts = corner_kind::max;
     static constexpr bool variadic = true;
-    template <class V>
-    static V apply(V a, V b, const attributes&) {
-        if constexpr (!std::is_integral_v<V>) {
-            if (math::isnan(a) || math::isnan(b)) return std::numeric_limits<V>::quiet_NaN();
-        }
-        return a < b ? b : a;  // AD scalars: the derivative of the operand taken
-    }
 };
 TENSORACLE_BINARY(min, "Min", 13, types::numeric)
     static constexpr corner_kind corner_facts = corner_kind::min;
     static constexpr bool variadic = true;
-    template <class V>
-    static V apply(V a, V b, const attributes&) {
-        if constexpr (!std::is_integral_v<V>) {
-            if (math::isnan(a) || math::isnan(b)) return std::numeric_limits<V>::quiet_NaN();
-        }
-        return b < a ? b : a;  // AD scalars: the derivative of the operand taken
-    }
 };
 TENSORACLE_BINARY(sum, "Sum", 13, types::floating)
     static constexpr corner_kind corner_facts = corner_kind::plain;
     static constexpr bool variadic = true;
-    template <class V>
-    static V apply(V a, V b, const attributes&) { return a + b; }
 };
 TENSORACLE_BINARY(mean, "Mean", 13, types::floating)
     static constexpr bool variadic = true;
-    template <class V>
-    static V apply(V a, V b, const attributes&) { return a + b; }
     template <class V>
     static V finish(V v, std::size_t n) { return v / static_cast<V>(n); }
 };
@@ -469,7 +420,7 @@ struct Pow {
             return result;
         } else if constexpr (std::is_same_v<T, E> && floating_element<T>) {
             using acc = std::conditional_t<std::is_same_v<T, double>, double, float>;
-            return value_cast<T>(std::pow(static_cast<acc>(x), static_cast<acc>(y)));
+            return value_cast<T>(binary::formula::pow::apply(static_cast<acc>(x), static_cast<acc>(y), 0));
         } else if constexpr (ad_scalar<T>) {
             // A constant exponent makes no log(x) term, so x <= 0 keeps a finite derivative.
             return math::pow(x, value_cast<T>(y));

@@ -17,6 +17,7 @@
 #include <boost/hana/adapt_struct.hpp>
 
 #include "tensoracle/ops/detail/common.hpp"
+#include "tensoracle/ops/formulas.hpp"
 #include "tensoracle/spec/entry.hpp"
 
 namespace tensoracle::ops {
@@ -150,8 +151,9 @@ inline spec::domain_rule rule(std::string text, double (*f)(double)) {
 }
 constexpr double eps = 1e-10;  // strict inequalities: f(x) + eps <= 0
 
+// Each op's struct derives its apply() from the shared formula (ops/formulas.hpp).
 #define TENSORACLE_UNARY(NAME, OPTYPE, OPSET, TYPES)        \
-    struct NAME##_fn {                                       \
+    struct NAME##_fn : formula::NAME {                       \
         static constexpr std::string_view op_type = OPTYPE;  \
         static constexpr int opset = OPSET;                  \
         static constexpr dtype_set types = TYPES;            \
@@ -159,179 +161,102 @@ constexpr double eps = 1e-10;  // strict inequalities: f(x) + eps <= 0
         using attributes = no_attributes;
 
 TENSORACLE_UNARY(relu, "Relu", 14, types::signed_numeric)
-    template <class V>
-    static V apply(V x, const attributes&) { return x > V(0) ? x : V(0); }
     static constexpr double proxy_slope = 0.1;  // derivative is 0 for x < 0
 };
 TENSORACLE_UNARY(abs, "Abs", 13, types::numeric)
-    template <class V>
-    static V apply(V x, const attributes&) {
-        if constexpr (std::is_unsigned_v<V>) {
-            return x;
-        } else if constexpr (std::is_integral_v<V>) {
-            return x < 0 ? static_cast<V>(-static_cast<std::int64_t>(x)) : x;  // INT_MIN wraps
-        } else {
-            return math::fabs(x);
-        }
-    }
 };
 TENSORACLE_UNARY(neg, "Neg", 13, types::signed_numeric)
-    template <class V>
-    static V apply(V x, const attributes&) {
-        if constexpr (std::is_integral_v<V>) {
-            return static_cast<V>(0 - static_cast<std::uint64_t>(static_cast<std::int64_t>(x)));  // wraps
-        } else {
-            return -x;
-        }
-    }
 };
 TENSORACLE_UNARY(sign, "Sign", 13, types::numeric)
-    template <class V>
-    static V apply(V x, const attributes&) {
-        if constexpr (std::is_unsigned_v<V>) {
-            return x > V(0) ? V(1) : V(0);
-        } else {
-            return x > V(0) ? V(1) : (x < V(0) ? V(-1) : V(0));
-        }
-    }
     static constexpr double proxy_slope = 0.1;
 };
 TENSORACLE_UNARY(ceil, "Ceil", 13, types::floating)
-    template <class V>
-    static V apply(V x, const attributes&) { return math::ceil(x); }
     static constexpr double proxy_slope = 0.1;
 };
 TENSORACLE_UNARY(floor, "Floor", 13, types::floating)
-    template <class V>
-    static V apply(V x, const attributes&) { return math::floor(x); }
     static constexpr double proxy_slope = 0.1;
 };
 /// Round: halves go to the even neighbour (ONNX and IEEE default).
 TENSORACLE_UNARY(round, "Round", 11, types::ieee_floating)
-    template <class V>
-    static V apply(V x, const attributes&) { return math::nearbyint(x); }
     static constexpr double proxy_slope = 0.1;
 };
 TENSORACLE_UNARY(exp, "Exp", 13, types::floating)
-    template <class V>
-    static V apply(V x, const attributes&) { return math::exp(x); }
     static std::vector<spec::domain_rule> domain() {
         return {detail::overflow_rule("X <= log(max finite)", 0, [](double x, double m) { return x - std::log(m); })};
     }
 };
 TENSORACLE_UNARY(log, "Log", 13, types::floating)
-    template <class V>
-    static V apply(V x, const attributes&) { return math::log(x); }
     static std::vector<spec::domain_rule> domain() { return {rule("X > 0", [](double x) { return -x + eps; })}; }
     static constexpr value_range range{0.1, 10.0};
 };
 TENSORACLE_UNARY(sqrt, "Sqrt", 13, types::floating)
-    template <class V>
-    static V apply(V x, const attributes&) { return math::sqrt(x); }
     static std::vector<spec::domain_rule> domain() { return {rule("X >= 0", [](double x) { return -x; })}; }
     static constexpr value_range range{0.0, 10.0};
 };
 TENSORACLE_UNARY(reciprocal, "Reciprocal", 13, types::floating)
-    template <class V>
-    static V apply(V x, const attributes&) { return V(1) / x; }
     static std::vector<spec::domain_rule> domain() {
         return {rule("|X| > 0", [](double x) { return -std::fabs(x) + eps; })};
     }
     static constexpr value_range range{0.5, 4.0};
 };
 TENSORACLE_UNARY(sigmoid, "Sigmoid", 13, types::floating)
-    template <class V>
-    static V apply(V x, const attributes&) {
-        // Two branches so that exp never overflows: same value as 1/(1+exp(-x)).
-        return x >= V(0) ? V(1) / (V(1) + math::exp(-x)) : math::exp(x) / (V(1) + math::exp(x));
-    }
 };
 TENSORACLE_UNARY(tanh, "Tanh", 13, types::floating)
-    template <class V>
-    static V apply(V x, const attributes&) { return math::tanh(x); }
 };
 /// Softplus = log(exp(x) + 1), evaluated as max(x, 0) + log1p(exp(-|x|)) so
 /// that it does not overflow for large x (same value where both are finite).
 /// Written per sign so that no kink of max or |.| shows in the derivative at 0.
 TENSORACLE_UNARY(softplus, "Softplus", 1, types::ieee_floating)
-    template <class V>
-    static V apply(V x, const attributes&) {
-        return x >= V(0) ? x + math::log1p(math::exp(-x)) : math::log1p(math::exp(x));
-    }
 };
 TENSORACLE_UNARY(softsign, "Softsign", 1, types::ieee_floating)
-    template <class V>
-    static V apply(V x, const attributes&) { return x / (V(1) + math::fabs(x)); }
 };
 /// Erf also takes integers (ONNX-13): erf in double, truncated to the type.
 TENSORACLE_UNARY(erf, "Erf", 13, types::numeric)
     template <class V>
-    static V apply(V x, const attributes&) {
+    static V apply(V x, const attributes& a) {
         if constexpr (std::is_integral_v<V>) {
             return value_cast<V>(std::erf(static_cast<double>(x)));
         } else {
-            return math::erf(x);
+            return formula::erf::apply(x, a);
         }
     }
 };
 TENSORACLE_UNARY(sin, "Sin", 7, types::ieee_floating)
-    template <class V>
-    static V apply(V x, const attributes&) { return math::sin(x); }
 };
 TENSORACLE_UNARY(cos, "Cos", 7, types::ieee_floating)
-    template <class V>
-    static V apply(V x, const attributes&) { return math::cos(x); }
 };
 TENSORACLE_UNARY(tan, "Tan", 7, types::ieee_floating)
-    template <class V>
-    static V apply(V x, const attributes&) { return math::tan(x); }
     static constexpr value_range range{-1.5, 1.5};
 };
 TENSORACLE_UNARY(asin, "Asin", 7, types::ieee_floating)
-    template <class V>
-    static V apply(V x, const attributes&) { return math::asin(x); }
     static std::vector<spec::domain_rule> domain() { return {rule("|X| <= 1", [](double x) { return std::fabs(x) - 1.0; })}; }
     static constexpr value_range range{-1.0, 1.0};
 };
 TENSORACLE_UNARY(acos, "Acos", 7, types::ieee_floating)
-    template <class V>
-    static V apply(V x, const attributes&) { return math::acos(x); }
     static std::vector<spec::domain_rule> domain() { return {rule("|X| <= 1", [](double x) { return std::fabs(x) - 1.0; })}; }
     static constexpr value_range range{-1.0, 1.0};
 };
 TENSORACLE_UNARY(atan, "Atan", 7, types::ieee_floating)
-    template <class V>
-    static V apply(V x, const attributes&) { return math::atan(x); }
 };
 TENSORACLE_UNARY(sinh, "Sinh", 9, types::ieee_floating)
-    template <class V>
-    static V apply(V x, const attributes&) { return math::sinh(x); }
     static std::vector<spec::domain_rule> domain() {
         return {detail::overflow_rule("|X| <= log(2 max finite)", 0,
                                       [](double x, double m) { return std::fabs(x) - std::log(2.0 * m / 2.0); })};
     }
 };
 TENSORACLE_UNARY(cosh, "Cosh", 9, types::ieee_floating)
-    template <class V>
-    static V apply(V x, const attributes&) { return math::cosh(x); }
     static std::vector<spec::domain_rule> domain() {
         return {detail::overflow_rule("|X| <= log(max finite)", 0,
                                       [](double x, double m) { return std::fabs(x) - std::log(m); })};
     }
 };
 TENSORACLE_UNARY(asinh, "Asinh", 9, types::ieee_floating)
-    template <class V>
-    static V apply(V x, const attributes&) { return math::asinh(x); }
 };
 TENSORACLE_UNARY(acosh, "Acosh", 9, types::ieee_floating)
-    template <class V>
-    static V apply(V x, const attributes&) { return math::acosh(x); }
     static std::vector<spec::domain_rule> domain() { return {rule("X >= 1", [](double x) { return 1.0 - x; })}; }
     static constexpr value_range range{1.0, 6.0};
 };
 TENSORACLE_UNARY(atanh, "Atanh", 9, types::ieee_floating)
-    template <class V>
-    static V apply(V x, const attributes&) { return math::atanh(x); }
     static std::vector<spec::domain_rule> domain() {
         return {rule("|X| < 1", [](double x) { return std::fabs(x) - 1.0 + eps; })};
     }
@@ -339,41 +264,27 @@ TENSORACLE_UNARY(atanh, "Atanh", 9, types::ieee_floating)
 };
 // Not differentiable: boolean in and out.
 TENSORACLE_UNARY(not_, "Not", 1, types::boolean)
-    template <class V>
-    static V apply(V x, const attributes&) { return !x; }
 };
 TENSORACLE_UNARY(identity, "Identity", 16, types::all)
-    template <class V>
-    static V apply(V x, const attributes&) { return x; }
 };
 #undef TENSORACLE_UNARY
 
 // Activations with attributes.
-struct alpha_attr {
-    float alpha = 0.01f;
-};
-struct leaky_relu_fn {
+struct leaky_relu_fn : formula::leaky_relu {
     static constexpr std::string_view op_type = "LeakyRelu";
     static constexpr int opset = 16;
     static constexpr dtype_set types = types::floating;
     static constexpr dtype_set out_types = types::floating;
     using attributes = alpha_attr;
-    template <class V>
-    static V apply(V x, const attributes& a) { return x >= V(0) ? x : V(a.alpha) * x; }
 };
-struct elu_attr {
-    float alpha = 1.0f;
-};
-struct elu_fn {
+struct elu_fn : formula::elu {
     static constexpr std::string_view op_type = "Elu";
     static constexpr int opset = 6;
     static constexpr dtype_set types = types::ieee_floating;
     static constexpr dtype_set out_types = types::ieee_floating;
     using attributes = elu_attr;
-    template <class V>
-    static V apply(V x, const attributes& a) { return x >= V(0) ? x : V(a.alpha) * math::expm1(x); }
 };
-struct celu_fn {
+struct celu_fn : formula::celu {
     static constexpr std::string_view op_type = "Celu";
     static constexpr int opset = 12;
     static constexpr dtype_set types = spec::dtypes_of(dtype::f32);
@@ -381,68 +292,36 @@ struct celu_fn {
     using attributes = elu_attr;
     /// max(0, x) + min(0, alpha * expm1(x / alpha)), written per sign with the same values (also -0 -> +0 and
     /// NaN -> 0, as max/min give), so that the derivative at 0 is 1 and not max's and min's 0.
-    template <class V>
-    static V apply(V x, const attributes& a) {
-        const V al(a.alpha);
-        if (x >= V(0)) return x + V(0);
-        if (!(x < V(0))) return V(0);
-        return V(0) + std::min(V(0), al * math::expm1(x / al));
-    }
 };
-struct selu_attr {
-    float alpha = 1.67326319217681884765625f;
-    float gamma = 1.05070102214813232421875f;
-};
-struct selu_fn {
+struct selu_fn : formula::selu {
     static constexpr std::string_view op_type = "Selu";
     static constexpr int opset = 6;
     static constexpr dtype_set types = types::ieee_floating;
     static constexpr dtype_set out_types = types::ieee_floating;
     using attributes = selu_attr;
-    template <class V>
-    static V apply(V x, const attributes& a) {
-        return V(a.gamma) * (x > V(0) ? x : V(a.alpha) * math::expm1(x));
-    }
 };
-struct hard_sigmoid_attr {
-    float alpha = 0.2f;
-    float beta = 0.5f;
-};
-struct hard_sigmoid_fn {
+struct hard_sigmoid_fn : formula::hard_sigmoid {
     static constexpr std::string_view op_type = "HardSigmoid";
     static constexpr int opset = 6;
     static constexpr dtype_set types = types::ieee_floating;
     static constexpr dtype_set out_types = types::ieee_floating;
     using attributes = hard_sigmoid_attr;
-    template <class V>
-    static V apply(V x, const attributes& a) {
-        return std::max(V(0), std::min(V(1), V(a.alpha) * x + V(a.beta)));
-    }
     static constexpr double proxy_slope = 0.1;
 };
-struct hard_swish_fn {
+struct hard_swish_fn : formula::hard_swish {
     static constexpr std::string_view op_type = "HardSwish";
     static constexpr int opset = 14;
     static constexpr dtype_set types = types::ieee_floating;
     static constexpr dtype_set out_types = types::ieee_floating;
     using attributes = no_attributes;
-    template <class V>
-    static V apply(V x, const attributes&) {
-        return x * std::max(V(0), std::min(V(1), V(1.0f / 6.0f) * x + V(0.5f)));
-    }
     static constexpr double proxy_slope = 0.1;  // derivative is 0 below -3
 };
-struct thresholded_relu_attr {
-    float alpha = 1.0f;
-};
-struct thresholded_relu_fn {
+struct thresholded_relu_fn : formula::thresholded_relu {
     static constexpr std::string_view op_type = "ThresholdedRelu";
     static constexpr int opset = 10;
     static constexpr dtype_set types = types::ieee_floating;
     static constexpr dtype_set out_types = types::ieee_floating;
     using attributes = thresholded_relu_attr;
-    template <class V>
-    static V apply(V x, const attributes& a) { return x > V(a.alpha) ? x : V(0); }
     static constexpr double proxy_slope = 0.1;  // derivative is 0 at or below alpha
 };
 struct shrink_attr {
