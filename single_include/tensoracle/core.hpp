@@ -367,6 +367,8 @@ struct dtype_info {
     bool is_integer;
     bool is_signed;
     double epsilon;
+
+    friend constexpr bool operator==(const dtype_info&, const dtype_info&) = default;
 };
 
 namespace detail {
@@ -433,7 +435,9 @@ template <element_type T>
 struct dtype_traits<T> {
     using value_type = T;
     static constexpr dtype id = detail::dtype_id_of<std::remove_cv_t<T>>::id;
-    static constexpr const dtype_info& facts = detail::dtype_table[static_cast<std::size_t>(id)];
+    // A copy of the table's row, not a reference to it: nvcc's front end rejects a
+    // constexpr reference member of a class template (the CUDA kernels include this).
+    static constexpr dtype_info facts = detail::dtype_table[static_cast<std::size_t>(id)];
     static constexpr std::string_view short_name = facts.short_name;
     static constexpr std::string_view name = facts.name;
     static constexpr int onnx_type = facts.onnx_type;

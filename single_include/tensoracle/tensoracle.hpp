@@ -2116,6 +2116,196 @@ inline shape_type strides_of(const shape_type& s) {
 
 }  // namespace tensoracle::ops::detail
 // ---- end tensoracle/ops/detail/common.hpp ----
+// ---- begin tensoracle/ops/formulas.hpp ----
+// tensoracle: the per-element formulas of the element-wise ops, in one place
+// for the CPU kernels (ops/unary.hpp, ops/binary.hpp) and the CUDA kernels
+// (cuda/kernels.cuh). A fix to a formula lands in both, so they cannot drift.
+//
+// This header depends on core/scalar.hpp alone so that nvcc parses it (the
+// spec layer does not go through nvcc's device compiler). Each formula is a
+// struct with `apply(x, attributes)`; the op's spec struct derives from it.
+// Formulas are written for any real V: float, double, AD scalars on the host.
+// Integer branches (wrapping arithmetic) stay host-and-device safe; integer
+// errors (division by zero) are thrown by the spec layer, not here.
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+
+/// Marks a function callable from host and device code under nvcc; empty
+/// for host compilers. Calls into std:: math need nvcc's --expt-relaxed-constexpr.
+#if defined(__CUDACC__)
+#define TENSORACLE_HD __host__ __device__
+#else
+#define TENSORACLE_HD
+#endif
+
+namespace tensoracle::ops {
+
+namespace formula {
+/// Integer arithmetic that wraps instead of overflowing (UB-free).
+template <class V>
+TENSORACLE_HD constexpr V wrapping_add(V a, V b) {
+    return static_cast<V>(static_cast<std::uint64_t>(a) + static_cast<std::uint64_t>(b));
+}
+template <class V>
+TENSORACLE_HD constexpr V wrapping_sub(V a, V b) {
+    return static_cast<V>(static_cast<std::uint64_t>(a) - static_cast<std::uint64_t>(b));
+}
+template <class V>
+TENSORACLE_HD constexpr V wrapping_mul(V a, V b) {
+    return static_cast<V>(static_cast<std::uint64_t>(a) * static_cast<std::uint64_t>(b));
+}
+/// std::max(0, std::min(1, v)) exactly: NaN gives 1, and at 0 and 1 the
+/// constant is taken (its derivative 0 on AD scalars).
+template <class V>
+TENSORACLE_HD constexpr V clamp01(V v) {
+    const V t = v < V(1) ? v : V(1);
+    return V(0) < t ? t : V(0);
+}
+}  // namespace formula
+
+namespace unary {
+
+// Attributes of the activations (the spec layer adapts them for parsing).
+struct alpha_attr {
+    float alpha = 0.01f;
+};
+struct elu_attr {
+    float alpha = 1.0f;
+};
+struct selu_attr {
+    float alpha = 1.67326319217681884765625f;
+    float gamma = 1.05070102214813232421875f;
+};
+struct hard_sigmoid_attr {
+    float alpha = 0.2f;
+    float beta = 0.5f;
+};
+struct thresholded_relu_attr {
+    float alpha = 1.0f;
+};
+
+namespace formula {
+using namespace tensoracle::ops::formula;
+
+#define TENSORACLE_FORMULA(NAME, BODY)                     \
+    struct NAME {                                          \
+        template <class V, class A>                        \
+        TENSORACLE_HD static V apply(V x, const A& a) {    \
+            (void)a;                                       \
+            BODY                                           \
+        }                                                  \
+    };
+
+TENSORACLE_FORMULA(relu, return x > V(0) ? x : V(0);)
+TENSORACLE_FORMULA(abs, if constexpr (std::is_unsigned_v<V>) {
+    return x;
+} else if constexpr (std::is_integral_v<V>) {
+    return x < 0 ? static_cast<V>(-static_cast<std::int64_t>(x)) : x;  // INT_MIN wraps
+} else {
+    return math::fabs(x);
+})
+TENSORACLE_FORMULA(neg, if constexpr (std::is_integral_v<V>) {
+    return static_cast<V>(0 - static_cast<std::uint64_t>(static_cast<std::int64_t>(x)));  // wraps
+} else {
+    return -x;
+})
+TENSORACLE_FORMULA(sign, if constexpr (std::is_unsigned_v<V>) {
+    return x > V(0) ? V(1) : V(0);
+} else {
+    return x > V(0) ? V(1) : (x < V(0) ? V(-1) : V(0));
+})
+TENSORACLE_FORMULA(ceil, return math::ceil(x);)
+TENSORACLE_FORMULA(floor, return math::floor(x);)
+/// Halves go to the even neighbour (ONNX and IEEE default).
+TENSORACLE_FORMULA(round, return math::nearbyint(x);)
+TENSORACLE_FORMULA(exp, return math::exp(x);)
+TENSORACLE_FORMULA(log, return math::log(x);)
+TENSORACLE_FORMULA(sqrt, return math::sqrt(x);)
+TENSORACLE_FORMULA(reciprocal, return V(1) / x;)
+/// Two branches so that exp never overflows: same value as 1/(1+exp(-x)).
+TENSORACLE_FORMULA(sigmoid, return x >= V(0) ? V(1) / (V(1) + math::exp(-x)) : math::exp(x) / (V(1) + math::exp(x));)
+TENSORACLE_FORMULA(tanh, return math::tanh(x);)
+/// log(exp(x) + 1) as x + log1p(exp(-x)) for x >= 0: no overflow for large x,
+/// and per sign, so that no kink of max or |.| shows in the derivative at 0.
+TENSORACLE_FORMULA(softplus, return x >= V(0) ? x + math::log1p(math::exp(-x)) : math::log1p(math::exp(x));)
+TENSORACLE_FORMULA(softsign, return x / (V(1) + math::fabs(x));)
+TENSORACLE_FORMULA(sin, return math::sin(x);)
+TENSORACLE_FORMULA(cos, return math::cos(x);)
+TENSORACLE_FORMULA(tan, return math::tan(x);)
+TENSORACLE_FORMULA(asin, return math::asin(x);)
+TENSORACLE_FORMULA(acos, return math::acos(x);)
+TENSORACLE_FORMULA(atan, return math::atan(x);)
+TENSORACLE_FORMULA(sinh, return math::sinh(x);)
+TENSORACLE_FORMULA(cosh, return math::cosh(x);)
+TENSORACLE_FORMULA(asinh, return math::asinh(x);)
+TENSORACLE_FORMULA(acosh, return math::acosh(x);)
+TENSORACLE_FORMULA(atanh, return math::atanh(x);)
+TENSORACLE_FORMULA(not_, return !x;)
+TENSORACLE_FORMULA(identity, return x;)
+TENSORACLE_FORMULA(leaky_relu, return x >= V(0) ? x : V(a.alpha) * x;)
+TENSORACLE_FORMULA(elu, return x >= V(0) ? x : V(a.alpha) * math::expm1(x);)
+/// max(0, x) + min(0, alpha * expm1(x / alpha)), written per sign with the same values (also -0 -> +0 and
+/// NaN -> 0, as max/min give), so that the derivative at 0 is 1 and not max's and min's 0.
+TENSORACLE_FORMULA(celu, const V al(a.alpha); if (x >= V(0)) return x + V(0); if (!(x < V(0))) return V(0);
+                   const V m = al * math::expm1(x / al); return V(0) + (m < V(0) ? m : V(0));)
+TENSORACLE_FORMULA(selu, return V(a.gamma) * (x > V(0) ? x : V(a.alpha) * math::expm1(x));)
+TENSORACLE_FORMULA(hard_sigmoid, return clamp01(V(a.alpha) * x + V(a.beta));)
+TENSORACLE_FORMULA(hard_swish, return x * clamp01(V(1.0f / 6.0f) * x + V(0.5f));)
+TENSORACLE_FORMULA(thresholded_relu, return x > V(a.alpha) ? x : V(0);)
+#undef TENSORACLE_FORMULA
+
+/// Erf also takes integers (ONNX-13): erf in double, truncated to the type
+/// (the spec layer handles integers; this is the floating formula).
+struct erf {
+    template <class V, class A>
+    TENSORACLE_HD static V apply(V x, const A&) {
+        return math::erf(x);
+    }
+};
+}  // namespace formula
+}  // namespace unary
+
+namespace binary {
+namespace formula {
+using namespace tensoracle::ops::formula;
+
+#define TENSORACLE_FORMULA(NAME, BODY)                          \
+    struct NAME {                                               \
+        template <class V, class A>                             \
+        TENSORACLE_HD static V apply(V a, V b, const A& at) {   \
+            (void)at;                                           \
+            BODY                                                \
+        }                                                       \
+    };
+TENSORACLE_FORMULA(add, if constexpr (std::is_integral_v<V>) { return wrapping_add(a, b); } else { return a + b; })
+TENSORACLE_FORMULA(sub, if constexpr (std::is_integral_v<V>) { return wrapping_sub(a, b); } else { return a - b; })
+TENSORACLE_FORMULA(mul, if constexpr (std::is_integral_v<V>) { return wrapping_mul(a, b); } else { return a * b; })
+/// Floating division (integer division by zero is the spec layer's error).
+TENSORACLE_FORMULA(div, return a / b;)
+/// NaN in either operand gives NaN (ONNX Max/Min); otherwise the larger (smaller) one.
+TENSORACLE_FORMULA(max, if constexpr (!std::is_integral_v<V>) {
+    if (math::isnan(a) || math::isnan(b)) return std::numeric_limits<V>::quiet_NaN();
+} return a < b ? b : a;)
+TENSORACLE_FORMULA(min, if constexpr (!std::is_integral_v<V>) {
+    if (math::isnan(a) || math::isnan(b)) return std::numeric_limits<V>::quiet_NaN();
+} return b < a ? b : a;)
+/// Sum and Mean fold their inputs with +; Mean divides at the end (spec layer).
+struct sum : add {};
+struct mean : add {};
+/// Floating Mod with fmod=1: the dividend's sign (C fmod).
+TENSORACLE_FORMULA(fmod, return math::fmod(a, b);)
+/// Floating Pow of same-type operands.
+TENSORACLE_FORMULA(pow, return math::pow(a, b);)
+#undef TENSORACLE_FORMULA
+}  // namespace formula
+}  // namespace binary
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/formulas.hpp ----
 
 namespace tensoracle::ops {
 
@@ -2133,18 +2323,9 @@ template <class V>
 V wrap(std::int64_t v) {
     return static_cast<V>(v);
 }
-template <class V>
-V wrapping_add(V a, V b) {
-    return static_cast<V>(static_cast<std::uint64_t>(a) + static_cast<std::uint64_t>(b));
-}
-template <class V>
-V wrapping_sub(V a, V b) {
-    return static_cast<V>(static_cast<std::uint64_t>(a) - static_cast<std::uint64_t>(b));
-}
-template <class V>
-V wrapping_mul(V a, V b) {
-    return static_cast<V>(static_cast<std::uint64_t>(a) * static_cast<std::uint64_t>(b));
-}
+using ops::formula::wrapping_add;
+using ops::formula::wrapping_mul;
+using ops::formula::wrapping_sub;
 }  // namespace binary
 
 /// Two (or, with F::variadic, one or more) inputs broadcast together.
@@ -2324,8 +2505,9 @@ private:
 
 namespace binary {
 
+// The per-element formula comes from ops/formulas.hpp (shared with CUDA).
 #define TENSORACLE_BINARY(NAME, OPTYPE, OPSET, TYPES)        \
-    struct NAME##_fn {                                        \
+    struct NAME##_fn : formula::NAME {                        \
         static constexpr std::string_view op_type = OPTYPE;   \
         static constexpr int opset = OPSET;                   \
         static constexpr dtype_set types = TYPES;             \
@@ -2334,36 +2516,12 @@ namespace binary {
 
 TENSORACLE_BINARY(add, "Add", 14, types::numeric)
     static constexpr corner_kind corner_facts = corner_kind::plain;
-    template <class V>
-    static V apply(V a, V b, const attributes&) {
-        if constexpr (std::is_integral_v<V>) {
-            return wrapping_add(a, b);
-        } else {
-            return a + b;
-        }
-    }
 };
 TENSORACLE_BINARY(sub, "Sub", 14, types::numeric)
     static constexpr corner_kind corner_facts = corner_kind::plain;
-    template <class V>
-    static V apply(V a, V b, const attributes&) {
-        if constexpr (std::is_integral_v<V>) {
-            return wrapping_sub(a, b);
-        } else {
-            return a - b;
-        }
-    }
 };
 TENSORACLE_BINARY(mul, "Mul", 14, types::numeric)
     static constexpr corner_kind corner_facts = corner_kind::plain;
-    template <class V>
-    static V apply(V a, V b, const attributes&) {
-        if constexpr (std::is_integral_v<V>) {
-            return wrapping_mul(a, b);
-        } else {
-            return a * b;
-        }
-    }
 };
 TENSORACLE_BINARY(div, "Div", 14, types::numeric)
     template <class V>
@@ -2373,7 +2531,7 @@ TENSORACLE_BINARY(div, "Div", 14, types::numeric)
             if (std::is_signed_v<V> && b == V(-1)) return wrapping_sub(V(0), a);  // INT_MIN / -1 wraps
             return static_cast<V>(a / b);
         } else {
-            return a / b;
+            return formula::div::apply(a, b, attributes{});
         }
     }
     static std::vector<spec::domain_rule> domain() {
@@ -2400,7 +2558,7 @@ struct mod_fn {
             return r;
         } else {
             if (at.fmod == 0) throw error("Mod", "floating-point inputs require fmod=1");
-            return math::fmod(a, b);  // d/da = 1, d/db = -trunc(a/b)
+            return formula::fmod::apply(a, b, at);  // d/da = 1, d/db = -trunc(a/b)
         }
     }
     static constexpr std::array<double, 2> rhs_range{1.0, 5.0};
@@ -2416,35 +2574,17 @@ struct mod_fn {
 TENSORACLE_BINARY(max, "Max", 13, types::numeric)
     static constexpr corner_kind corner_facts = corner_kind::max;
     static constexpr bool variadic = true;
-    template <class V>
-    static V apply(V a, V b, const attributes&) {
-        if constexpr (!std::is_integral_v<V>) {
-            if (math::isnan(a) || math::isnan(b)) return std::numeric_limits<V>::quiet_NaN();
-        }
-        return a < b ? b : a;  // AD scalars: the derivative of the operand taken
-    }
 };
 TENSORACLE_BINARY(min, "Min", 13, types::numeric)
     static constexpr corner_kind corner_facts = corner_kind::min;
     static constexpr bool variadic = true;
-    template <class V>
-    static V apply(V a, V b, const attributes&) {
-        if constexpr (!std::is_integral_v<V>) {
-            if (math::isnan(a) || math::isnan(b)) return std::numeric_limits<V>::quiet_NaN();
-        }
-        return b < a ? b : a;  // AD scalars: the derivative of the operand taken
-    }
 };
 TENSORACLE_BINARY(sum, "Sum", 13, types::floating)
     static constexpr corner_kind corner_facts = corner_kind::plain;
     static constexpr bool variadic = true;
-    template <class V>
-    static V apply(V a, V b, const attributes&) { return a + b; }
 };
 TENSORACLE_BINARY(mean, "Mean", 13, types::floating)
     static constexpr bool variadic = true;
-    template <class V>
-    static V apply(V a, V b, const attributes&) { return a + b; }
     template <class V>
     static V finish(V v, std::size_t n) { return v / static_cast<V>(n); }
 };
@@ -2564,7 +2704,7 @@ struct Pow {
             return result;
         } else if constexpr (std::is_same_v<T, E> && floating_element<T>) {
             using acc = std::conditional_t<std::is_same_v<T, double>, double, float>;
-            return value_cast<T>(std::pow(static_cast<acc>(x), static_cast<acc>(y)));
+            return value_cast<T>(binary::formula::pow::apply(static_cast<acc>(x), static_cast<acc>(y), 0));
         } else if constexpr (ad_scalar<T>) {
             // A constant exponent makes no log(x) term, so x <= 0 keeps a finite derivative.
             return math::pow(x, value_cast<T>(y));
@@ -9532,8 +9672,9 @@ inline spec::domain_rule rule(std::string text, double (*f)(double)) {
 }
 constexpr double eps = 1e-10;  // strict inequalities: f(x) + eps <= 0
 
+// Each op's struct derives its apply() from the shared formula (ops/formulas.hpp).
 #define TENSORACLE_UNARY(NAME, OPTYPE, OPSET, TYPES)        \
-    struct NAME##_fn {                                       \
+    struct NAME##_fn : formula::NAME {                       \
         static constexpr std::string_view op_type = OPTYPE;  \
         static constexpr int opset = OPSET;                  \
         static constexpr dtype_set types = TYPES;            \
@@ -9541,179 +9682,102 @@ constexpr double eps = 1e-10;  // strict inequalities: f(x) + eps <= 0
         using attributes = no_attributes;
 
 TENSORACLE_UNARY(relu, "Relu", 14, types::signed_numeric)
-    template <class V>
-    static V apply(V x, const attributes&) { return x > V(0) ? x : V(0); }
     static constexpr double proxy_slope = 0.1;  // derivative is 0 for x < 0
 };
 TENSORACLE_UNARY(abs, "Abs", 13, types::numeric)
-    template <class V>
-    static V apply(V x, const attributes&) {
-        if constexpr (std::is_unsigned_v<V>) {
-            return x;
-        } else if constexpr (std::is_integral_v<V>) {
-            return x < 0 ? static_cast<V>(-static_cast<std::int64_t>(x)) : x;  // INT_MIN wraps
-        } else {
-            return math::fabs(x);
-        }
-    }
 };
 TENSORACLE_UNARY(neg, "Neg", 13, types::signed_numeric)
-    template <class V>
-    static V apply(V x, const attributes&) {
-        if constexpr (std::is_integral_v<V>) {
-            return static_cast<V>(0 - static_cast<std::uint64_t>(static_cast<std::int64_t>(x)));  // wraps
-        } else {
-            return -x;
-        }
-    }
 };
 TENSORACLE_UNARY(sign, "Sign", 13, types::numeric)
-    template <class V>
-    static V apply(V x, const attributes&) {
-        if constexpr (std::is_unsigned_v<V>) {
-            return x > V(0) ? V(1) : V(0);
-        } else {
-            return x > V(0) ? V(1) : (x < V(0) ? V(-1) : V(0));
-        }
-    }
     static constexpr double proxy_slope = 0.1;
 };
 TENSORACLE_UNARY(ceil, "Ceil", 13, types::floating)
-    template <class V>
-    static V apply(V x, const attributes&) { return math::ceil(x); }
     static constexpr double proxy_slope = 0.1;
 };
 TENSORACLE_UNARY(floor, "Floor", 13, types::floating)
-    template <class V>
-    static V apply(V x, const attributes&) { return math::floor(x); }
     static constexpr double proxy_slope = 0.1;
 };
 /// Round: halves go to the even neighbour (ONNX and IEEE default).
 TENSORACLE_UNARY(round, "Round", 11, types::ieee_floating)
-    template <class V>
-    static V apply(V x, const attributes&) { return math::nearbyint(x); }
     static constexpr double proxy_slope = 0.1;
 };
 TENSORACLE_UNARY(exp, "Exp", 13, types::floating)
-    template <class V>
-    static V apply(V x, const attributes&) { return math::exp(x); }
     static std::vector<spec::domain_rule> domain() {
         return {detail::overflow_rule("X <= log(max finite)", 0, [](double x, double m) { return x - std::log(m); })};
     }
 };
 TENSORACLE_UNARY(log, "Log", 13, types::floating)
-    template <class V>
-    static V apply(V x, const attributes&) { return math::log(x); }
     static std::vector<spec::domain_rule> domain() { return {rule("X > 0", [](double x) { return -x + eps; })}; }
     static constexpr value_range range{0.1, 10.0};
 };
 TENSORACLE_UNARY(sqrt, "Sqrt", 13, types::floating)
-    template <class V>
-    static V apply(V x, const attributes&) { return math::sqrt(x); }
     static std::vector<spec::domain_rule> domain() { return {rule("X >= 0", [](double x) { return -x; })}; }
     static constexpr value_range range{0.0, 10.0};
 };
 TENSORACLE_UNARY(reciprocal, "Reciprocal", 13, types::floating)
-    template <class V>
-    static V apply(V x, const attributes&) { return V(1) / x; }
     static std::vector<spec::domain_rule> domain() {
         return {rule("|X| > 0", [](double x) { return -std::fabs(x) + eps; })};
     }
     static constexpr value_range range{0.5, 4.0};
 };
 TENSORACLE_UNARY(sigmoid, "Sigmoid", 13, types::floating)
-    template <class V>
-    static V apply(V x, const attributes&) {
-        // Two branches so that exp never overflows: same value as 1/(1+exp(-x)).
-        return x >= V(0) ? V(1) / (V(1) + math::exp(-x)) : math::exp(x) / (V(1) + math::exp(x));
-    }
 };
 TENSORACLE_UNARY(tanh, "Tanh", 13, types::floating)
-    template <class V>
-    static V apply(V x, const attributes&) { return math::tanh(x); }
 };
 /// Softplus = log(exp(x) + 1), evaluated as max(x, 0) + log1p(exp(-|x|)) so
 /// that it does not overflow for large x (same value where both are finite).
 /// Written per sign so that no kink of max or |.| shows in the derivative at 0.
 TENSORACLE_UNARY(softplus, "Softplus", 1, types::ieee_floating)
-    template <class V>
-    static V apply(V x, const attributes&) {
-        return x >= V(0) ? x + math::log1p(math::exp(-x)) : math::log1p(math::exp(x));
-    }
 };
 TENSORACLE_UNARY(softsign, "Softsign", 1, types::ieee_floating)
-    template <class V>
-    static V apply(V x, const attributes&) { return x / (V(1) + math::fabs(x)); }
 };
 /// Erf also takes integers (ONNX-13): erf in double, truncated to the type.
 TENSORACLE_UNARY(erf, "Erf", 13, types::numeric)
     template <class V>
-    static V apply(V x, const attributes&) {
+    static V apply(V x, const attributes& a) {
         if constexpr (std::is_integral_v<V>) {
             return value_cast<V>(std::erf(static_cast<double>(x)));
         } else {
-            return math::erf(x);
+            return formula::erf::apply(x, a);
         }
     }
 };
 TENSORACLE_UNARY(sin, "Sin", 7, types::ieee_floating)
-    template <class V>
-    static V apply(V x, const attributes&) { return math::sin(x); }
 };
 TENSORACLE_UNARY(cos, "Cos", 7, types::ieee_floating)
-    template <class V>
-    static V apply(V x, const attributes&) { return math::cos(x); }
 };
 TENSORACLE_UNARY(tan, "Tan", 7, types::ieee_floating)
-    template <class V>
-    static V apply(V x, const attributes&) { return math::tan(x); }
     static constexpr value_range range{-1.5, 1.5};
 };
 TENSORACLE_UNARY(asin, "Asin", 7, types::ieee_floating)
-    template <class V>
-    static V apply(V x, const attributes&) { return math::asin(x); }
     static std::vector<spec::domain_rule> domain() { return {rule("|X| <= 1", [](double x) { return std::fabs(x) - 1.0; })}; }
     static constexpr value_range range{-1.0, 1.0};
 };
 TENSORACLE_UNARY(acos, "Acos", 7, types::ieee_floating)
-    template <class V>
-    static V apply(V x, const attributes&) { return math::acos(x); }
     static std::vector<spec::domain_rule> domain() { return {rule("|X| <= 1", [](double x) { return std::fabs(x) - 1.0; })}; }
     static constexpr value_range range{-1.0, 1.0};
 };
 TENSORACLE_UNARY(atan, "Atan", 7, types::ieee_floating)
-    template <class V>
-    static V apply(V x, const attributes&) { return math::atan(x); }
 };
 TENSORACLE_UNARY(sinh, "Sinh", 9, types::ieee_floating)
-    template <class V>
-    static V apply(V x, const attributes&) { return math::sinh(x); }
     static std::vector<spec::domain_rule> domain() {
         return {detail::overflow_rule("|X| <= log(2 max finite)", 0,
                                       [](double x, double m) { return std::fabs(x) - std::log(2.0 * m / 2.0); })};
     }
 };
 TENSORACLE_UNARY(cosh, "Cosh", 9, types::ieee_floating)
-    template <class V>
-    static V apply(V x, const attributes&) { return math::cosh(x); }
     static std::vector<spec::domain_rule> domain() {
         return {detail::overflow_rule("|X| <= log(max finite)", 0,
                                       [](double x, double m) { return std::fabs(x) - std::log(m); })};
     }
 };
 TENSORACLE_UNARY(asinh, "Asinh", 9, types::ieee_floating)
-    template <class V>
-    static V apply(V x, const attributes&) { return math::asinh(x); }
 };
 TENSORACLE_UNARY(acosh, "Acosh", 9, types::ieee_floating)
-    template <class V>
-    static V apply(V x, const attributes&) { return math::acosh(x); }
     static std::vector<spec::domain_rule> domain() { return {rule("X >= 1", [](double x) { return 1.0 - x; })}; }
     static constexpr value_range range{1.0, 6.0};
 };
 TENSORACLE_UNARY(atanh, "Atanh", 9, types::ieee_floating)
-    template <class V>
-    static V apply(V x, const attributes&) { return math::atanh(x); }
     static std::vector<spec::domain_rule> domain() {
         return {rule("|X| < 1", [](double x) { return std::fabs(x) - 1.0 + eps; })};
     }
@@ -9721,41 +9785,27 @@ TENSORACLE_UNARY(atanh, "Atanh", 9, types::ieee_floating)
 };
 // Not differentiable: boolean in and out.
 TENSORACLE_UNARY(not_, "Not", 1, types::boolean)
-    template <class V>
-    static V apply(V x, const attributes&) { return !x; }
 };
 TENSORACLE_UNARY(identity, "Identity", 16, types::all)
-    template <class V>
-    static V apply(V x, const attributes&) { return x; }
 };
 #undef TENSORACLE_UNARY
 
 // Activations with attributes.
-struct alpha_attr {
-    float alpha = 0.01f;
-};
-struct leaky_relu_fn {
+struct leaky_relu_fn : formula::leaky_relu {
     static constexpr std::string_view op_type = "LeakyRelu";
     static constexpr int opset = 16;
     static constexpr dtype_set types = types::floating;
     static constexpr dtype_set out_types = types::floating;
     using attributes = alpha_attr;
-    template <class V>
-    static V apply(V x, const attributes& a) { return x >= V(0) ? x : V(a.alpha) * x; }
 };
-struct elu_attr {
-    float alpha = 1.0f;
-};
-struct elu_fn {
+struct elu_fn : formula::elu {
     static constexpr std::string_view op_type = "Elu";
     static constexpr int opset = 6;
     static constexpr dtype_set types = types::ieee_floating;
     static constexpr dtype_set out_types = types::ieee_floating;
     using attributes = elu_attr;
-    template <class V>
-    static V apply(V x, const attributes& a) { return x >= V(0) ? x : V(a.alpha) * math::expm1(x); }
 };
-struct celu_fn {
+struct celu_fn : formula::celu {
     static constexpr std::string_view op_type = "Celu";
     static constexpr int opset = 12;
     static constexpr dtype_set types = spec::dtypes_of(dtype::f32);
@@ -9763,68 +9813,36 @@ struct celu_fn {
     using attributes = elu_attr;
     /// max(0, x) + min(0, alpha * expm1(x / alpha)), written per sign with the same values (also -0 -> +0 and
     /// NaN -> 0, as max/min give), so that the derivative at 0 is 1 and not max's and min's 0.
-    template <class V>
-    static V apply(V x, const attributes& a) {
-        const V al(a.alpha);
-        if (x >= V(0)) return x + V(0);
-        if (!(x < V(0))) return V(0);
-        return V(0) + std::min(V(0), al * math::expm1(x / al));
-    }
 };
-struct selu_attr {
-    float alpha = 1.67326319217681884765625f;
-    float gamma = 1.05070102214813232421875f;
-};
-struct selu_fn {
+struct selu_fn : formula::selu {
     static constexpr std::string_view op_type = "Selu";
     static constexpr int opset = 6;
     static constexpr dtype_set types = types::ieee_floating;
     static constexpr dtype_set out_types = types::ieee_floating;
     using attributes = selu_attr;
-    template <class V>
-    static V apply(V x, const attributes& a) {
-        return V(a.gamma) * (x > V(0) ? x : V(a.alpha) * math::expm1(x));
-    }
 };
-struct hard_sigmoid_attr {
-    float alpha = 0.2f;
-    float beta = 0.5f;
-};
-struct hard_sigmoid_fn {
+struct hard_sigmoid_fn : formula::hard_sigmoid {
     static constexpr std::string_view op_type = "HardSigmoid";
     static constexpr int opset = 6;
     static constexpr dtype_set types = types::ieee_floating;
     static constexpr dtype_set out_types = types::ieee_floating;
     using attributes = hard_sigmoid_attr;
-    template <class V>
-    static V apply(V x, const attributes& a) {
-        return std::max(V(0), std::min(V(1), V(a.alpha) * x + V(a.beta)));
-    }
     static constexpr double proxy_slope = 0.1;
 };
-struct hard_swish_fn {
+struct hard_swish_fn : formula::hard_swish {
     static constexpr std::string_view op_type = "HardSwish";
     static constexpr int opset = 14;
     static constexpr dtype_set types = types::ieee_floating;
     static constexpr dtype_set out_types = types::ieee_floating;
     using attributes = no_attributes;
-    template <class V>
-    static V apply(V x, const attributes&) {
-        return x * std::max(V(0), std::min(V(1), V(1.0f / 6.0f) * x + V(0.5f)));
-    }
     static constexpr double proxy_slope = 0.1;  // derivative is 0 below -3
 };
-struct thresholded_relu_attr {
-    float alpha = 1.0f;
-};
-struct thresholded_relu_fn {
+struct thresholded_relu_fn : formula::thresholded_relu {
     static constexpr std::string_view op_type = "ThresholdedRelu";
     static constexpr int opset = 10;
     static constexpr dtype_set types = types::ieee_floating;
     static constexpr dtype_set out_types = types::ieee_floating;
     using attributes = thresholded_relu_attr;
-    template <class V>
-    static V apply(V x, const attributes& a) { return x > V(a.alpha) ? x : V(0); }
     static constexpr double proxy_slope = 0.1;  // derivative is 0 at or below alpha
 };
 struct shrink_attr {
