@@ -21,7 +21,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -469,27 +468,31 @@ inline device_tensor to_device(const tensor& t) {
     return d;
 }
 
-/// Copies a device tensor back to a host tensor; strided views are gathered on the host.
+/// Copies a device tensor back to a host tensor: straight into its buffer when
+/// contiguous; a strided view's span is copied once and gathered on the host.
 inline tensor to_host(const device_tensor& d) {
-    const std::size_t width = device_element_size(d.element_dtype());
-    const std::size_t n = d.size();
-    if (n == 0) return tensor::zeros(d.element_dtype(), d.shape());
-    // The span of the buffer the view touches, copied once.
-    std::int64_t lo = d.offset(), hi = d.offset();
-    for (std::size_t k = 0; k < d.rank(); ++k) {
-        const std::int64_t reach = static_cast<std::int64_t>(d.shape()[k] - 1) * d.strides()[k];
-        (reach < 0 ? lo : hi) += reach;
-    }
-    std::vector<std::byte> span(static_cast<std::size_t>(hi - lo + 1) * width);
-    check(cudaMemcpy(span.data(), static_cast<const std::byte*>(d.data()) + lo * static_cast<std::int64_t>(width),
-                     span.size(), cudaMemcpyDeviceToHost),
-          "cudaMemcpy to host");
-    std::vector<std::byte> out(n * width);
-    const strided_map m = broadcast_map(d.shape(), d.shape(), d.strides(), d.offset() - lo, "cuda::to_host");
-    for (std::size_t f = 0; f < n; ++f) {
-        std::memcpy(out.data() + f * width, span.data() + m.at(static_cast<std::int64_t>(f)) * static_cast<std::int64_t>(width), width);
-    }
-    return tensor::from_bytes(d.element_dtype(), d.shape(), out);
+    auto t = tensor::for_overwrite(d.element_dtype(), d.shape());
+    if (t.nbytes() == 0) return t;
+    visit(d.element_dtype(), [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        const auto out = t.values<T>();
+        if (d.contiguous()) {
+            check(cudaMemcpy(out.data(), d.data(), out.size_bytes(), cudaMemcpyDeviceToHost), "cudaMemcpy to host");
+            return;
+        }
+        std::int64_t lo = d.offset(), hi = d.offset();
+        for (std::size_t k = 0; k < d.rank(); ++k) {
+            const std::int64_t reach = static_cast<std::int64_t>(d.shape()[k] - 1) * d.strides()[k];
+            (reach < 0 ? lo : hi) += reach;
+        }
+        const auto count = static_cast<std::size_t>(hi - lo + 1);
+        const std::unique_ptr<T[]> span(new T[count]);
+        check(cudaMemcpy(span.get(), static_cast<const T*>(d.data()) + lo, count * sizeof(T), cudaMemcpyDeviceToHost),
+              "cudaMemcpy to host");
+        const strided_map m = broadcast_map(d.shape(), d.shape(), d.strides(), d.offset() - lo, "cuda::to_host");
+        for (std::size_t f = 0; f < out.size(); ++f) out[f] = span[static_cast<std::size_t>(m.at(static_cast<std::int64_t>(f)))];
+    });
+    return t;
 }
 
 }  // namespace tensoracle::cuda

@@ -61,7 +61,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -1659,27 +1658,31 @@ inline device_tensor to_device(const tensor& t) {
     return d;
 }
 
-/// Copies a device tensor back to a host tensor; strided views are gathered on the host.
+/// Copies a device tensor back to a host tensor: straight into its buffer when
+/// contiguous; a strided view's span is copied once and gathered on the host.
 inline tensor to_host(const device_tensor& d) {
-    const std::size_t width = device_element_size(d.element_dtype());
-    const std::size_t n = d.size();
-    if (n == 0) return tensor::zeros(d.element_dtype(), d.shape());
-    // The span of the buffer the view touches, copied once.
-    std::int64_t lo = d.offset(), hi = d.offset();
-    for (std::size_t k = 0; k < d.rank(); ++k) {
-        const std::int64_t reach = static_cast<std::int64_t>(d.shape()[k] - 1) * d.strides()[k];
-        (reach < 0 ? lo : hi) += reach;
-    }
-    std::vector<std::byte> span(static_cast<std::size_t>(hi - lo + 1) * width);
-    check(cudaMemcpy(span.data(), static_cast<const std::byte*>(d.data()) + lo * static_cast<std::int64_t>(width),
-                     span.size(), cudaMemcpyDeviceToHost),
-          "cudaMemcpy to host");
-    std::vector<std::byte> out(n * width);
-    const strided_map m = broadcast_map(d.shape(), d.shape(), d.strides(), d.offset() - lo, "cuda::to_host");
-    for (std::size_t f = 0; f < n; ++f) {
-        std::memcpy(out.data() + f * width, span.data() + m.at(static_cast<std::int64_t>(f)) * static_cast<std::int64_t>(width), width);
-    }
-    return tensor::from_bytes(d.element_dtype(), d.shape(), out);
+    auto t = tensor::for_overwrite(d.element_dtype(), d.shape());
+    if (t.nbytes() == 0) return t;
+    visit(d.element_dtype(), [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        const auto out = t.values<T>();
+        if (d.contiguous()) {
+            check(cudaMemcpy(out.data(), d.data(), out.size_bytes(), cudaMemcpyDeviceToHost), "cudaMemcpy to host");
+            return;
+        }
+        std::int64_t lo = d.offset(), hi = d.offset();
+        for (std::size_t k = 0; k < d.rank(); ++k) {
+            const std::int64_t reach = static_cast<std::int64_t>(d.shape()[k] - 1) * d.strides()[k];
+            (reach < 0 ? lo : hi) += reach;
+        }
+        const auto count = static_cast<std::size_t>(hi - lo + 1);
+        const std::unique_ptr<T[]> span(new T[count]);
+        check(cudaMemcpy(span.get(), static_cast<const T*>(d.data()) + lo, count * sizeof(T), cudaMemcpyDeviceToHost),
+              "cudaMemcpy to host");
+        const strided_map m = broadcast_map(d.shape(), d.shape(), d.strides(), d.offset() - lo, "cuda::to_host");
+        for (std::size_t f = 0; f < out.size(); ++f) out[f] = span[static_cast<std::size_t>(m.at(static_cast<std::int64_t>(f)))];
+    });
+    return t;
 }
 
 }  // namespace tensoracle::cuda
@@ -1827,20 +1830,18 @@ inline constexpr int unroll = 4;
 // index registers would otherwise lower the contiguous one's occupancy.
 template <class F, class S, class A>
 __global__ void unary_contiguous(std::int64_t n, const S* x, S* y, A attrs) {
-    {
-        const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
-        std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-        for (; i + (unroll - 1) * step < n; i += unroll * step) {
-            S v[unroll];
+    const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+    std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    for (; i + (unroll - 1) * step < n; i += unroll * step) {
+        S v[unroll];
 #pragma unroll
-            for (int u = 0; u < unroll; ++u) v[u] = x[i + u * step];
+        for (int u = 0; u < unroll; ++u) v[u] = x[i + u * step];
 #pragma unroll
-            for (int u = 0; u < unroll; ++u) {
-                y[i + u * step] = element<S>::store(F::apply(static_cast<compute_t<S>>(element<S>::load(v[u])), attrs));
-            }
+        for (int u = 0; u < unroll; ++u) {
+            y[i + u * step] = element<S>::store(F::apply(static_cast<compute_t<S>>(element<S>::load(v[u])), attrs));
         }
-        for (; i < n; i += step) y[i] = element<S>::store(F::apply(static_cast<compute_t<S>>(element<S>::load(x[i])), attrs));
     }
+    for (; i < n; i += step) y[i] = element<S>::store(F::apply(static_cast<compute_t<S>>(element<S>::load(x[i])), attrs));
 }
 
 /// Strided or broadcast: the same four-way interleaving, through the map.
@@ -1862,26 +1863,24 @@ __global__ void unary_strided(std::int64_t n, const S* x, strided_map mx, S* y, 
 
 template <class F, class S, class Out, class A>
 __global__ void binary_contiguous(std::int64_t n, const S* a, const S* b, Out* y, A attrs) {
-    {
-        const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
-        std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-        for (; i + (unroll - 1) * step < n; i += unroll * step) {
-            S va[unroll], vb[unroll];
+    const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+    std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    for (; i + (unroll - 1) * step < n; i += unroll * step) {
+        S va[unroll], vb[unroll];
 #pragma unroll
-            for (int u = 0; u < unroll; ++u) {
-                va[u] = a[i + u * step];
-                vb[u] = b[i + u * step];
-            }
+        for (int u = 0; u < unroll; ++u) {
+            va[u] = a[i + u * step];
+            vb[u] = b[i + u * step];
+        }
 #pragma unroll
-            for (int u = 0; u < unroll; ++u) {
-                y[i + u * step] = element<Out>::store(F::apply(static_cast<compute_t<S>>(element<S>::load(va[u])),
-                                                               static_cast<compute_t<S>>(element<S>::load(vb[u])), attrs));
-            }
+        for (int u = 0; u < unroll; ++u) {
+            y[i + u * step] = element<Out>::store(F::apply(static_cast<compute_t<S>>(element<S>::load(va[u])),
+                                                           static_cast<compute_t<S>>(element<S>::load(vb[u])), attrs));
         }
-        for (; i < n; i += step) {
-            y[i] = element<Out>::store(F::apply(static_cast<compute_t<S>>(element<S>::load(a[i])),
-                                                static_cast<compute_t<S>>(element<S>::load(b[i])), attrs));
-        }
+    }
+    for (; i < n; i += step) {
+        y[i] = element<Out>::store(F::apply(static_cast<compute_t<S>>(element<S>::load(a[i])),
+                                            static_cast<compute_t<S>>(element<S>::load(b[i])), attrs));
     }
 }
 
@@ -2142,6 +2141,17 @@ __device__ C fold_run(const S* x, std::int64_t base, const strided_map& reduced,
     return acc;
 }
 
+/// Writes output o: the reduction's value in the element type, or (raw) in the accumulator type.
+template <reduce_kind K, class S, class C>
+__device__ void store_result(std::int64_t o, C acc, std::int64_t count, const C* shifts, S* y, C* raw) {
+    const C v = reduce_op<K, C>::finish(acc, count, shifts != nullptr ? shifts[o] : C(0));
+    if (raw != nullptr) {
+        raw[o] = v;
+    } else {
+        y[o] = element<S>::store(v);
+    }
+}
+
 template <reduce_kind K, class S, class C>
 __global__ void reduce_chunks(const S* x, strided_map kept, strided_map reduced, std::int64_t count,
                               std::int64_t chunks, const C* shifts, C* partial) {
@@ -2162,13 +2172,7 @@ __global__ void reduce_finish(const C* partial, std::int64_t chunks, std::int64_
     C acc = op::identity();
     for (std::int64_t c = threadIdx.x; c < chunks; c += block) acc = op::combine(acc, partial[o * chunks + c]);
     acc = block_fold<K, C>(acc);
-    if (threadIdx.x != 0) return;
-    const C v = op::finish(acc, count, shifts != nullptr ? shifts[o] : C(0));
-    if (raw != nullptr) {
-        raw[o] = v;
-    } else {
-        y[o] = element<S>::store(v);
-    }
+    if (threadIdx.x == 0) store_result<K>(o, acc, count, shifts, y, raw);
 }
 
 /// A warp per output (counts below `chunk`): lanes fold elements lane, lane + 32, ...
@@ -2182,13 +2186,7 @@ __global__ void reduce_warps(const S* x, strided_map kept, strided_map reduced, 
     if (!::isfinite(op.shift)) op.shift = C(0);
     C acc = fold_groups<K, S, C>(x, kept.at(o), reduced, 0, count, lane, 32, op);
     acc = warp_fold<K, C>(acc);
-    if (lane != 0) return;
-    const C v = op.finish(acc, count, shifts != nullptr ? shifts[o] : C(0));
-    if (raw != nullptr) {
-        raw[o] = v;
-    } else {
-        y[o] = element<S>::store(v);
-    }
+    if (lane == 0) store_result<K>(o, acc, count, shifts, y, raw);
 }
 
 /// Reductions whose kept axes end in a contiguous one (e.g. over axis 0 of a
@@ -2217,12 +2215,7 @@ __global__ void reduce_columns_finish(const C* partial, std::int64_t outputs, st
     TENSORACLE_GRID_STRIDE(o, outputs) {
         C acc = op::identity();
         for (std::int64_t c = 0; c < chunks; ++c) acc = op::combine(acc, partial[c * outputs + o]);
-        const C v = op::finish(acc, count, shifts != nullptr ? shifts[o] : C(0));
-        if (raw != nullptr) {
-            raw[o] = v;
-        } else {
-            y[o] = element<S>::store(v);
-        }
+        store_result<K>(o, acc, count, shifts, y, raw);
     }
 }
 

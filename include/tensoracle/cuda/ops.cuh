@@ -88,20 +88,18 @@ inline constexpr int unroll = 4;
 // index registers would otherwise lower the contiguous one's occupancy.
 template <class F, class S, class A>
 __global__ void unary_contiguous(std::int64_t n, const S* x, S* y, A attrs) {
-    {
-        const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
-        std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-        for (; i + (unroll - 1) * step < n; i += unroll * step) {
-            S v[unroll];
+    const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+    std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    for (; i + (unroll - 1) * step < n; i += unroll * step) {
+        S v[unroll];
 #pragma unroll
-            for (int u = 0; u < unroll; ++u) v[u] = x[i + u * step];
+        for (int u = 0; u < unroll; ++u) v[u] = x[i + u * step];
 #pragma unroll
-            for (int u = 0; u < unroll; ++u) {
-                y[i + u * step] = element<S>::store(F::apply(static_cast<compute_t<S>>(element<S>::load(v[u])), attrs));
-            }
+        for (int u = 0; u < unroll; ++u) {
+            y[i + u * step] = element<S>::store(F::apply(static_cast<compute_t<S>>(element<S>::load(v[u])), attrs));
         }
-        for (; i < n; i += step) y[i] = element<S>::store(F::apply(static_cast<compute_t<S>>(element<S>::load(x[i])), attrs));
     }
+    for (; i < n; i += step) y[i] = element<S>::store(F::apply(static_cast<compute_t<S>>(element<S>::load(x[i])), attrs));
 }
 
 /// Strided or broadcast: the same four-way interleaving, through the map.
@@ -123,26 +121,24 @@ __global__ void unary_strided(std::int64_t n, const S* x, strided_map mx, S* y, 
 
 template <class F, class S, class Out, class A>
 __global__ void binary_contiguous(std::int64_t n, const S* a, const S* b, Out* y, A attrs) {
-    {
-        const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
-        std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-        for (; i + (unroll - 1) * step < n; i += unroll * step) {
-            S va[unroll], vb[unroll];
+    const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+    std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    for (; i + (unroll - 1) * step < n; i += unroll * step) {
+        S va[unroll], vb[unroll];
 #pragma unroll
-            for (int u = 0; u < unroll; ++u) {
-                va[u] = a[i + u * step];
-                vb[u] = b[i + u * step];
-            }
+        for (int u = 0; u < unroll; ++u) {
+            va[u] = a[i + u * step];
+            vb[u] = b[i + u * step];
+        }
 #pragma unroll
-            for (int u = 0; u < unroll; ++u) {
-                y[i + u * step] = element<Out>::store(F::apply(static_cast<compute_t<S>>(element<S>::load(va[u])),
-                                                               static_cast<compute_t<S>>(element<S>::load(vb[u])), attrs));
-            }
+        for (int u = 0; u < unroll; ++u) {
+            y[i + u * step] = element<Out>::store(F::apply(static_cast<compute_t<S>>(element<S>::load(va[u])),
+                                                           static_cast<compute_t<S>>(element<S>::load(vb[u])), attrs));
         }
-        for (; i < n; i += step) {
-            y[i] = element<Out>::store(F::apply(static_cast<compute_t<S>>(element<S>::load(a[i])),
-                                                static_cast<compute_t<S>>(element<S>::load(b[i])), attrs));
-        }
+    }
+    for (; i < n; i += step) {
+        y[i] = element<Out>::store(F::apply(static_cast<compute_t<S>>(element<S>::load(a[i])),
+                                            static_cast<compute_t<S>>(element<S>::load(b[i])), attrs));
     }
 }
 
@@ -403,6 +399,17 @@ __device__ C fold_run(const S* x, std::int64_t base, const strided_map& reduced,
     return acc;
 }
 
+/// Writes output o: the reduction's value in the element type, or (raw) in the accumulator type.
+template <reduce_kind K, class S, class C>
+__device__ void store_result(std::int64_t o, C acc, std::int64_t count, const C* shifts, S* y, C* raw) {
+    const C v = reduce_op<K, C>::finish(acc, count, shifts != nullptr ? shifts[o] : C(0));
+    if (raw != nullptr) {
+        raw[o] = v;
+    } else {
+        y[o] = element<S>::store(v);
+    }
+}
+
 template <reduce_kind K, class S, class C>
 __global__ void reduce_chunks(const S* x, strided_map kept, strided_map reduced, std::int64_t count,
                               std::int64_t chunks, const C* shifts, C* partial) {
@@ -423,13 +430,7 @@ __global__ void reduce_finish(const C* partial, std::int64_t chunks, std::int64_
     C acc = op::identity();
     for (std::int64_t c = threadIdx.x; c < chunks; c += block) acc = op::combine(acc, partial[o * chunks + c]);
     acc = block_fold<K, C>(acc);
-    if (threadIdx.x != 0) return;
-    const C v = op::finish(acc, count, shifts != nullptr ? shifts[o] : C(0));
-    if (raw != nullptr) {
-        raw[o] = v;
-    } else {
-        y[o] = element<S>::store(v);
-    }
+    if (threadIdx.x == 0) store_result<K>(o, acc, count, shifts, y, raw);
 }
 
 /// A warp per output (counts below `chunk`): lanes fold elements lane, lane + 32, ...
@@ -443,13 +444,7 @@ __global__ void reduce_warps(const S* x, strided_map kept, strided_map reduced, 
     if (!::isfinite(op.shift)) op.shift = C(0);
     C acc = fold_groups<K, S, C>(x, kept.at(o), reduced, 0, count, lane, 32, op);
     acc = warp_fold<K, C>(acc);
-    if (lane != 0) return;
-    const C v = op.finish(acc, count, shifts != nullptr ? shifts[o] : C(0));
-    if (raw != nullptr) {
-        raw[o] = v;
-    } else {
-        y[o] = element<S>::store(v);
-    }
+    if (lane == 0) store_result<K>(o, acc, count, shifts, y, raw);
 }
 
 /// Reductions whose kept axes end in a contiguous one (e.g. over axis 0 of a
@@ -478,12 +473,7 @@ __global__ void reduce_columns_finish(const C* partial, std::int64_t outputs, st
     TENSORACLE_GRID_STRIDE(o, outputs) {
         C acc = op::identity();
         for (std::int64_t c = 0; c < chunks; ++c) acc = op::combine(acc, partial[c * outputs + o]);
-        const C v = op::finish(acc, count, shifts != nullptr ? shifts[o] : C(0));
-        if (raw != nullptr) {
-            raw[o] = v;
-        } else {
-            y[o] = element<S>::store(v);
-        }
+        store_result<K>(o, acc, count, shifts, y, raw);
     }
 }
 
