@@ -6353,6 +6353,11 @@ TENSORACLE_REDUCE(log_sum_exp, "ReduceLogSumExp", sum_types)
 };
 #undef TENSORACLE_REDUCE
 
+/// Formulas computed in double for integer inputs. A named concept, not an
+/// inline requires-expression: Clang 14 cannot mangle the latter in a template.
+template <class F>
+concept real_valued_reduction = requires { F::real_valued; };
+
 }  // namespace reduce
 
 /// A Reduce* op from its formula F (F::reduce<T, A> maps one group, as A, to A).
@@ -6600,7 +6605,7 @@ private:
         const auto mask = axes.empty() ? std::vector<bool>(s.size(), true) : detail::axis_mask(axes, s.size(), op_type);
         // Real-valued reductions (mean, L2, logs) of integers compute in double and
         // truncate once, as ONNX's reference does with numpy's astype.
-        using A = std::conditional_t<std::is_integral_v<T> && requires { F::real_valued; }, double,
+        using A = std::conditional_t<std::is_integral_v<T> && reduce::real_valued_reduction<F>, double,
                                      detail::reduce_acc_t<T>>;
         T* y = make_output(detail::reduced_shape(s, mask, a.keepdims != 0));
         detail::for_each_reduce_group<A>(x, s, mask, [&](std::size_t o, std::span<const A> g) {
@@ -13778,7 +13783,10 @@ template <class V>
 array_map<V> seed_outputs(const graph::graph& g, const forward_state<V>& s, const value_map& cotangents,
                           const char* where) {
     array_map<V> cot;
-    for (const auto& [name, t] : cotangents) {
+    for (const auto& entry : cotangents) {
+        // Not a structured binding: Clang before 16 cannot capture one in a lambda.
+        const std::string& name = entry.first;
+        const auto& t = entry.second;
         const bool is_output = std::any_of(g.outputs.begin(), g.outputs.end(),
                                            [&](const graph::value_info& v) { return v.name == name; });
         if (!is_output) throw error(where, "cotangent given for '" + name + "', which is not a graph output");

@@ -217,7 +217,10 @@ template <class V>
 array_map<V> seed_outputs(const graph::graph& g, const forward_state<V>& s, const value_map& cotangents,
                           const char* where) {
     array_map<V> cot;
-    for (const auto& [name, t] : cotangents) {
+    for (const auto& entry : cotangents) {
+        // Not a structured binding: Clang before 16 cannot capture one in a lambda.
+        const std::string& name = entry.first;
+        const auto& t = entry.second;
         const bool is_output = std::any_of(g.outputs.begin(), g.outputs.end(),
                                            [&](const graph::value_info& v) { return v.name == name; });
         if (!is_output) throw error(where, "cotangent given for '" + name + "', which is not a graph output");

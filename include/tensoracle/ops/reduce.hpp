@@ -286,6 +286,11 @@ TENSORACLE_REDUCE(log_sum_exp, "ReduceLogSumExp", sum_types)
 };
 #undef TENSORACLE_REDUCE
 
+/// Formulas computed in double for integer inputs. A named concept, not an
+/// inline requires-expression: Clang 14 cannot mangle the latter in a template.
+template <class F>
+concept real_valued_reduction = requires { F::real_valued; };
+
 }  // namespace reduce
 
 /// A Reduce* op from its formula F (F::reduce<T, A> maps one group, as A, to A).
@@ -533,7 +538,7 @@ private:
         const auto mask = axes.empty() ? std::vector<bool>(s.size(), true) : detail::axis_mask(axes, s.size(), op_type);
         // Real-valued reductions (mean, L2, logs) of integers compute in double and
         // truncate once, as ONNX's reference does with numpy's astype.
-        using A = std::conditional_t<std::is_integral_v<T> && requires { F::real_valued; }, double,
+        using A = std::conditional_t<std::is_integral_v<T> && reduce::real_valued_reduction<F>, double,
                                      detail::reduce_acc_t<T>>;
         T* y = make_output(detail::reduced_shape(s, mask, a.keepdims != 0));
         detail::for_each_reduce_group<A>(x, s, mask, [&](std::size_t o, std::span<const A> g) {
