@@ -279,10 +279,12 @@ struct mod_fn {
     }
     static constexpr std::array<double, 2> rhs_range{1.0, 5.0};
     static void hints(spec::hints& h) { h.flag("fmod"); }
+    template <int = 0>
     static std::vector<spec::constraint> constraints(const spec::context& c) {
         if (!info(c.input_dtype(0)).is_floating) return {};
         return {{c.attr("fmod") == 1, "floating-point inputs require fmod=1"}};
     }
+    template <int = 0>
     static std::vector<spec::domain_rule> domain() {
         return {detail::hinge_rule("|B| > 0", 1, [](double y) { return -std::fabs(y) + 1e-10; })};
     }
@@ -364,15 +366,20 @@ struct Pow {
     static constexpr std::array<spec::value_spec, 1> outputs{{{"Z", types}}};
     static constexpr bool elementwise = true;  ///< ad::elementwise_op
 
+    template <int = 0>
     static std::vector<spec::constraint> constraints(const spec::context& c) { return detail::broadcast_constraints(c, {0, 1}); }
+    template <int = 0>
     static spec::shape_exprs output_shapes(const spec::context& c) { return {detail::broadcast_shape(c, {0, 1})}; }
+    template <int = 0>
     static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
+    template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!types.contains(out)) return {};
         std::vector<std::size_t> ranks(rank + 1);
         for (std::size_t r = 0; r <= rank; ++r) ranks[r] = r;
         return {{{out}, ranks}, {exponent_types.members(), ranks}};
     }
+    template <int = 0>
     static std::vector<spec::domain_rule> domain(const spec::attribute_map&) {
         // NNSmith, Table 1: X > 0 and Y * log(X) <= 40 keep Pow finite and real.
         return {detail::hinge_rule("X > 0", 0, [](double x) { return -x + 1e-10; }),
@@ -440,6 +447,7 @@ struct Pow {
         for (std::size_t f = 0; f < z.size(); ++f) z.data()[f] = apply(x.data()[off[0][f]], y.data()[off[1][f]]);
         return z;
     }
+    template <int = 0>
     static std::vector<tensor> run(const spec::context& c) {
         return detail::single_output(detail::dispatch<types>(c.input_dtype(0), op_type, [&](auto t) {
             using T = typename decltype(t)::type;
@@ -462,6 +470,7 @@ struct Pow {
         // Integer exponents are exact in double, as in run()'s mixed-type path.
         return {compute<S, double>(x[0], c.input(1).to<double>())};
     }
+    template <int = 0>
     static spec::hints hints() { return spec::hints{}.range(0, 0.5, 3.0).range(1, -2.0, 3.0); }
 };
 
@@ -475,16 +484,21 @@ struct Where {
     static constexpr std::array<spec::value_spec, 1> outputs{{{"output", spec::types::all}}};
     static constexpr bool elementwise = true;  ///< ad::elementwise_op
 
+    template <int = 0>
     static std::vector<spec::constraint> constraints(const spec::context& c) {
         return detail::broadcast_constraints(c, {0, 1, 2});
     }
+    template <int = 0>
     static spec::shape_exprs output_shapes(const spec::context& c) { return {detail::broadcast_shape(c, {0, 1, 2})}; }
+    template <int = 0>
     static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(1)}; }
+    template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         std::vector<std::size_t> ranks(rank + 1);
         for (std::size_t r = 0; r <= rank; ++r) ranks[r] = r;
         return {{{dtype::boolean}, ranks}, {{out}, ranks}, {{out}, ranks}};
     }
+    template <int = 0>
     static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
 
     template <class T>
@@ -500,6 +514,7 @@ struct Where {
         }
         return out;
     }
+    template <int = 0>
     static std::vector<tensor> run(const spec::context& c) {
         const auto cond = c.input(0).as_array<bool>();
         return detail::single_output(detail::dispatch<spec::types::all>(c.input_dtype(1), op_type, [&](auto t) {
@@ -525,6 +540,7 @@ struct PRelu {
     static constexpr std::array<spec::value_spec, 1> outputs{{{"Y", types}}};
     static constexpr bool elementwise = true;  ///< ad::elementwise_op
 
+    template <int = 0>
     static std::vector<spec::constraint> constraints(const spec::context& c) {
         std::vector<spec::constraint> out{{spec::expr(c.rank(1)) <= spec::expr(c.rank(0)), "slope rank <= X rank"}};
         const std::size_t r0 = c.rank(0), r1 = c.rank(1);
@@ -534,14 +550,18 @@ struct PRelu {
         }
         return out;
     }
+    template <int = 0>
     static spec::shape_exprs output_shapes(const spec::context& c) { return {c.shape(0)}; }
+    template <int = 0>
     static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
+    template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!types.contains(out)) return {};
         std::vector<std::size_t> ranks(rank + 1);
         for (std::size_t r = 0; r <= rank; ++r) ranks[r] = r;
         return {{{out}, {rank}}, {{out}, ranks}};
     }
+    template <int = 0>
     static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
     template <class T>
     static array<T> compute(const array<T>& x, const array<T>& slope) {
@@ -562,6 +582,7 @@ struct PRelu {
         }
         return y;
     }
+    template <int = 0>
     static std::vector<tensor> run(const spec::context& c) {
         return detail::single_output(detail::dispatch<types>(c.input_dtype(0), op_type, [&](auto t) {
             using T = typename decltype(t)::type;
@@ -575,6 +596,7 @@ struct PRelu {
         return {compute<S>(x[0], x[1])};
     }
     // Facts: X >= 0 passes unchanged (the slope never applies); otherwise nothing known.
+    template <int = 0>
     static spec::hints hints() {
         return spec::hints{}.range(1, 0.0, 1.0).facts(
             [](std::span<const spec::value_facts> in, const spec::attribute_map&, std::span<const shape_type>) {
@@ -594,6 +616,7 @@ struct Clip {
     static constexpr std::array<spec::value_spec, 1> outputs{{{"output", types}}};
     static constexpr bool elementwise = true;  ///< ad::elementwise_op
 
+    template <int = 0>
     static std::vector<spec::constraint> constraints(const spec::context& c) {
         std::vector<spec::constraint> out;
         for (std::size_t i = 1; i < 3; ++i) {
@@ -602,12 +625,16 @@ struct Clip {
         }
         return out;
     }
+    template <int = 0>
     static spec::shape_exprs output_shapes(const spec::context& c) { return {c.shape(0)}; }
+    template <int = 0>
     static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
+    template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!types.contains(out)) return {};
         return {{{out}, {rank}}, {{out}, {0, 1}}, {{out}, {0, 1}}};  // min, max: a scalar or one value
     }
+    template <int = 0>
     static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
     template <class T>
     static array<T> compute(const array<T>& x, std::optional<T> lo, std::optional<T> hi) {
@@ -621,6 +648,7 @@ struct Clip {
         }
         return y;
     }
+    template <int = 0>
     static std::vector<tensor> run(const spec::context& c) {
         return detail::single_output(detail::dispatch<types>(c.input_dtype(0), op_type, [&](auto t) {
             using T = typename decltype(t)::type;
@@ -642,6 +670,7 @@ struct Clip {
         return {compute<S>(x[0], bound(1), bound(2))};
     }
     // Facts: min(max(x, lo), hi) is monotone in each input (an absent bound counts as unknown).
+    template <int = 0>
     static spec::hints hints() {
         return spec::hints{}.range(0, -5, 5).range(1, -3, -1).range(2, 1, 3).facts(
             [](std::span<const spec::value_facts> in, const spec::attribute_map&, std::span<const shape_type>) {
@@ -671,14 +700,19 @@ struct Cast {
     static constexpr std::array<spec::value_spec, 1> outputs{{{"output", spec::types::all, {}, "T2"}}};
     static constexpr bool elementwise = true;  ///< ad::elementwise_op
 
+    template <int = 0>
     static std::vector<spec::constraint> constraints(const spec::context&) { return {}; }
+    template <int = 0>
     static spec::shape_exprs output_shapes(const spec::context& c) { return {c.shape(0)}; }
+    template <int = 0>
     static std::vector<dtype> output_dtypes(const spec::context& c) {
         return {dtype_from_onnx(static_cast<int>(spec::parse_attributes<attributes>(c.attributes(), op_type).to))};
     }
+    template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype, std::size_t rank) {
         return {{spec::types::all.members(), {rank}}};
     }
+    template <int = 0>
     static std::vector<spec::domain_rule> domain(const spec::attribute_map& a) {
         const auto to = dtype_from_onnx(static_cast<int>(spec::parse_attributes<attributes>(a, op_type).to));
         auto rule = detail::cast_range_rule([to](std::span<const tensor>) { return to; });
@@ -689,6 +723,7 @@ struct Cast {
         }
         return {rule};
     }
+    template <int = 0>
     static std::vector<tensor> run(const spec::context& c) { return {c.input(0).cast(output_dtypes(c)[0])}; }
     /// Only float -> float casts have a derivative (1: the cast is the identity up to rounding).
     static std::vector<std::size_t> differentiable_inputs(const spec::context& c) {
@@ -719,6 +754,7 @@ struct Cast {
     // Facts: to a floating dtype they carry over (0 and 1 stay 0 and 1; ranges hold
     // up to rounding); to an integer one they are truncated ([0.2, 0.8] becomes 0);
     // to bool, x != 0. The generator narrows them to the target dtype's range.
+    template <int = 0>
     static spec::hints hints() {
         return spec::hints{}.facts(cast_facts).dtype_attribute("to").range(0, -100, 100);
     }
@@ -738,5 +774,5 @@ inline constexpr auto binary_ops =
 
 }  // namespace tensoracle::ops
 
-BOOST_HANA_ADAPT_STRUCT(tensoracle::ops::binary::mod_attr, fmod);
-BOOST_HANA_ADAPT_STRUCT(tensoracle::ops::cast_attr, to);
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::binary::mod_attr, fmod);
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::cast_attr, to);

@@ -74,17 +74,24 @@ struct Constant {
     }
     static attributes attrs(const spec::context& c) { return spec::parse_attributes<attributes>(c.attributes(), op_type); }
 
+    template <int = 0>
     static std::vector<spec::constraint> constraints(const spec::context& c) {
         (void)value_of(attrs(c));
         return {};
     }
+    template <int = 0>
     static spec::shape_exprs output_shapes(const spec::context& c) {
         return {misc::constant_shape(value_of(attrs(c)).shape())};
     }
+    template <int = 0>
     static std::vector<dtype> output_dtypes(const spec::context& c) { return {value_of(attrs(c)).element_dtype()}; }
+    template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype, std::size_t) { return {}; }
+    template <int = 0>
     static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
+    template <int = 0>
     static std::vector<tensor> run(const spec::context& c) { return {value_of(attrs(c))}; }
+    template <int = 0>
     static spec::hints hints() {
         spec::hints h;
         for (const char* k : {"value_float", "value_floats", "value_int", "value_ints", "value_string", "value_strings"}) h.omit(k);
@@ -104,15 +111,21 @@ struct CastLike {
     static constexpr std::array<spec::value_spec, 2> inputs{
         {{"input", spec::types::all, {}, "T1"}, {"target_type", spec::types::all, {}, "T2"}}};
     static constexpr std::array<spec::value_spec, 1> outputs{{{"output", spec::types::all, {}, "T2"}}};
+    template <int = 0>
     static std::vector<spec::constraint> constraints(const spec::context&) { return {}; }
+    template <int = 0>
     static spec::shape_exprs output_shapes(const spec::context& c) { return {c.shape(0)}; }
+    template <int = 0>
     static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(1)}; }
+    template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         return {{spec::types::all.members(), {rank}}, {{out}, misc::all_ranks(8)}};  // target_type: any rank
     }
+    template <int = 0>
     static std::vector<spec::domain_rule> domain(const spec::attribute_map&) {
         return {detail::cast_range_rule([](std::span<const tensor> in) { return in[1].element_dtype(); })};
     }
+    template <int = 0>
     static std::vector<tensor> run(const spec::context& c) { return {c.input(0).cast(c.input_dtype(1))}; }
     /// input only: target_type gives its dtype, not its values.
     static std::vector<std::size_t> differentiable_inputs(const spec::context& c) {
@@ -146,6 +159,7 @@ struct CastLike {
         for (std::size_t i = 0; i < v.size(); ++i) y.data()[i] = value_cast<S>(v.data()[i]);
         return {y};
     }
+    template <int = 0>
     static spec::hints hints() { return spec::hints{}.facts(spec::facts::copy_of(0)).range(0, -50, 50); }
 };
 
@@ -164,13 +178,18 @@ struct Dropout {
                                                              {"training_mode", spec::types::boolean, {0, 0}, "T2", true}}};
     static constexpr std::array<spec::value_spec, 2> outputs{
         {{"output", spec::types::floating}, {"mask", spec::types::boolean, {}, "T2"}}};
+    template <int = 0>
     static std::vector<spec::constraint> constraints(const spec::context&) { return {}; }
+    template <int = 0>
     static spec::shape_exprs output_shapes(const spec::context& c) { return {c.shape(0), c.shape(0)}; }
+    template <int = 0>
     static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0), dtype::boolean}; }
+    template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!spec::types::floating.contains(out)) return {};
         return {{{out}, {rank}}};
     }
+    template <int = 0>
     static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
     static void check_inference(const spec::context& c) {
         const bool training = c.has_input(2) && c.input(2).values<bool>()[0];
@@ -187,12 +206,14 @@ struct Dropout {
         check_inference(c);
         return {x[0], array<S>{}};
     }
+    template <int = 0>
     static std::vector<tensor> run(const spec::context& c) {
         check_inference(c);
         auto mask = array<bool>::from_shape(c.input(0).shape());
         std::fill(mask.begin(), mask.end(), true);
         return {c.input(0), tensor(mask)};
     }
+    template <int = 0>
     static spec::hints hints() {
         // Inference mode: ratio in [0, 0.9), training_mode false (training is random, not supported).
         return spec::hints{}
@@ -219,6 +240,7 @@ struct CumSum {
         spec::types::floating | spec::dtypes_of(dtype::i32, dtype::i64);
     static constexpr std::array<spec::value_spec, 2> inputs{{{"x", types, {1, 8}}, {"axis", spec::types::indices, {0, 1}, "T2"}}};
     static constexpr std::array<spec::value_spec, 1> outputs{{{"y", types}}};
+    template <int = 0>
     static std::vector<spec::constraint> constraints(const spec::context& c) {
         const auto r = static_cast<std::int64_t>(c.rank(0));
         const auto axis = c.values(1);
@@ -226,12 +248,16 @@ struct CumSum {
         if (axis.size() == 1) out.push_back({axis[0] >= -r && axis[0] < r, "axis in [-rank, rank)"});
         return out;
     }
+    template <int = 0>
     static spec::shape_exprs output_shapes(const spec::context& c) { return {c.shape(0)}; }
+    template <int = 0>
     static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
+    template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!types.contains(out) || rank == 0) return {};
         return {{{out}, {rank}}, {spec::types::indices.members(), {0, 1}}};  // axis: i32/i64, a scalar or one value
     }
+    template <int = 0>
     static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
     template <class T>
     static array<T> compute(const array<T>& x, std::size_t axis, const attributes& a) {
@@ -267,6 +293,7 @@ struct CumSum {
     static std::size_t axis_of(const spec::context& c) {
         return spec::normalize_axis(c.input(1).to<std::int64_t>().data()[0], c.rank(0), op_type);
     }
+    template <int = 0>
     static std::vector<tensor> run(const spec::context& c) {
         const auto a = spec::parse_attributes<attributes>(c.attributes(), op_type);
         const auto axis = axis_of(c);
@@ -283,6 +310,7 @@ struct CumSum {
         if (!info(c.input_dtype(0)).is_floating) return {array<S>{}};
         return {compute<S>(x[0], axis, a)};
     }
+    template <int = 0>
     static spec::hints hints() {
         // An exclusive sum starts every row at 0.
         return spec::hints{}.flag("exclusive").flag("reverse").facts(
@@ -308,17 +336,23 @@ struct EyeLike {
     static constexpr spec::dtype_set types = spec::types::ieee_floating | spec::types::integers | spec::types::boolean;
     static constexpr std::array<spec::value_spec, 1> inputs{{{"input", types, {2, 2}, "T1"}}};
     static constexpr std::array<spec::value_spec, 1> outputs{{{"output", types, {2, 2}, "T2"}}};
+    template <int = 0>
     static std::vector<spec::constraint> constraints(const spec::context&) { return {}; }
+    template <int = 0>
     static spec::shape_exprs output_shapes(const spec::context& c) { return {c.shape(0)}; }
+    template <int = 0>
     static std::vector<dtype> output_dtypes(const spec::context& c) {
         const auto a = spec::parse_attributes<attributes>(c.attributes(), op_type);
         return {a.dtype ? dtype_from_onnx(static_cast<int>(*a.dtype)) : c.input_dtype(0)};
     }
+    template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (rank != 2 || !types.contains(out)) return {};
         return {{types.members(), {2}}};  // the output dtype comes from `dtype`, not the input
     }
+    template <int = 0>
     static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
+    template <int = 0>
     static std::vector<tensor> run(const spec::context& c) {
         const auto k = spec::parse_attributes<attributes>(c.attributes(), op_type).k;
         const auto s = c.input(0).shape();
@@ -332,6 +366,7 @@ struct EyeLike {
         });
         return detail::single_output(std::move(out));
     }
+    template <int = 0>
     static spec::hints hints() {
         // Zeros off the diagonal (every matrix but 1 x 1), ones on it (where k keeps it inside).
         return spec::hints{}.dtype_attribute("dtype", 0.5).range(0, 0, 3).facts(
@@ -371,11 +406,13 @@ struct OneHot {
         if (!(d >= 1.0 && d <= 1e9)) throw error(std::string(op_type), "depth must be a positive count, got " + std::to_string(d));
         return static_cast<std::int64_t>(d);
     }
+    template <int = 0>
     static std::vector<spec::constraint> constraints(const spec::context& c) {
         const auto r = static_cast<std::int64_t>(c.rank(0)) + 1;
         const auto axis = c.attr("axis");
         return {{axis >= -r && axis < r, "axis in [-(rank+1), rank+1)"}, {c.dim(2, 0) == 2, "values holds [off, on]"}};
     }
+    template <int = 0>
     static spec::shape_exprs output_shapes(const spec::context& c) {
         // Output axis j is depth where j is the (normalized) axis, else the input
         // dim j (before the axis) or j - 1 (after it).
@@ -392,13 +429,16 @@ struct OneHot {
         }
         return {out};
     }
+    template <int = 0>
     static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(2)}; }
+    template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (rank == 0) return {};
         // indices and depth: any numeric type (ONNX's T1, T2); depth a scalar or one value.
         if (!onnx11_all.contains(out)) return {};
         return {{onnx11_numeric.members(), {rank - 1}}, {onnx11_numeric.members(), {0, 1}}, {{out}, {1}}};
     }
+    template <int = 0>
     static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
     /// The output shape, and per output element (row-major) whether it holds
     /// values[1] (on) rather than values[0] (off).
@@ -428,6 +468,7 @@ struct OneHot {
         }
         return l;
     }
+    template <int = 0>
     static std::vector<tensor> run(const spec::context& c) {
         const auto l = layout_of(c);
         auto out = tensor::zeros(c.input_dtype(2), l.shape);
@@ -454,6 +495,7 @@ struct OneHot {
         for (std::size_t f = 0; f < y.size(); ++f) y.data()[f] = x[2].data()[l.on[f] ? 1 : 0];
         return {y};
     }
+    template <int = 0>
     static spec::hints hints() {
         return spec::hints{}
             .before_solving(1, [](rng& g, const spec::context& c) {  // depth: a small count
@@ -496,6 +538,7 @@ struct TopK {
         }
         return s;
     }
+    template <int = 0>
     static std::vector<spec::constraint> constraints(const spec::context& c) {
         const auto r = static_cast<std::int64_t>(c.rank(0));
         const auto axis = c.attr("axis");
@@ -509,15 +552,19 @@ struct TopK {
         }
         return out;
     }
+    template <int = 0>
     static spec::shape_exprs output_shapes(const spec::context& c) {
         const auto s = with_k(c);
         return {s, s};
     }
+    template <int = 0>
     static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0), dtype::i64}; }
+    template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!types.contains(out) || rank == 0) return {};
         return {{{out}, {rank}}, {{dtype::i64}, {1}}};
     }
+    template <int = 0>
     static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
     /// Values and Indices of the k largest (or smallest) elements of x along axis.
     template <class T>
@@ -557,6 +604,7 @@ struct TopK {
     static std::size_t k_of(const spec::context& c) {
         return static_cast<std::size_t>(c.input(1).values<std::int64_t>()[0]);
     }
+    template <int = 0>
     static std::vector<tensor> run(const spec::context& c) {
         const auto a = spec::parse_attributes<attributes>(c.attributes(), op_type);
         const auto axis = spec::normalize_axis(a.axis, c.input(0).shape().size(), op_type);
@@ -580,6 +628,7 @@ struct TopK {
     }
     // sorted=0 leaves the order of the k outputs to the implementation: such a case has no
     // single right answer to compare a backend with, so generated cases keep the default.
+    template <int = 0>
     static spec::hints hints() { return spec::hints{}.facts(facts).flag("largest").omit("sorted").range(0, -50, 50); }
     /// Values: some of X's elements. Indices: in [0, n - 1] along the axis;
     /// when X is one value repeated, ties go to the lowest indices, so with
@@ -603,10 +652,10 @@ inline constexpr auto misc_ops = hana::tuple_t<Constant, CastLike, Dropout, CumS
 
 }  // namespace tensoracle::ops
 
-BOOST_HANA_ADAPT_STRUCT(tensoracle::ops::constant_attr, value, value_float, value_floats, value_int, value_ints,
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::constant_attr, value, value_float, value_floats, value_int, value_ints,
                         value_string, value_strings);
-BOOST_HANA_ADAPT_STRUCT(tensoracle::ops::dropout_attr, seed);
-BOOST_HANA_ADAPT_STRUCT(tensoracle::ops::cumsum_attr, exclusive, reverse);
-BOOST_HANA_ADAPT_STRUCT(tensoracle::ops::eye_like_attr, dtype, k);
-BOOST_HANA_ADAPT_STRUCT(tensoracle::ops::one_hot_attr, axis);
-BOOST_HANA_ADAPT_STRUCT(tensoracle::ops::top_k_attr, axis, largest, sorted);
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::dropout_attr, seed);
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::cumsum_attr, exclusive, reverse);
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::eye_like_attr, dtype, k);
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::one_hot_attr, axis);
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::top_k_attr, axis, largest, sorted);

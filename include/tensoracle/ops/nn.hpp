@@ -167,11 +167,14 @@ struct matmul : spec::one_shape_model<matmul> {
         return m;
     }
 
+    template <int = 0>
     static spec::constraints_with_shapes constraints_and_shapes(const spec::context& c) {
         auto m = shape_model(c.shape(0), c.shape(1));
         return {std::move(m.constraints), {std::move(m.y)}};
     }
+    template <int = 0>
     static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
+    template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!types.contains(out)) return {};
         // rank r output: (r, r) for r >= 2, or one 1-D operand with rank r + 1 on the other side.
@@ -180,6 +183,7 @@ struct matmul : spec::one_shape_model<matmul> {
         if (ranks.empty()) return {};
         return {{{out}, ranks}, {{out}, ranks}};
     }
+    template <int = 0>
     static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
 
     template <class T>
@@ -221,6 +225,7 @@ struct matmul : spec::one_shape_model<matmul> {
         }
         return y;
     }
+    template <int = 0>
     static std::vector<tensor> run(const spec::context& c) {
         return detail::single_output(detail::dispatch<types>(c.input_dtype(0), op_type, [&](auto t) {
             using T = typename decltype(t)::type;
@@ -273,6 +278,7 @@ struct matmul : spec::one_shape_model<matmul> {
         if (!info(c.input_dtype(0)).is_floating) return {array<S>{}};
         return {compute<S>(x[0], x[1])};
     }
+    template <int = 0>
     static spec::hints hints() { return spec::hints{}.range(0, -3, 3).range(1, -3, 3); }
 };
 
@@ -365,15 +371,19 @@ struct gemm : nn::two_inputs_and_optional_third<gemm>, spec::one_shape_model<gem
         if (c.has_input(2)) cd = c.shape(2);
         return shape_model(c.shape(0), c.shape(1), cd, c.attr("transA"), c.attr("transB"));
     }
+    template <int = 0>
     static spec::constraints_with_shapes constraints_and_shapes(const spec::context& c) {
         auto m = context_model(c);
         return {std::move(m.constraints), {std::move(m.y)}};
     }
+    template <int = 0>
     static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
+    template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!types.contains(out) || rank != 2) return {};
         return {{{out}, {2}}, {{out}, {2}}, {{out}, {0, 1, 2}}};
     }
+    template <int = 0>
     static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
 
     template <class T>
@@ -454,6 +464,7 @@ struct gemm : nn::two_inputs_and_optional_third<gemm>, spec::one_shape_model<gem
              b.values<T>().data(), b.shape()[1], cm ? T(1) : T(0), py, N);
         return y;
     }
+    template <int = 0>
     static spec::hints hints() {
         return spec::hints{}.flag("transA").flag("transB").real("alpha", -2.0, 2.0, 0.5).real("beta", -2.0, 2.0, 0.5).optional_input(2, 0.7);
     }
@@ -536,15 +547,19 @@ struct conv : nn::two_inputs_and_optional_third<conv>, spec::one_shape_model<con
         detail::nn::fill_conv_dims(d, c, a.auto_pad, op_type);
         return d;
     }
+    template <int = 0>
     static spec::constraints_with_shapes constraints_and_shapes(const spec::context& c) {
         auto m = shape_model(context_dims(c));
         return {std::move(m.constraints), {std::move(m.y)}};
     }
+    template <int = 0>
     static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
+    template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!types.contains(out) || rank < 3 || rank > 5) return {};
         return {{{out}, {rank}}, {{out}, {rank}}, {{out}, {1}}};
     }
+    template <int = 0>
     static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
 
     template <class T>
@@ -688,6 +703,7 @@ struct conv : nn::two_inputs_and_optional_third<conv>, spec::one_shape_model<con
         }
         return y;
     }
+    template <int = 0>
     static spec::hints hints() {
         return spec::hints{}
             .choice("auto_pad", {std::string("NOTSET"), std::string("SAME_UPPER"), std::string("SAME_LOWER"), std::string("VALID")}, 0.4)
@@ -815,15 +831,19 @@ struct conv_transpose : nn::two_inputs_and_optional_third<conv_transpose>,
         d.output_shape = c.attr_ints("output_shape");
         return d;
     }
+    template <int = 0>
     static spec::constraints_with_shapes constraints_and_shapes(const spec::context& c) {
         auto m = shape_model(context_dims(c));
         return {std::move(m.constraints), {std::move(m.y)}};
     }
+    template <int = 0>
     static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
+    template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!types.contains(out) || rank < 3 || rank > 5) return {};
         return {{{out}, {rank}}, {{out}, {rank}}, {{out}, {1}}};
     }
+    template <int = 0>
     static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
 
     template <class T>
@@ -878,6 +898,7 @@ struct conv_transpose : nn::two_inputs_and_optional_third<conv_transpose>,
         for (std::size_t f = 0; f < sum.size(); ++f) y.data()[f] = value_cast<T>(sum[f]);
         return y;
     }
+    template <int = 0>
     static spec::hints hints() {
         return spec::hints{}
             .choice("auto_pad", {std::string("NOTSET"), std::string("SAME_UPPER"), std::string("SAME_LOWER"), std::string("VALID")}, 0.3)
@@ -970,16 +991,20 @@ struct max_pool : spec::one_shape_model<max_pool> {
                                     c.attr_ints("dilations"), c.attr_ints("pads"),
                                     detail::nn::parse_auto_pad(a.auto_pad, op_type), c.attr("ceil_mode"));
     }
+    template <int = 0>
     static spec::constraints_with_shapes constraints_and_shapes(const spec::context& c) {
         auto m = context_model(c);
         m.constraints.push_back({c.attr("storage_order") == 0 || c.attr("storage_order") == 1, "storage_order is 0 or 1"});
         return {std::move(m.constraints), {m.y, m.y}};
     }
+    template <int = 0>
     static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0), dtype::i64}; }
+    template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!types.contains(out) || rank < 3 || rank > 5) return {};
         return {{{out}, {rank}}};
     }
+    template <int = 0>
     static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
 
     /// Y and Indices.
@@ -1040,6 +1065,7 @@ struct max_pool : spec::one_shape_model<max_pool> {
         }
         return {std::move(y), std::move(ind)};
     }
+    template <int = 0>
     static std::vector<tensor> run(const spec::context& c) {
         const auto at = spec::parse_attributes<attributes>(c.attributes(), op_type);
         return detail::dispatch<types, std::vector<tensor>>(c.input_dtype(0), op_type, [&](auto t) {
@@ -1057,6 +1083,7 @@ struct max_pool : spec::one_shape_model<max_pool> {
         if (!info(c.input_dtype(0)).is_floating) return {array<S>{}, array<S>{}};
         return {compute<S>(x[0], at).first, array<S>{}};
     }
+    template <int = 0>
     static spec::hints hints() {
         return spec::hints{}.facts(spec::facts::selection_of(0))
             .choice("auto_pad", {std::string("NOTSET"), std::string("SAME_UPPER"), std::string("SAME_LOWER"), std::string("VALID")}, 0.4)
@@ -1093,15 +1120,19 @@ struct average_pool : spec::one_shape_model<average_pool> {
                                     c.attr_ints("pads"), detail::nn::parse_auto_pad(a.auto_pad, op_type),
                                     c.attr("ceil_mode"));
     }
+    template <int = 0>
     static spec::constraints_with_shapes constraints_and_shapes(const spec::context& c) {
         auto m = context_model(c);
         return {std::move(m.constraints), {std::move(m.y)}};
     }
+    template <int = 0>
     static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
+    template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!types.contains(out) || rank < 3 || rank > 5) return {};
         return {{{out}, {rank}}};
     }
+    template <int = 0>
     static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
 
     template <class T>
@@ -1146,6 +1177,7 @@ struct average_pool : spec::one_shape_model<average_pool> {
         }
         return y;
     }
+    template <int = 0>
     static std::vector<tensor> run(const spec::context& c) {
         const auto at = spec::parse_attributes<attributes>(c.attributes(), op_type);
         return detail::single_output(detail::dispatch<types>(c.input_dtype(0), op_type, [&](auto t) {
@@ -1158,6 +1190,7 @@ struct average_pool : spec::one_shape_model<average_pool> {
     static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
         return {compute<S>(x[0], spec::parse_attributes<attributes>(c.attributes(), op_type))};
     }
+    template <int = 0>
     static spec::hints hints() {
         return spec::hints{}
             .choice("auto_pad", {std::string("NOTSET"), std::string("SAME_UPPER"), std::string("SAME_LOWER"), std::string("VALID")}, 0.4)
@@ -1269,16 +1302,21 @@ struct lrn {
     static constexpr std::array<spec::value_spec, 1> inputs{{{"X", types, {3, 8}}}};
     static constexpr std::array<spec::value_spec, 1> outputs{{{"Y", types, {3, 8}}}};
 
+    template <int = 0>
     static std::vector<spec::constraint> constraints(const spec::context& c) {
         return {{spec::expr(c.rank(0)) >= 3, "X has rank >= 3: (N, C, D1, ...)"}, {c.attr("size") >= 1, "size >= 1"}};
     }
+    template <int = 0>
     static spec::shape_exprs output_shapes(const spec::context& c) { return {c.shape(0)}; }
+    template <int = 0>
     static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
+    template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!types.contains(out) || rank < 3) return {};
         return {{{out}, {rank}}};
     }
     /// The base raised to beta must be positive.
+    template <int = 0>
     static std::vector<spec::domain_rule> domain(const spec::attribute_map& attrs) {
         const auto a = spec::parse_attributes<attributes>(attrs, op_type);
         return {{"bias + alpha / size * square_sum > 0", [a](std::span<const tensor> in) {
@@ -1340,6 +1378,7 @@ struct lrn {
         }
         return y;
     }
+    template <int = 0>
     static std::vector<tensor> run(const spec::context& c) {
         const auto at = spec::parse_attributes<attributes>(c.attributes(), op_type);
         return detail::single_output(detail::dispatch<types>(c.input_dtype(0), op_type, [&](auto t) {
@@ -1352,6 +1391,7 @@ struct lrn {
     static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
         return {compute<S>(x[0], spec::parse_attributes<attributes>(c.attributes(), op_type))};
     }
+    template <int = 0>
     static spec::hints hints() {
         return spec::hints{}.solve("size", 1, 9, 1.0).real("alpha", 1e-4, 1e-2, 0.5).real("beta", 0.5, 0.9, 0.5).real("bias", 1.0, 3.0, 0.5).range(0, -3, 3).facts(facts);
     }
@@ -1607,6 +1647,7 @@ struct resize {
 
     static bool given(const spec::context& c, std::size_t i) { return c.has_input(i) && c.element_count(i) > 0; }
 
+    template <int = 0>
     static std::vector<spec::constraint> constraints(const spec::context& c) {
         using spec::expr;
         const auto s = nn::resize_impl::parse(spec::parse_attributes<attributes>(c.attributes(), op_type), op_type);
@@ -1633,6 +1674,7 @@ struct resize {
         }
         return cs;
     }
+    template <int = 0>
     static spec::shape_exprs output_shapes(const spec::context& c) {
         if (given(c, 3)) return {c.values(3)};
         const auto d = nn::resize_impl::scaled_dims(c.concrete_shape(0), c.input(2).values<float>(), op_type);
@@ -1640,11 +1682,14 @@ struct resize {
         for (const auto v : d) y.emplace_back(v);
         return {y};
     }
+    template <int = 0>
     static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
+    template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!types.contains(out)) return {};
         return {{{out}, {rank}}, {types.members(), {1}}, {{dtype::f32}, {1}}, {{dtype::i64}, {1}}};
     }
+    template <int = 0>
     static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
 
     /// scales or sizes: exactly one non-empty. roi: 2 * rank values or empty.
@@ -1697,6 +1742,7 @@ struct resize {
         }
         return p;
     }
+    template <int = 0>
     static std::vector<tensor> run(const spec::context& c) {
         const auto at = spec::parse_attributes<attributes>(c.attributes(), op_type);
         const auto p = read_params(c);
@@ -1720,6 +1766,7 @@ struct resize {
         const auto p = read_params(c);
         return {compute<S>(x[0], p.roi, p.scales, p.sizes, at)};
     }
+    template <int = 0>
     static spec::hints hints() {
         const auto floats = [](rng& g, std::size_t n, double lo, double hi) {
             auto t = array<float>::from_shape({n});
@@ -1750,7 +1797,7 @@ struct resize {
             .optional_input(3, 0.5)
             .before_solving(1, [floats](rng& g, const spec::context& c) {  // roi: starts in [0, 0.3], ends in [0.7, 1]
                 const std::size_t r = c.rank(0);
-                auto t = floats(g, 2 * r, 0.0, 0.3);
+                tensor t = floats(g, 2 * r, 0.0, 0.3);
                 for (std::size_t i = 0; i < r; ++i) t.values<float>()[r + i] = static_cast<float>(g.uniform(0.7, 1.0));
                 return t.cast(c.input_dtype(1));
             })
@@ -1794,22 +1841,27 @@ struct upsample {
             if (!(v >= 1.0f) || !std::isfinite(v)) throw error(std::string(op_type), "scales must be finite and >= 1");
         }
     }
+    template <int = 0>
     static std::vector<spec::constraint> constraints(const spec::context& c) {
         (void)as_resize(spec::parse_attributes<attributes>(c.attributes(), op_type));
         check_scales(c.input(1).values<float>());
         return {{c.dim(1, 0) == spec::expr(c.rank(0)), "scales has one value per axis of X"}};
     }
+    template <int = 0>
     static spec::shape_exprs output_shapes(const spec::context& c) {
         const auto d = nn::resize_impl::scaled_dims(c.concrete_shape(0), c.input(1).values<float>(), op_type);
         std::vector<spec::expr> y;
         for (const auto v : d) y.emplace_back(v);
         return {y};
     }
+    template <int = 0>
     static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
+    template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!types.contains(out)) return {};
         return {{{out}, {rank}}, {{dtype::f32}, {1}}};
     }
+    template <int = 0>
     static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
     template <class T>
     static array<T> compute(const array<T>& x, const std::vector<float>& scales, const attributes& a = {}) {
@@ -1817,6 +1869,7 @@ struct upsample {
         check_scales(scales);
         return resize::compute<T>(x, {}, scales, {}, as_resize(a));
     }
+    template <int = 0>
     static std::vector<tensor> run(const spec::context& c) {
         const auto at = spec::parse_attributes<attributes>(c.attributes(), op_type);
         const auto scales = scales_of(c);
@@ -1841,6 +1894,7 @@ struct upsample {
         if (!info(c.input_dtype(0)).is_floating) return {array<S>{}};
         return {compute<S>(x[0], scales_of(c), at)};
     }
+    template <int = 0>
     static spec::hints hints() {
         return spec::hints{}
             .choice("mode", {std::string("nearest"), std::string("linear")}, 0.8)
@@ -1872,15 +1926,15 @@ using Upsample = upsample;
 
 }  // namespace tensoracle::ops
 
-BOOST_HANA_ADAPT_STRUCT(tensoracle::ops::gemm_attr, alpha, beta, transA, transB);
-BOOST_HANA_ADAPT_STRUCT(tensoracle::ops::conv_attr, auto_pad, dilations, group, kernel_shape, pads, strides);
-BOOST_HANA_ADAPT_STRUCT(tensoracle::ops::conv_transpose_attr, auto_pad, dilations, group, kernel_shape, output_padding,
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::gemm_attr, alpha, beta, transA, transB);
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::conv_attr, auto_pad, dilations, group, kernel_shape, pads, strides);
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::conv_transpose_attr, auto_pad, dilations, group, kernel_shape, output_padding,
                         output_shape, pads, strides);
-BOOST_HANA_ADAPT_STRUCT(tensoracle::ops::max_pool_attr, auto_pad, ceil_mode, dilations, kernel_shape, pads, storage_order,
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::max_pool_attr, auto_pad, ceil_mode, dilations, kernel_shape, pads, storage_order,
                         strides);
-BOOST_HANA_ADAPT_STRUCT(tensoracle::ops::average_pool_attr, auto_pad, ceil_mode, count_include_pad, kernel_shape, pads,
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::average_pool_attr, auto_pad, ceil_mode, count_include_pad, kernel_shape, pads,
                         strides);
-BOOST_HANA_ADAPT_STRUCT(tensoracle::ops::lrn_attr, alpha, beta, bias, size);
-BOOST_HANA_ADAPT_STRUCT(tensoracle::ops::resize_attr, coordinate_transformation_mode, cubic_coeff_a, exclude_outside,
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::lrn_attr, alpha, beta, bias, size);
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::resize_attr, coordinate_transformation_mode, cubic_coeff_a, exclude_outside,
                         extrapolation_value, mode, nearest_mode);
-BOOST_HANA_ADAPT_STRUCT(tensoracle::ops::upsample_attr, mode);
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::upsample_attr, mode);

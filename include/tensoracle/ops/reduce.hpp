@@ -846,6 +846,7 @@ struct layer_normalization {
                                                               {"Mean", stash_types, {}, "U", true},
                                                               {"InvStdDev", stash_types, {}, "U", true}}};
 
+    template <int = 0>
     static std::vector<spec::constraint> constraints(const spec::context& c) {
         const std::size_t r = c.rank(0);
         const auto axis = c.attr("axis");
@@ -867,6 +868,7 @@ struct layer_normalization {
         }
         return out;
     }
+    template <int = 0>
     static spec::shape_exprs output_shapes(const spec::context& c) {
         const std::size_t r = c.rank(0);
         const auto an = detail::normalized_axis(c.attr("axis"), r);
@@ -875,16 +877,19 @@ struct layer_normalization {
         return {c.shape(0), stat, stat};
     }
     static dtype stash_dtype(const attributes& a) { return a.stash_type == 16 ? dtype::bf16 : dtype::f32; }
+    template <int = 0>
     static std::vector<dtype> output_dtypes(const spec::context& c) {
         const dtype u = stash_dtype(spec::parse_attributes<attributes>(c.attributes(), op_type));
         return {c.input_dtype(0), u, u};
     }
+    template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!spec::types::floating.contains(out) || rank == 0) return {};
         std::vector<std::size_t> ranks;
         for (std::size_t r = 0; r <= rank; ++r) ranks.push_back(r);
         return {{{out}, {rank}}, {{out}, ranks}, {{out}, ranks}};
     }
+    template <int = 0>
     static std::vector<spec::domain_rule> domain(const spec::attribute_map& attrs) {
         const auto a = spec::parse_attributes<attributes>(attrs, op_type);
         return {{"variance + epsilon > 0 over each normalized row", [a](std::span<const tensor> in) {
@@ -953,6 +958,7 @@ struct layer_normalization {
         }
         return out;
     }
+    template <int = 0>
     static std::vector<tensor> run(const spec::context& c) {
         const auto a = checked_attributes(c);
         return detail::dispatch<inputs[0].types, std::vector<tensor>>(c.input_dtype(0), op_type, [&](auto t) {
@@ -980,6 +986,7 @@ struct layer_normalization {
         }
         return a;
     }
+    template <int = 0>
     static spec::hints hints() {
         return spec::hints{}
             .real("epsilon", 1e-6, 1e-2, 0.3)
@@ -1028,6 +1035,7 @@ struct batch_normalization {
     static constexpr std::array<spec::value_spec, 1> outputs{{{"Y", spec::types::floating}}};
     static constexpr std::array<std::string_view, 4> param_names{"scale", "B", "input_mean", "input_var"};
 
+    template <int = 0>
     static std::vector<spec::constraint> constraints(const spec::context& c) {
         // training_mode=1 is valid ONNX, just not implemented: run() throws
         // unsupported_error for it (conformance counts it as skipped).
@@ -1037,13 +1045,17 @@ struct batch_normalization {
         }
         return out;
     }
+    template <int = 0>
     static spec::shape_exprs output_shapes(const spec::context& c) { return {c.shape(0)}; }
+    template <int = 0>
     static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
+    template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!spec::types::floating.contains(out) || rank < 2) return {};
         const auto f = spec::types::floating.members();
         return {{{out}, {rank}}, {f, {1}}, {f, {1}}, {f, {1}}, {f, {1}}};
     }
+    template <int = 0>
     static std::vector<spec::domain_rule> domain(const spec::attribute_map& attrs) {
         const auto eps = static_cast<double>(spec::parse_attributes<attributes>(attrs, op_type).epsilon);
         return {detail::hinge_rule("input_var + epsilon > 0", 4, [eps](double v) { return 1e-10 - (v + eps); })};
@@ -1084,6 +1096,7 @@ struct batch_normalization {
         }
         return y;
     }
+    template <int = 0>
     static std::vector<tensor> run(const spec::context& c) {
         const auto a = spec::parse_attributes<attributes>(c.attributes(), op_type);
         return detail::single_output(detail::dispatch<inputs[0].types>(c.input_dtype(0), op_type, [&](auto t) {
@@ -1097,6 +1110,7 @@ struct batch_normalization {
         const auto a = spec::parse_attributes<attributes>(c.attributes(), op_type);
         return {compute<S, S>(x[0], x[1], x[2], x[3], x[4], a)};
     }
+    template <int = 0>
     static spec::hints hints() {
         return spec::hints{}
             .real("epsilon", 1e-6, 1e-2, 0.3)
@@ -1128,16 +1142,21 @@ struct instance_normalization {
                                                              {"B", spec::types::ieee_floating, {1, 1}}}};
     static constexpr std::array<spec::value_spec, 1> outputs{{{"output", spec::types::ieee_floating}}};
 
+    template <int = 0>
     static std::vector<spec::constraint> constraints(const spec::context& c) {
         return {{c.dim(1, 0) == c.dim(0, 1), "scale has one value per channel (input axis 1)"},
                 {c.dim(2, 0) == c.dim(0, 1), "B has one value per channel (input axis 1)"}};
     }
+    template <int = 0>
     static spec::shape_exprs output_shapes(const spec::context& c) { return {c.shape(0)}; }
+    template <int = 0>
     static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
+    template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!spec::types::floating.contains(out) || rank < 3) return {};
         return {{{out}, {rank}}, {{out}, {1}}, {{out}, {1}}};
     }
+    template <int = 0>
     static std::vector<spec::domain_rule> domain(const spec::attribute_map& attrs) {
         const auto eps = static_cast<double>(spec::parse_attributes<attributes>(attrs, op_type).epsilon);
         return {{"variance + epsilon > 0 over each (n, c)", [eps](std::span<const tensor> in) {
@@ -1182,6 +1201,7 @@ struct instance_normalization {
         }
         return y;
     }
+    template <int = 0>
     static std::vector<tensor> run(const spec::context& c) {
         const auto a = spec::parse_attributes<attributes>(c.attributes(), op_type);
         return detail::single_output(detail::dispatch<inputs[0].types>(c.input_dtype(0), op_type, [&](auto t) {
@@ -1193,6 +1213,7 @@ struct instance_normalization {
     static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
         return {compute<S>(x[0], x[1], x[2], spec::parse_attributes<attributes>(c.attributes(), op_type))};
     }
+    template <int = 0>
     static spec::hints hints() { return spec::hints{}.real("epsilon", 1e-6, 1e-2, 0.3).range(1, 0.5, 2.0).range(2, -1.0, 1.0); }
 };
 
@@ -1214,17 +1235,22 @@ struct lp_normalization {
     static constexpr std::array<spec::value_spec, 1> inputs{{{"input", spec::types::ieee_floating}}};
     static constexpr std::array<spec::value_spec, 1> outputs{{{"output", spec::types::ieee_floating}}};
 
+    template <int = 0>
     static std::vector<spec::constraint> constraints(const spec::context& c) {
         const auto p = c.attr("p");
         return {detail::axis_in_range(c.attr("axis"), c.rank(0), "axis"),
                 {p == spec::expr(1) || p == spec::expr(2), "p is 1 or 2"}};
     }
+    template <int = 0>
     static spec::shape_exprs output_shapes(const spec::context& c) { return {c.shape(0)}; }
+    template <int = 0>
     static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
+    template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!spec::types::floating.contains(out) || rank == 0) return {};
         return {{{out}, {rank}}};
     }
+    template <int = 0>
     static std::vector<spec::domain_rule> domain(const spec::attribute_map& attrs) {
         const auto a = spec::parse_attributes<attributes>(attrs, op_type);
         std::vector<spec::domain_rule> rules{{"||x||_p > 0 along axis (and finite)", [a](std::span<const tensor> in) {
@@ -1271,6 +1297,7 @@ struct lp_normalization {
         }
         return y;
     }
+    template <int = 0>
     static std::vector<tensor> run(const spec::context& c) {
         const auto a = spec::parse_attributes<attributes>(c.attributes(), op_type);
         return detail::single_output(detail::dispatch<inputs[0].types>(c.input_dtype(0), op_type, [&](auto t) {
@@ -1282,6 +1309,7 @@ struct lp_normalization {
     static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
         return {compute<S>(x[0], spec::parse_attributes<attributes>(c.attributes(), op_type))};
     }
+    template <int = 0>
     static spec::hints hints() { return spec::hints{}.choice("p", {std::int64_t{1}, std::int64_t{2}}, 0.7).facts(facts); }
     /// Every element lies in [-1, 1], and in a slice of n along the axis the
     /// smallest |y| is at most n^(-1/p) (the p-th powers sum to 1): some element
@@ -1330,11 +1358,11 @@ using LpNormalization = lp_normalization;
 
 }  // namespace tensoracle::ops
 
-BOOST_HANA_ADAPT_STRUCT(tensoracle::ops::reduce::reduce_attr, axes, keepdims);
-BOOST_HANA_ADAPT_STRUCT(tensoracle::ops::reduce::reduce_sum_attr, axes, keepdims, noop_with_empty_axes);
-BOOST_HANA_ADAPT_STRUCT(tensoracle::ops::reduce::arg_attr, axis, keepdims, select_last_index);
-BOOST_HANA_ADAPT_STRUCT(tensoracle::ops::reduce::softmax_attr, axis);
-BOOST_HANA_ADAPT_STRUCT(tensoracle::ops::reduce::layer_norm_attr, axis, epsilon, stash_type);
-BOOST_HANA_ADAPT_STRUCT(tensoracle::ops::reduce::batch_norm_attr, epsilon, momentum, training_mode);
-BOOST_HANA_ADAPT_STRUCT(tensoracle::ops::reduce::instance_norm_attr, epsilon);
-BOOST_HANA_ADAPT_STRUCT(tensoracle::ops::reduce::lp_norm_attr, axis, p);
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::reduce::reduce_attr, axes, keepdims);
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::reduce::reduce_sum_attr, axes, keepdims, noop_with_empty_axes);
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::reduce::arg_attr, axis, keepdims, select_last_index);
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::reduce::softmax_attr, axis);
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::reduce::layer_norm_attr, axis, epsilon, stash_type);
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::reduce::batch_norm_attr, epsilon, momentum, training_mode);
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::reduce::instance_norm_attr, epsilon);
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::reduce::lp_norm_attr, axis, p);

@@ -125,6 +125,7 @@ struct reshape {
         const spec::expr copy = i < c.rank(0) ? c.dim(0, i) : spec::expr(0);
         return select(v[i] == -1, spec::expr(1), select(v[i] == 0 && c.attr("allowzero") == 0, copy, v[i]));
     }
+    template <int = 0>
     static std::vector<spec::constraint> constraints(const spec::context& c) {
         const auto v = c.values(1);
         const auto az = c.attr("allowzero");
@@ -149,6 +150,7 @@ struct reshape {
                        "the new shape holds as many elements as the input (-1 divides exactly)"});
         return out;
     }
+    template <int = 0>
     static spec::shape_exprs output_shapes(const spec::context& c) {
         const auto v = c.values(1);
         std::vector<spec::expr> res, out;
@@ -157,11 +159,14 @@ struct reshape {
         for (std::size_t i = 0; i < v.size(); ++i) out.push_back(select(v[i] == -1, total / shape_util::emax(p, spec::expr(1)), res[i]));
         return {out};
     }
+    template <int = 0>
     static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
+    template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t) {
         if (!spec::types::all.contains(out)) return {};
         return {{{out}, shape_util::ranks_between(0, shape_detail::max_rank)}, {{dtype::i64}, {1}}};
     }
+    template <int = 0>
     static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
 
     /// The output shape, checked concretely (same rules as the constraints).
@@ -212,11 +217,13 @@ struct reshape {
         const auto a = spec::parse_attributes<attributes>(c.attributes(), op_type);
         return compute<T>(x, shape_util::int_values(c.input(1), op_type), a);
     }
+    template <int = 0>
     static std::vector<tensor> run(const spec::context& c) { return shape_detail::run_data<reshape>(c); }
     template <class S>
     static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
         return shape_detail::run_real_data<reshape>(c, x);
     }
+    template <int = 0>
     static spec::hints hints() { return spec::hints{}.flag("allowzero", 0.3).facts(spec::facts::copy_of(0)); }
 };
 
@@ -230,12 +237,14 @@ struct transpose_attr {
 /// the reversed axes. perm must be a permutation of [0, rank).
 struct transpose {
     static constexpr std::string_view op_type = "Transpose";
+    template <int = 0>
     static spec::hints hints() { return spec::hints{}.facts(spec::facts::copy_of(0)); }  // every element carries over
     static constexpr int opset = 13;
     using attributes = transpose_attr;
     static constexpr std::array<spec::value_spec, 1> inputs{{{"data", spec::types::all}}};
     static constexpr std::array<spec::value_spec, 1> outputs{{{"transposed", spec::types::all}}};
 
+    template <int = 0>
     static std::vector<spec::constraint> constraints(const spec::context& c) {
         const auto p = c.attr_ints("perm");
         const std::size_t r = c.rank(0);
@@ -249,6 +258,7 @@ struct transpose {
         out.insert(out.end(), d.begin(), d.end());
         return out;
     }
+    template <int = 0>
     static spec::shape_exprs output_shapes(const spec::context& c) {
         const auto dims = c.shape(0);
         std::vector<spec::expr> out;
@@ -259,11 +269,14 @@ struct transpose {
         }
         return {out};
     }
+    template <int = 0>
     static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
+    template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!spec::types::all.contains(out)) return {};
         return {{{out}, {rank}}};
     }
+    template <int = 0>
     static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
 
     template <class T>
@@ -301,6 +314,7 @@ struct transpose {
     static array<T> run_typed(const spec::context& c, const array<T>& x) {
         return compute<T>(x, spec::parse_attributes<attributes>(c.attributes(), op_type));
     }
+    template <int = 0>
     static std::vector<tensor> run(const spec::context& c) { return shape_detail::run_data<transpose>(c); }
     template <class S>
     static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
@@ -314,6 +328,7 @@ struct transpose {
 /// axes, every dim of size 1. An empty axes input removes nothing.
 struct squeeze {
     static constexpr std::string_view op_type = "Squeeze";
+    template <int = 0>
     static spec::hints hints() { return spec::hints{}.facts(spec::facts::copy_of(0)); }  // every element carries over
     static constexpr int opset = 13;
     using attributes = spec::no_attributes;
@@ -321,6 +336,7 @@ struct squeeze {
         {{"data", spec::types::all}, {"axes", spec::types::int64, {1, 1}, "T1", true}}};
     static constexpr std::array<spec::value_spec, 1> outputs{{{"squeezed", spec::types::all}}};
 
+    template <int = 0>
     static std::vector<spec::constraint> constraints(const spec::context& c) {
         if (!c.has_input(1)) return {};
         const std::size_t r = c.rank(0);
@@ -337,6 +353,7 @@ struct squeeze {
         out.insert(out.end(), d.begin(), d.end());
         return out;
     }
+    template <int = 0>
     static spec::shape_exprs output_shapes(const spec::context& c) {
         const std::size_t r = c.rank(0);
         const auto dims = c.shape(0);
@@ -369,11 +386,14 @@ struct squeeze {
         }
         return {out};
     }
+    template <int = 0>
     static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
+    template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!spec::types::all.contains(out)) return {};
         return {{{out}, shape_util::ranks_between(rank, shape_detail::max_rank)}, {{dtype::i64}, {1}}};
     }
+    template <int = 0>
     static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
 
     template <class T>
@@ -405,6 +425,7 @@ struct squeeze {
         if (c.has_input(1)) axes = shape_util::int_values(c.input(1), op_type);
         return compute<T>(x, axes);
     }
+    template <int = 0>
     static std::vector<tensor> run(const spec::context& c) { return shape_detail::run_data<squeeze>(c); }
     template <class S>
     static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
@@ -418,6 +439,7 @@ struct squeeze {
 /// output (axes normalized against the output rank, any order, no repeats).
 struct unsqueeze {
     static constexpr std::string_view op_type = "Unsqueeze";
+    template <int = 0>
     static spec::hints hints() { return spec::hints{}.facts(spec::facts::copy_of(0)); }  // every element carries over
     static constexpr int opset = 13;
     using attributes = spec::no_attributes;
@@ -425,6 +447,7 @@ struct unsqueeze {
         {{"data", spec::types::all, {0, 7}}, {"axes", spec::types::int64, {1, 1}, "T1"}}};
     static constexpr std::array<spec::value_spec, 1> outputs{{{"expanded", spec::types::all}}};
 
+    template <int = 0>
     static std::vector<spec::constraint> constraints(const spec::context& c) {
         const auto axes = c.values(1);
         const std::size_t R = c.rank(0) + axes.size();
@@ -438,6 +461,7 @@ struct unsqueeze {
         out.insert(out.end(), d.begin(), d.end());
         return out;
     }
+    template <int = 0>
     static spec::shape_exprs output_shapes(const spec::context& c) {
         const auto axes = c.values(1);
         const auto dims = c.shape(0);
@@ -453,11 +477,14 @@ struct unsqueeze {
         }
         return {out};
     }
+    template <int = 0>
     static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
+    template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!spec::types::all.contains(out) || rank == 0) return {};
         return {{{out}, shape_util::ranks_between(0, rank - 1)}, {{dtype::i64}, {1}}};
     }
+    template <int = 0>
     static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
 
     template <class T>
@@ -482,6 +509,7 @@ struct unsqueeze {
     static array<T> run_typed(const spec::context& c, const array<T>& x) {
         return compute<T>(x, shape_util::int_values(c.input(1), op_type));
     }
+    template <int = 0>
     static std::vector<tensor> run(const spec::context& c) { return shape_detail::run_data<unsqueeze>(c); }
     template <class S>
     static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
@@ -498,17 +526,20 @@ struct flatten_attr {
 /// Flatten-13(input): [prod(dims[:axis]), prod(dims[axis:])], axis in [-r, r].
 struct flatten {
     static constexpr std::string_view op_type = "Flatten";
+    template <int = 0>
     static spec::hints hints() { return spec::hints{}.facts(spec::facts::copy_of(0)); }  // every element carries over
     static constexpr int opset = 13;
     using attributes = flatten_attr;
     static constexpr std::array<spec::value_spec, 1> inputs{{{"input", spec::types::all}}};
     static constexpr std::array<spec::value_spec, 1> outputs{{{"output", spec::types::all, {2, 2}}}};
 
+    template <int = 0>
     static std::vector<spec::constraint> constraints(const spec::context& c) {
         const auto a = c.attr("axis");
         const std::size_t r = c.rank(0);
         return {{a >= shape_util::negative(r) && a <= spec::expr(r), "axis is in [-rank, rank]"}};
     }
+    template <int = 0>
     static spec::shape_exprs output_shapes(const spec::context& c) {
         const std::size_t r = c.rank(0);
         const auto a = shape_util::normalized_axis(c.attr("axis"), r);
@@ -519,11 +550,14 @@ struct flatten {
         }
         return {{spec::product(outer), spec::product(inner)}};
     }
+    template <int = 0>
     static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
+    template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!spec::types::all.contains(out) || rank != 2) return {};
         return {{{out}, shape_util::ranks_between(0, shape_detail::max_rank)}};
     }
+    template <int = 0>
     static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
 
     template <class T>
@@ -545,6 +579,7 @@ struct flatten {
     static array<T> run_typed(const spec::context& c, const array<T>& x) {
         return compute<T>(x, spec::parse_attributes<attributes>(c.attributes(), op_type));
     }
+    template <int = 0>
     static std::vector<tensor> run(const spec::context& c) { return shape_detail::run_data<flatten>(c); }
     template <class S>
     static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
@@ -561,6 +596,7 @@ struct flatten {
 /// to [0, len(starts)), steps to 1; steps must be non-zero.
 struct slice {
     static constexpr std::string_view op_type = "Slice";
+    template <int = 0>
     static spec::hints hints() { return spec::hints{}.facts(spec::facts::selection_of(0)); }  // a subset of the elements
     static constexpr int opset = 13;
     using attributes = spec::no_attributes;
@@ -602,6 +638,7 @@ struct slice {
         return select(pos, select(e - s <= 0, spec::expr(0), (e - s - 1) / step + 1),
                       select(s - e <= 0, spec::expr(0), spec::expr(1) - (s - e - 1) / step));
     }
+    template <int = 0>
     static std::vector<spec::constraint> constraints(const spec::context& c) {
         const std::size_t r = c.rank(0);
         std::vector<spec::constraint> out{{c.dim(1, 0) == c.dim(2, 0), "starts and ends have the same length"}};
@@ -625,6 +662,7 @@ struct slice {
         out.insert(out.end(), d.begin(), d.end());
         return out;
     }
+    template <int = 0>
     static spec::shape_exprs output_shapes(const spec::context& c) {
         const auto p = symbols(c);
         const auto dims = c.shape(0);
@@ -638,12 +676,15 @@ struct slice {
         }
         return {out};
     }
+    template <int = 0>
     static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
+    template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!spec::types::all.contains(out)) return {};
         const auto ind = spec::types::indices.members();
         return {{{out}, {rank}}, {ind, {1}}, {ind, {1}}, {ind, {1}}, {ind, {1}}};
     }
+    template <int = 0>
     static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
 
     /// Concrete start and count of one axis (the same formula as `length`).
@@ -706,6 +747,7 @@ struct slice {
         if (c.has_input(4)) steps = shape_util::int_values(c.input(4), op_type);
         return compute<T>(x, starts, ends, axes, steps);
     }
+    template <int = 0>
     static std::vector<tensor> run(const spec::context& c) { return shape_detail::run_data<slice>(c); }
     template <class S>
     static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
@@ -724,6 +766,7 @@ struct concat_attr {
 struct concat {
     static constexpr std::string_view op_type = "Concat";
     /// Every element of every input, in one tensor.
+    template <int = 0>
     static spec::hints hints() {
         return spec::hints{}.facts([](std::span<const spec::value_facts> in, const spec::attribute_map&,
                                       std::span<const shape_type>) {
@@ -737,6 +780,7 @@ struct concat {
     static constexpr std::array<spec::value_spec, 1> inputs{{{"inputs", spec::types::all, {1, 8}, "T", false, true}}};
     static constexpr std::array<spec::value_spec, 1> outputs{{{"concat_result", spec::types::all, {1, 8}}}};
 
+    template <int = 0>
     static std::vector<spec::constraint> constraints(const spec::context& c) {
         std::vector<spec::constraint> out{shape_util::concrete_fact(c.input_count() >= 1, "at least one input")};
         if (c.input_count() == 0) return out;
@@ -755,6 +799,7 @@ struct concat {
         }
         return out;
     }
+    template <int = 0>
     static spec::shape_exprs output_shapes(const spec::context& c) {
         const std::size_t r = c.rank(0);
         const auto an = shape_util::normalized_axis(c.attr("axis"), r);
@@ -766,11 +811,14 @@ struct concat {
         }
         return {out};
     }
+    template <int = 0>
     static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
+    template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!spec::types::all.contains(out) || rank == 0) return {};
         return {{{out}, {rank}}};
     }
+    template <int = 0>
     static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
 
     template <class T>
@@ -813,6 +861,7 @@ struct concat {
         for (const auto& x : xs) ptrs.push_back(&x);
         return compute<T>(ptrs, spec::parse_attributes<attributes>(c.attributes(), op_type));
     }
+    template <int = 0>
     static std::vector<tensor> run(const spec::context& c) {
         return detail::single_output(detail::dispatch<spec::types::all>(c.input_dtype(0), op_type, [&](auto t) {
             using T = typename decltype(t)::type;
@@ -843,6 +892,7 @@ struct split_attr {
 /// `__num_outputs` equal parts (the axis length must divide evenly).
 struct split {
     static constexpr std::string_view op_type = "Split";
+    template <int = 0>
     static spec::hints hints() { return spec::hints{}.facts(spec::facts::selection_of(0)); }  // each part: some elements
     static constexpr int opset = 13;
     using attributes = split_attr;
@@ -857,6 +907,7 @@ struct split {
         const auto n = spec::parse_attributes<attributes>(c.attributes(), op_type).num_outputs;
         return n < 1 || n > max_outputs ? 0 : static_cast<std::size_t>(n);
     }
+    template <int = 0>
     static std::vector<spec::constraint> constraints(const spec::context& c) {
         const std::size_t r = c.rank(0);
         const auto a = c.attr("axis");
@@ -873,6 +924,7 @@ struct split {
         }
         return out;
     }
+    template <int = 0>
     static spec::shape_exprs output_shapes(const spec::context& c) {
         const std::size_t r = c.rank(0);
         const auto an = shape_util::normalized_axis(c.attr("axis"), r);
@@ -892,11 +944,14 @@ struct split {
         }
         return out;
     }
+    template <int = 0>
     static std::vector<dtype> output_dtypes(const spec::context& c) { return std::vector<dtype>(output_count(c), c.input_dtype(0)); }
+    template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!spec::types::all.contains(out) || rank == 0) return {};
         return {{{out}, {rank}}, {{dtype::i64}, {1}}};
     }
+    template <int = 0>
     static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
 
     template <class T>
@@ -950,6 +1005,7 @@ struct split {
         if (c.has_input(1)) lengths = shape_util::int_values(c.input(1), op_type);
         return compute<T>(x, lengths, spec::parse_attributes<attributes>(c.attributes(), op_type));
     }
+    template <int = 0>
     static std::vector<tensor> run(const spec::context& c) {
         return detail::dispatch<spec::types::all, std::vector<tensor>>(c.input_dtype(0), op_type, [&](auto t) {
             using T = typename decltype(t)::type;
@@ -972,6 +1028,7 @@ struct split {
 /// a 1 in shape keeps the input's dim).
 struct expand {
     static constexpr std::string_view op_type = "Expand";
+    template <int = 0>
     static spec::hints hints() { return spec::hints{}.facts(spec::facts::copy_of(0)); }  // every element carries over
     static constexpr int opset = 13;
     using attributes = spec::no_attributes;
@@ -979,6 +1036,7 @@ struct expand {
         {{"input", spec::types::all}, {"shape", spec::types::int64, {1, 1}, "T1"}}};
     static constexpr std::array<spec::value_spec, 1> outputs{{{"output", spec::types::all}}};
 
+    template <int = 0>
     static std::vector<spec::constraint> constraints(const spec::context& c) {
         const auto v = c.values(1);
         const std::size_t r = c.rank(0), R = std::max(r, v.size());
@@ -991,6 +1049,7 @@ struct expand {
         }
         return out;
     }
+    template <int = 0>
     static spec::shape_exprs output_shapes(const spec::context& c) {
         const auto v = c.values(1);
         const std::size_t r = c.rank(0), R = std::max(r, v.size());
@@ -1007,11 +1066,14 @@ struct expand {
         }
         return {out};
     }
+    template <int = 0>
     static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
+    template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!spec::types::all.contains(out)) return {};
         return {{{out}, shape_util::ranks_between(0, rank)}, {{dtype::i64}, {1}}};
     }
+    template <int = 0>
     static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
 
     template <class T>
@@ -1030,6 +1092,7 @@ struct expand {
     static array<T> run_typed(const spec::context& c, const array<T>& x) {
         return compute<T>(x, shape_util::int_values(c.input(1), op_type));
     }
+    template <int = 0>
     static std::vector<tensor> run(const spec::context& c) { return shape_detail::run_data<expand>(c); }
     template <class S>
     static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
@@ -1042,6 +1105,7 @@ struct expand {
 /// Tile-13(input, repeats): output dim i is dim i * repeats[i].
 struct tile {
     static constexpr std::string_view op_type = "Tile";
+    template <int = 0>
     static spec::hints hints() { return spec::hints{}.facts(spec::facts::copy_of(0)); }  // every element carries over
     static constexpr int opset = 13;
     using attributes = spec::no_attributes;
@@ -1049,23 +1113,28 @@ struct tile {
         {{"input", spec::types::all}, {"repeats", spec::types::int64, {1, 1}, "T1"}}};
     static constexpr std::array<spec::value_spec, 1> outputs{{{"output", spec::types::all}}};
 
+    template <int = 0>
     static std::vector<spec::constraint> constraints(const spec::context& c) {
         std::vector<spec::constraint> out{{c.dim(1, 0) == spec::expr(c.rank(0)), "repeats has one entry per input axis"}};
         const auto v = c.values(1);
         for (std::size_t i = 0; i < v.size(); ++i) out.push_back({v[i] >= 0, "repeats[" + std::to_string(i) + "] >= 0"});
         return out;
     }
+    template <int = 0>
     static spec::shape_exprs output_shapes(const spec::context& c) {
         const auto v = c.values(1);
         std::vector<spec::expr> out;
         for (std::size_t i = 0; i < c.rank(0); ++i) out.push_back(c.dim(0, i) * (i < v.size() ? v[i] : spec::expr(1)));
         return {out};
     }
+    template <int = 0>
     static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
+    template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!spec::types::all.contains(out)) return {};
         return {{{out}, {rank}}, {{dtype::i64}, {1}}};
     }
+    template <int = 0>
     static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
 
     template <class T>
@@ -1092,6 +1161,7 @@ struct tile {
     static array<T> run_typed(const spec::context& c, const array<T>& x) {
         return compute<T>(x, shape_util::int_values(c.input(1), op_type));
     }
+    template <int = 0>
     static std::vector<tensor> run(const spec::context& c) { return shape_detail::run_data<tile>(c); }
     template <class S>
     static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
@@ -1120,6 +1190,7 @@ struct pad {
                                                              {"constant_value", spec::types::all, {0, 1}, "T", true}}};
     static constexpr std::array<spec::value_spec, 1> outputs{{{"output", spec::types::all}}};
 
+    template <int = 0>
     static std::vector<spec::constraint> constraints(const spec::context& c) {
         const std::string mode = spec::parse_attributes<attributes>(c.attributes(), op_type).mode;
         const std::size_t r = c.rank(0);
@@ -1141,6 +1212,7 @@ struct pad {
         }
         return out;
     }
+    template <int = 0>
     static spec::shape_exprs output_shapes(const spec::context& c) {
         const auto p = c.values(1);
         const std::size_t r = c.rank(0);
@@ -1148,11 +1220,14 @@ struct pad {
         for (std::size_t j = 0; j < r; ++j) out.push_back(c.dim(0, j) + p[j] + p[j + r]);
         return {out};
     }
+    template <int = 0>
     static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
+    template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!spec::types::all.contains(out)) return {};
         return {{{out}, {rank}}, {{dtype::i64}, {1}}, {{out}, {0, 1}}};  // constant_value: a scalar or one value
     }
+    template <int = 0>
     static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
 
     template <class T>
@@ -1219,6 +1294,7 @@ struct pad {
         }
         return compute<T>(x, pads, value, a);
     }
+    template <int = 0>
     static std::vector<tensor> run(const spec::context& c) {
         return detail::single_output(detail::dispatch<spec::types::all>(c.input_dtype(0), op_type, [&](auto t) {
             using T = typename decltype(t)::type;
@@ -1234,6 +1310,7 @@ struct pad {
         if (!info(c.input_dtype(0)).is_floating) return {array<S>{}};
         return {run_typed<S>(c, x[0], c.has_input(2) ? &x[2] : nullptr)};
     }
+    template <int = 0>
     static spec::hints hints() {
         return spec::hints{}
             .choice("mode", {std::string("constant"), std::string("reflect"), std::string("edge")}, 0.8)
@@ -1268,11 +1345,13 @@ struct gather {
         {{"data", spec::types::all, {1, 8}}, {"indices", spec::types::indices, {}, "Tind"}}};
     static constexpr std::array<spec::value_spec, 1> outputs{{{"output", spec::types::all}}};
 
+    template <int = 0>
     static std::vector<spec::constraint> constraints(const spec::context& c) {
         const std::size_t r = c.rank(0), q = c.rank(1);
         return {{shape_util::axis_in_range(c.attr("axis"), r), "axis is in [-rank, rank)"},
                 shape_util::concrete_fact(r + q - 1 <= shape_detail::max_rank, "the output rank is at most 8")};
     }
+    template <int = 0>
     static spec::shape_exprs output_shapes(const spec::context& c) {
         const std::size_t r = c.rank(0), q = c.rank(1);
         const auto an = shape_util::normalized_axis(c.attr("axis"), r);
@@ -1285,12 +1364,15 @@ struct gather {
         }
         return {out};
     }
+    template <int = 0>
     static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
+    template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!spec::types::all.contains(out)) return {};
         return {{{out}, shape_util::ranks_between(1, std::min(rank + 1, shape_detail::max_rank))},
                 {spec::types::indices.members(), shape_util::ranks_between(0, rank)}};
     }
+    template <int = 0>
     static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
 
     template <class T>
@@ -1329,11 +1411,13 @@ struct gather {
         const auto a = spec::parse_attributes<attributes>(c.attributes(), op_type);
         return compute<T>(x, c.input(1).to<std::int64_t>(), a);
     }
+    template <int = 0>
     static std::vector<tensor> run(const spec::context& c) { return shape_detail::run_data<gather>(c); }
     template <class S>
     static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
         return shape_detail::run_real_data<gather>(c, x);
     }
+    template <int = 0>
     static spec::hints hints() {
         // Indices into the (solved) axis dim, negative ones included.
         return spec::hints{}.facts(spec::facts::selection_of(0)).after_solving(1, [](rng& g, const spec::context& c, dtype d, const shape_type& s) {
@@ -1359,6 +1443,7 @@ struct gather_elements {
         {{"data", spec::types::all, {1, 8}}, {"indices", spec::types::indices, {1, 8}, "Tind"}}};
     static constexpr std::array<spec::value_spec, 1> outputs{{{"output", spec::types::all, {1, 8}}}};
 
+    template <int = 0>
     static std::vector<spec::constraint> constraints(const spec::context& c) {
         const std::size_t r = c.rank(0);
         const auto a = c.attr("axis");
@@ -1372,12 +1457,16 @@ struct gather_elements {
         }
         return out;
     }
+    template <int = 0>
     static spec::shape_exprs output_shapes(const spec::context& c) { return {c.shape(1)}; }
+    template <int = 0>
     static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
+    template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!spec::types::all.contains(out) || rank == 0) return {};
         return {{{out}, {rank}}, {spec::types::indices.members(), {rank}}};
     }
+    template <int = 0>
     static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
 
     template <class T>
@@ -1408,11 +1497,13 @@ struct gather_elements {
         const auto a = spec::parse_attributes<attributes>(c.attributes(), op_type);
         return compute<T>(x, c.input(1).to<std::int64_t>(), a);
     }
+    template <int = 0>
     static std::vector<tensor> run(const spec::context& c) { return shape_detail::run_data<gather_elements>(c); }
     template <class S>
     static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
         return shape_detail::run_real_data<gather_elements>(c, x);
     }
+    template <int = 0>
     static spec::hints hints() {
         return spec::hints{}.facts(spec::facts::selection_of(0)).after_solving(1, [](rng& g, const spec::context& c, dtype d, const shape_type& s) {
             return shape_detail::random_indices(g, c, d, s);
@@ -1437,16 +1528,21 @@ struct trilu {
         {{"input", spec::types::all, {2, 8}}, {"k", spec::types::int64, {0, 1}, "T1", true}}};
     static constexpr std::array<spec::value_spec, 1> outputs{{{"output", spec::types::all, {2, 8}}}};
 
+    template <int = 0>
     static std::vector<spec::constraint> constraints(const spec::context& c) {
         if (c.has_input(1) && c.rank(1) == 1) return {{c.dim(1, 0) == 1, "k is a single value"}};
         return {};
     }
+    template <int = 0>
     static spec::shape_exprs output_shapes(const spec::context& c) { return {c.shape(0)}; }
+    template <int = 0>
     static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
+    template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!spec::types::all.contains(out) || rank < 2) return {};
         return {{{out}, {rank}}, {{dtype::i64}, {0, 1}}};  // k: a scalar or one value
     }
+    template <int = 0>
     static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
 
     template <class T>
@@ -1474,11 +1570,13 @@ struct trilu {
         }
         return compute<T>(x, k, a);
     }
+    template <int = 0>
     static std::vector<tensor> run(const spec::context& c) { return shape_detail::run_data<trilu>(c); }
     template <class S>
     static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
         return shape_detail::run_real_data<trilu>(c, x);
     }
+    template <int = 0>
     static spec::hints hints() {
         // Zeros where the triangle leaves elements out (every matrix but 1 x 1 and the widest k).
         return spec::hints{}.flag("upper").facts([](std::span<const spec::value_facts> in, const spec::attribute_map&,
@@ -1511,15 +1609,19 @@ struct shape {
     static spec::expr clamped(const spec::expr& v, std::size_t r) {
         return shape_util::emin(shape_util::emax(select(v < 0, v + spec::expr(r), v), spec::expr(0)), spec::expr(r));
     }
+    template <int = 0>
     static std::vector<spec::constraint> constraints(const spec::context&) { return {}; }
+    template <int = 0>
     static spec::shape_exprs output_shapes(const spec::context& c) {
         const std::size_t r = c.rank(0);
         const auto s = clamped(c.attr("start"), r);
         const auto e = c.has_attribute("end") ? clamped(c.attr("end"), r) : spec::expr(r);
         return {{shape_util::emax(e - s, spec::expr(0))}};
     }
+    template <int = 0>
     static std::vector<dtype> output_dtypes(const spec::context&) { return {dtype::i64}; }
     // Facts: the dims it returns, known once shapes are solved (Sinh of a Shape in float16 may overflow).
+    template <int = 0>
     static spec::hints hints() {
         return spec::hints{}.facts(
             [](std::span<const spec::value_facts>, const spec::attribute_map& attrs, std::span<const shape_type> shapes) {
@@ -1537,10 +1639,12 @@ struct shape {
                 return std::vector<spec::value_facts>{f};
             });
     }
+    template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (out != dtype::i64 || rank != 1) return {};
         return {{spec::types::all.members(), shape_util::ranks_between(0, shape_detail::max_rank)}};
     }
+    template <int = 0>
     static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
 
     template <class T>
@@ -1556,6 +1660,7 @@ struct shape {
         return y;
     }
     // Not differentiable: the output is int64 dims, which no element value of the input changes.
+    template <int = 0>
     static std::vector<tensor> run(const spec::context& c) {
         const auto a = spec::parse_attributes<attributes>(c.attributes(), op_type);
         return detail::single_output(detail::dispatch<spec::types::all>(c.input_dtype(0), op_type, [&](auto t) {
@@ -1575,10 +1680,14 @@ struct size {
     static constexpr std::array<spec::value_spec, 1> inputs{{{"data", spec::types::all}}};
     static constexpr std::array<spec::value_spec, 1> outputs{{{"size", spec::types::int64, {0, 0}, "T1"}}};
 
+    template <int = 0>
     static std::vector<spec::constraint> constraints(const spec::context&) { return {}; }
+    template <int = 0>
     static spec::shape_exprs output_shapes(const spec::context&) { return {{}}; }
+    template <int = 0>
     static std::vector<dtype> output_dtypes(const spec::context&) { return {dtype::i64}; }
     // Facts: the element count, known once shapes are solved.
+    template <int = 0>
     static spec::hints hints() {
         return spec::hints{}.facts(
             [](std::span<const spec::value_facts>, const spec::attribute_map&, std::span<const shape_type> shapes) {
@@ -1588,10 +1697,12 @@ struct size {
                 return std::vector<spec::value_facts>{spec::value_facts::constant(n)};
             });
     }
+    template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (out != dtype::i64 || rank != 0) return {};
         return {{spec::types::all.members(), shape_util::ranks_between(0, shape_detail::max_rank)}};
     }
+    template <int = 0>
     static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
 
     template <class T>
@@ -1602,6 +1713,7 @@ struct size {
         return y;
     }
     // Not differentiable: the output is the int64 element count, which no element value of the input changes.
+    template <int = 0>
     static std::vector<tensor> run(const spec::context& c) {
         return detail::single_output(detail::dispatch<spec::types::all>(c.input_dtype(0), op_type, [&](auto t) {
             using T = typename decltype(t)::type;
@@ -1628,6 +1740,7 @@ struct constant_of_shape {
     static constexpr std::array<spec::value_spec, 1> inputs{{{"input", spec::types::int64, {1, 1}, "T1"}}};
     static constexpr std::array<spec::value_spec, 1> outputs{{{"output", value_types, {}, "T2"}}};
 
+    template <int = 0>
     static std::vector<spec::constraint> constraints(const spec::context& c) {
         const auto a = spec::parse_attributes<attributes>(c.attributes(), op_type);
         std::vector<spec::constraint> out{
@@ -1638,14 +1751,18 @@ struct constant_of_shape {
         for (std::size_t i = 0; i < v.size(); ++i) out.push_back({v[i] >= 0, "input[" + std::to_string(i) + "] >= 0"});
         return out;
     }
+    template <int = 0>
     static spec::shape_exprs output_shapes(const spec::context& c) { return {c.values(0)}; }
+    template <int = 0>
     static std::vector<dtype> output_dtypes(const spec::context& c) {
         return {spec::parse_attributes<attributes>(c.attributes(), op_type).value.element_dtype()};
     }
+    template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t) {
         if (!value_types.contains(out)) return {};
         return {{{dtype::i64}, {1}}};
     }
+    template <int = 0>
     static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
 
     /// The typed kernel: T is the output (value) type; the shape is int64.
@@ -1661,6 +1778,7 @@ struct constant_of_shape {
         return y;
     }
     // Not differentiable: the only input is an int64 shape; the fill value is an attribute, not an input.
+    template <int = 0>
     static std::vector<tensor> run(const spec::context& c) {
         const auto a = spec::parse_attributes<attributes>(c.attributes(), op_type);
         if (a.value.size() != 1) throw error(op_type, "value must hold exactly one element, got " + std::to_string(a.value.size()));
@@ -1670,6 +1788,7 @@ struct constant_of_shape {
             return tensor(compute<T>(shape, a.value.values<T>()[0]));
         }));
     }
+    template <int = 0>
     static spec::hints hints() {
         return spec::hints{}.tensor_attribute(
             "value",
@@ -1730,6 +1849,7 @@ struct range {
         if (n > max_elements) throw error(op_type, "the output would have more than 2^40 elements");
         return n;
     }
+    template <int = 0>
     static std::vector<spec::constraint> constraints(const spec::context& c) {
         if (symbolic(c)) {
             return {{c.value(2, 0) != 0, "delta is not 0"}};
@@ -1737,6 +1857,7 @@ struct range {
         const double d = c.input(2).value_as_double(0);
         return {shape_util::concrete_fact(d != 0.0, "delta is not 0")};
     }
+    template <int = 0>
     static spec::shape_exprs output_shapes(const spec::context& c) {
         if (symbolic(c)) {
             const auto s = c.value(0, 0), l = c.value(1, 0), d = c.value(2, 0);
@@ -1746,11 +1867,14 @@ struct range {
         }
         return {{spec::expr(count(c.input(0), c.input(1), c.input(2)))}};
     }
+    template <int = 0>
     static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
+    template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!types.contains(out) || rank != 1) return {};
         return {{{out}, {0}}, {{out}, {0}}, {{out}, {0}}};
     }
+    template <int = 0>
     static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
 
     template <class T>
@@ -1773,12 +1897,14 @@ struct range {
         return y;
     }
     // Not differentiable: a generator of positions / index sequences whose length steps with its inputs; kept constant.
+    template <int = 0>
     static std::vector<tensor> run(const spec::context& c) {
         return detail::single_output(detail::dispatch<types>(c.input_dtype(0), op_type, [&](auto t) {
             using T = typename decltype(t)::type;
             return tensor(compute<T>(c.input(0).values<T>()[0], c.input(1).values<T>()[0], c.input(2).values<T>()[0]));
         }));
     }
+    template <int = 0>
     static spec::hints hints() {
         // Floating (and int16) ranges read their data: start, limit, delta giving 1..10 elements.
         auto scalar = [](std::size_t which) {
@@ -1813,6 +1939,7 @@ struct depth_to_space {
     static constexpr std::array<spec::value_spec, 1> inputs{{{"input", spec::types::all, {4, 4}}}};
     static constexpr std::array<spec::value_spec, 1> outputs{{{"output", spec::types::all, {4, 4}}}};
 
+    template <int = 0>
     static std::vector<spec::constraint> constraints(const spec::context& c) {
         const auto mode = spec::parse_attributes<attributes>(c.attributes(), op_type).mode;
         const auto b = c.attr("blocksize");
@@ -1820,15 +1947,19 @@ struct depth_to_space {
                 {b >= 1, "blocksize >= 1"},
                 {c.dim(0, 1) % shape_util::emax(b * b, spec::expr(1)) == 0, "channels divide by blocksize²"}};
     }
+    template <int = 0>
     static spec::shape_exprs output_shapes(const spec::context& c) {
         const auto b = c.attr("blocksize");
         return {{c.dim(0, 0), c.dim(0, 1) / shape_util::emax(b * b, spec::expr(1)), c.dim(0, 2) * b, c.dim(0, 3) * b}};
     }
+    template <int = 0>
     static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
+    template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!spec::types::all.contains(out) || rank != 4) return {};
         return {{{out}, {4}}};
     }
+    template <int = 0>
     static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
 
     template <class T>
@@ -1854,11 +1985,13 @@ struct depth_to_space {
     static array<T> run_typed(const spec::context& c, const array<T>& x) {
         return compute<T>(x, spec::parse_attributes<attributes>(c.attributes(), op_type));
     }
+    template <int = 0>
     static std::vector<tensor> run(const spec::context& c) { return shape_detail::run_data<depth_to_space>(c); }
     template <class S>
     static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
         return shape_detail::run_real_data<depth_to_space>(c, x);
     }
+    template <int = 0>
     static spec::hints hints() { return spec::hints{}.facts(spec::facts::copy_of(0)).choice("mode", {std::string("DCR"), std::string("CRD")}, 0.6).solve("blocksize", 1, 4, 1.0); }
 };
 
@@ -1876,22 +2009,27 @@ struct space_to_depth {
     static constexpr std::array<spec::value_spec, 1> inputs{{{"input", spec::types::all, {4, 4}}}};
     static constexpr std::array<spec::value_spec, 1> outputs{{{"output", spec::types::all, {4, 4}}}};
 
+    template <int = 0>
     static std::vector<spec::constraint> constraints(const spec::context& c) {
         const auto b = c.attr("blocksize");
         return {{b >= 1, "blocksize >= 1"},
                 {c.dim(0, 2) % shape_util::emax(b, spec::expr(1)) == 0, "height divides by blocksize"},
                 {c.dim(0, 3) % shape_util::emax(b, spec::expr(1)) == 0, "width divides by blocksize"}};
     }
+    template <int = 0>
     static spec::shape_exprs output_shapes(const spec::context& c) {
         const auto b = c.attr("blocksize");
         const auto bb = shape_util::emax(b, spec::expr(1));
         return {{c.dim(0, 0), c.dim(0, 1) * b * b, c.dim(0, 2) / bb, c.dim(0, 3) / bb}};
     }
+    template <int = 0>
     static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
+    template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!spec::types::all.contains(out) || rank != 4) return {};
         return {{{out}, {4}}};
     }
+    template <int = 0>
     static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
 
     template <class T>
@@ -1916,11 +2054,13 @@ struct space_to_depth {
     static array<T> run_typed(const spec::context& c, const array<T>& x) {
         return compute<T>(x, spec::parse_attributes<attributes>(c.attributes(), op_type));
     }
+    template <int = 0>
     static std::vector<tensor> run(const spec::context& c) { return shape_detail::run_data<space_to_depth>(c); }
     template <class S>
     static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
         return shape_detail::run_real_data<space_to_depth>(c, x);
     }
+    template <int = 0>
     static spec::hints hints() { return spec::hints{}.facts(spec::facts::copy_of(0)).solve("blocksize", 1, 4, 1.0); }
 };
 
@@ -1953,24 +2093,25 @@ using SpaceToDepth = space_to_depth;
 
 }  // namespace tensoracle::ops
 
-BOOST_HANA_ADAPT_STRUCT(tensoracle::ops::reshape_attr, allowzero);
-BOOST_HANA_ADAPT_STRUCT(tensoracle::ops::transpose_attr, perm);
-BOOST_HANA_ADAPT_STRUCT(tensoracle::ops::flatten_attr, axis);
-BOOST_HANA_ADAPT_STRUCT(tensoracle::ops::concat_attr, axis);
-BOOST_HANA_ADAPT_STRUCT(tensoracle::ops::pad_attr, mode);
-BOOST_HANA_ADAPT_STRUCT(tensoracle::ops::gather_attr, axis);
-BOOST_HANA_ADAPT_STRUCT(tensoracle::ops::gather_elements_attr, axis);
-BOOST_HANA_ADAPT_STRUCT(tensoracle::ops::trilu_attr, upper);
-BOOST_HANA_ADAPT_STRUCT(tensoracle::ops::shape_attr, start, end);
-BOOST_HANA_ADAPT_STRUCT(tensoracle::ops::constant_of_shape_attr, value);
-BOOST_HANA_ADAPT_STRUCT(tensoracle::ops::depth_to_space_attr, blocksize, mode);
-BOOST_HANA_ADAPT_STRUCT(tensoracle::ops::space_to_depth_attr, blocksize);
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::reshape_attr, allowzero);
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::transpose_attr, perm);
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::flatten_attr, axis);
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::concat_attr, axis);
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::pad_attr, mode);
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::gather_attr, axis);
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::gather_elements_attr, axis);
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::trilu_attr, upper);
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::shape_attr, start, end);
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::constant_of_shape_attr, value);
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::depth_to_space_attr, blocksize, mode);
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::space_to_depth_attr, blocksize);
 
 // Split's attribute struct is adapted by hand: its reserved attribute is named
 // "__num_outputs", which is not a valid (non-reserved) C++ member name.
 namespace boost::hana {
 template <>
 struct accessors_impl<tensoracle::ops::split_attr> {
+    template <int = 0>  // built only where used, as TENSORACLE_ADAPT_ATTRIBUTES does
     static constexpr auto apply() {
         return boost::hana::make_tuple(
             boost::hana::make_pair(BOOST_HANA_STRING("axis"), [](auto&& s) -> decltype(auto) { return (s.axis); }),

@@ -437,10 +437,10 @@ inline constexpr auto unary_ops =
 
 }  // namespace tensoracle::ops
 
-BOOST_HANA_ADAPT_STRUCT(tensoracle::ops::unary::alpha_attr, alpha);
-BOOST_HANA_ADAPT_STRUCT(tensoracle::ops::unary::elu_attr, alpha);
-BOOST_HANA_ADAPT_STRUCT(tensoracle::ops::unary::selu_attr, alpha, gamma);
-BOOST_HANA_ADAPT_STRUCT(tensoracle::ops::unary::hard_sigmoid_attr, alpha, beta);
-BOOST_HANA_ADAPT_STRUCT(tensoracle::ops::unary::thresholded_relu_attr, alpha);
-BOOST_HANA_ADAPT_STRUCT(tensoracle::ops::unary::shrink_attr, bias, lambd);
-BOOST_HANA_ADAPT_STRUCT(tensoracle::ops::unary::is_inf_attr, detect_negative, detect_positive);
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::unary::alpha_attr, alpha);
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::unary::elu_attr, alpha);
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::unary::selu_attr, alpha, gamma);
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::unary::hard_sigmoid_attr, alpha, beta);
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::unary::thresholded_relu_attr, alpha);
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::unary::shrink_attr, bias, lambd);
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::unary::is_inf_attr, detect_negative, detect_positive);

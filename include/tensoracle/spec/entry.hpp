@@ -55,7 +55,11 @@ template <class Op>
     };
     e.constraints = &Op::constraints;
     e.output_shapes = &Op::output_shapes;
-    if constexpr (requires { &Op::constraints_and_shapes; }) e.constraints_and_shapes = &Op::constraints_and_shapes;
+    // A call, not `&Op::constraints_and_shapes`: the member may be a template
+    // (template <int = 0>, see spec/op.hpp), whose bare address is no expression.
+    if constexpr (requires(const context& c) { Op::constraints_and_shapes(c); }) {
+        e.constraints_and_shapes = &Op::constraints_and_shapes;
+    }
     e.output_dtypes = &Op::output_dtypes;
     e.input_candidates = &Op::input_candidates;
     e.domain = &Op::domain;

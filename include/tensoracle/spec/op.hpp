@@ -14,6 +14,13 @@
 //   domain(attrs)                          tensor inequalities under which there is no NaN/Inf, with losses
 //   run(const context&, inputs, attrs)     the reference kernel on runtime tensors
 //   sample(rng&)                           a random (proposed) instance; checked against constraints
+//
+// The kit's specs declare these members `template <int = 0>`: a non-template
+// member's body is compiled in every file including the spec, with the
+// dispatch over dtypes it instantiates; as a template it is compiled only
+// where the op is used. Calls and `&Op::run` deduce the 0, so code that uses
+// specs cannot tell; detect a member with a call (`requires { Op::hints(); }`),
+// not with its bare address.
 #pragma once
 
 #include <algorithm>
