@@ -688,8 +688,10 @@ class context;
 
 /// Random values of dtype d in [lo, hi) (integers: [ceil(lo), ceil(hi)),
 /// u8 non-negative; bool: 0/1): initial data of hinted inputs and of the
-/// generator's placeholders.
-inline tensor random_values(rng& g, dtype d, const shape_type& s, double lo, double hi) {
+/// generator's placeholders. A template only so that its dtype dispatch is
+/// compiled where it is called, not in every file including the op specs.
+template <int = 0>
+tensor random_values(rng& g, dtype d, const shape_type& s, double lo, double hi) {
     if (d == dtype::boolean) return g.uniform_tensor(d, s, 0.0, 2.0);
     if (!info(d).is_floating) {
         double ilo = std::ceil(lo), ihi = std::ceil(hi);
@@ -2579,6 +2581,7 @@ TENSORACLE_BINARY(div, "Div", 14, types::numeric)
             return formula::div::apply(a, b, attributes{});
         }
     }
+    template <int = 0>
     static std::vector<spec::domain_rule> domain() {
         return {detail::hinge_rule("|B| > 0", 1, [](double y) { return -std::fabs(y) + 1e-10; })};
     }
@@ -3178,6 +3181,7 @@ struct Constant {
         }
         return detail::int64_tensor(*a.value_ints);
     }
+    template <int = 0>
     static attributes attrs(const spec::context& c) { return spec::parse_attributes<attributes>(c.attributes(), op_type); }
 
     template <int = 0>
@@ -4587,6 +4591,7 @@ struct conv : nn::two_inputs_and_optional_third<conv>, spec::one_shape_model<con
         m.ok = true;
         return m;
     }
+    template <int = 0>
     static dims context_dims(const spec::context& c) {
         const auto a = spec::parse_attributes<attributes>(c.attributes(), op_type);
         dims d;
@@ -4869,6 +4874,7 @@ struct conv_transpose : nn::two_inputs_and_optional_third<conv_transpose>,
         m.ok = true;
         return m;
     }
+    template <int = 0>
     static dims context_dims(const spec::context& c) {
         const auto a = spec::parse_attributes<attributes>(c.attributes(), op_type);
         dims d;
@@ -5031,6 +5037,7 @@ struct max_pool : spec::one_shape_model<max_pool> {
     static constexpr std::array<spec::value_spec, 2> outputs{
         {{"Y", types, {3, 5}}, {"Indices", spec::types::int64, {3, 5}, "I", true}}};
 
+    template <int = 0>
     static nn::pool_model context_model(const spec::context& c) {
         const auto a = spec::parse_attributes<attributes>(c.attributes(), op_type);
         return nn::pool_shape_model(c.shape(0), c.attr_ints("kernel_shape"), c.attr_ints("strides"),
@@ -5160,6 +5167,7 @@ struct average_pool : spec::one_shape_model<average_pool> {
     static constexpr std::array<spec::value_spec, 1> inputs{{{"X", types, {3, 5}}}};
     static constexpr std::array<spec::value_spec, 1> outputs{{{"Y", types, {3, 5}}}};
 
+    template <int = 0>
     static nn::pool_model context_model(const spec::context& c) {
         const auto a = spec::parse_attributes<attributes>(c.attributes(), op_type);
         return nn::pool_shape_model(c.shape(0), c.attr_ints("kernel_shape"), c.attr_ints("strides"), {},
@@ -10060,19 +10068,23 @@ TENSORACLE_UNARY(round, "Round", 11, types::ieee_floating)
     static constexpr double proxy_slope = 0.1;
 };
 TENSORACLE_UNARY(exp, "Exp", 13, types::floating)
+    template <int = 0>
     static std::vector<spec::domain_rule> domain() {
         return {detail::overflow_rule("X <= log(max finite)", 0, [](double x, double m) { return x - std::log(m); })};
     }
 };
 TENSORACLE_UNARY(log, "Log", 13, types::floating)
+    template <int = 0>
     static std::vector<spec::domain_rule> domain() { return {rule("X > 0", [](double x) { return -x + eps; })}; }
     static constexpr value_range range{0.1, 10.0};
 };
 TENSORACLE_UNARY(sqrt, "Sqrt", 13, types::floating)
+    template <int = 0>
     static std::vector<spec::domain_rule> domain() { return {rule("X >= 0", [](double x) { return -x; })}; }
     static constexpr value_range range{0.0, 10.0};
 };
 TENSORACLE_UNARY(reciprocal, "Reciprocal", 13, types::floating)
+    template <int = 0>
     static std::vector<spec::domain_rule> domain() {
         return {rule("|X| > 0", [](double x) { return -std::fabs(x) + eps; })};
     }
@@ -10108,22 +10120,26 @@ TENSORACLE_UNARY(tan, "Tan", 7, types::ieee_floating)
     static constexpr value_range range{-1.5, 1.5};
 };
 TENSORACLE_UNARY(asin, "Asin", 7, types::ieee_floating)
+    template <int = 0>
     static std::vector<spec::domain_rule> domain() { return {rule("|X| <= 1", [](double x) { return std::fabs(x) - 1.0; })}; }
     static constexpr value_range range{-1.0, 1.0};
 };
 TENSORACLE_UNARY(acos, "Acos", 7, types::ieee_floating)
+    template <int = 0>
     static std::vector<spec::domain_rule> domain() { return {rule("|X| <= 1", [](double x) { return std::fabs(x) - 1.0; })}; }
     static constexpr value_range range{-1.0, 1.0};
 };
 TENSORACLE_UNARY(atan, "Atan", 7, types::ieee_floating)
 };
 TENSORACLE_UNARY(sinh, "Sinh", 9, types::ieee_floating)
+    template <int = 0>
     static std::vector<spec::domain_rule> domain() {
         return {detail::overflow_rule("|X| <= log(2 max finite)", 0,
                                       [](double x, double m) { return std::fabs(x) - std::log(2.0 * m / 2.0); })};
     }
 };
 TENSORACLE_UNARY(cosh, "Cosh", 9, types::ieee_floating)
+    template <int = 0>
     static std::vector<spec::domain_rule> domain() {
         return {detail::overflow_rule("|X| <= log(max finite)", 0,
                                       [](double x, double m) { return std::fabs(x) - std::log(m); })};
@@ -10132,10 +10148,12 @@ TENSORACLE_UNARY(cosh, "Cosh", 9, types::ieee_floating)
 TENSORACLE_UNARY(asinh, "Asinh", 9, types::ieee_floating)
 };
 TENSORACLE_UNARY(acosh, "Acosh", 9, types::ieee_floating)
+    template <int = 0>
     static std::vector<spec::domain_rule> domain() { return {rule("X >= 1", [](double x) { return 1.0 - x; })}; }
     static constexpr value_range range{1.0, 6.0};
 };
 TENSORACLE_UNARY(atanh, "Atanh", 9, types::ieee_floating)
+    template <int = 0>
     static std::vector<spec::domain_rule> domain() {
         return {rule("|X| < 1", [](double x) { return std::fabs(x) - 1.0 + eps; })};
     }

@@ -250,6 +250,7 @@ TENSORACLE_BINARY(div, "Div", 14, types::numeric)
             return formula::div::apply(a, b, attributes{});
         }
     }
+    template <int = 0>
     static std::vector<spec::domain_rule> domain() {
         return {detail::hinge_rule("|B| > 0", 1, [](double y) { return -std::fabs(y) + 1e-10; })};
     }

@@ -72,6 +72,7 @@ struct Constant {
         }
         return detail::int64_tensor(*a.value_ints);
     }
+    template <int = 0>
     static attributes attrs(const spec::context& c) { return spec::parse_attributes<attributes>(c.attributes(), op_type); }
 
     template <int = 0>

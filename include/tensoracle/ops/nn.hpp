@@ -541,6 +541,7 @@ struct conv : nn::two_inputs_and_optional_third<conv>, spec::one_shape_model<con
         m.ok = true;
         return m;
     }
+    template <int = 0>
     static dims context_dims(const spec::context& c) {
         const auto a = spec::parse_attributes<attributes>(c.attributes(), op_type);
         dims d;
@@ -823,6 +824,7 @@ struct conv_transpose : nn::two_inputs_and_optional_third<conv_transpose>,
         m.ok = true;
         return m;
     }
+    template <int = 0>
     static dims context_dims(const spec::context& c) {
         const auto a = spec::parse_attributes<attributes>(c.attributes(), op_type);
         dims d;
@@ -985,6 +987,7 @@ struct max_pool : spec::one_shape_model<max_pool> {
     static constexpr std::array<spec::value_spec, 2> outputs{
         {{"Y", types, {3, 5}}, {"Indices", spec::types::int64, {3, 5}, "I", true}}};
 
+    template <int = 0>
     static nn::pool_model context_model(const spec::context& c) {
         const auto a = spec::parse_attributes<attributes>(c.attributes(), op_type);
         return nn::pool_shape_model(c.shape(0), c.attr_ints("kernel_shape"), c.attr_ints("strides"),
@@ -1114,6 +1117,7 @@ struct average_pool : spec::one_shape_model<average_pool> {
     static constexpr std::array<spec::value_spec, 1> inputs{{{"X", types, {3, 5}}}};
     static constexpr std::array<spec::value_spec, 1> outputs{{{"Y", types, {3, 5}}}};
 
+    template <int = 0>
     static nn::pool_model context_model(const spec::context& c) {
         const auto a = spec::parse_attributes<attributes>(c.attributes(), op_type);
         return nn::pool_shape_model(c.shape(0), c.attr_ints("kernel_shape"), c.attr_ints("strides"), {},

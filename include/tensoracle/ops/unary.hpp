@@ -181,19 +181,23 @@ TENSORACLE_UNARY(round, "Round", 11, types::ieee_floating)
     static constexpr double proxy_slope = 0.1;
 };
 TENSORACLE_UNARY(exp, "Exp", 13, types::floating)
+    template <int = 0>
     static std::vector<spec::domain_rule> domain() {
         return {detail::overflow_rule("X <= log(max finite)", 0, [](double x, double m) { return x - std::log(m); })};
     }
 };
 TENSORACLE_UNARY(log, "Log", 13, types::floating)
+    template <int = 0>
     static std::vector<spec::domain_rule> domain() { return {rule("X > 0", [](double x) { return -x + eps; })}; }
     static constexpr value_range range{0.1, 10.0};
 };
 TENSORACLE_UNARY(sqrt, "Sqrt", 13, types::floating)
+    template <int = 0>
     static std::vector<spec::domain_rule> domain() { return {rule("X >= 0", [](double x) { return -x; })}; }
     static constexpr value_range range{0.0, 10.0};
 };
 TENSORACLE_UNARY(reciprocal, "Reciprocal", 13, types::floating)
+    template <int = 0>
     static std::vector<spec::domain_rule> domain() {
         return {rule("|X| > 0", [](double x) { return -std::fabs(x) + eps; })};
     }
@@ -229,22 +233,26 @@ TENSORACLE_UNARY(tan, "Tan", 7, types::ieee_floating)
     static constexpr value_range range{-1.5, 1.5};
 };
 TENSORACLE_UNARY(asin, "Asin", 7, types::ieee_floating)
+    template <int = 0>
     static std::vector<spec::domain_rule> domain() { return {rule("|X| <= 1", [](double x) { return std::fabs(x) - 1.0; })}; }
     static constexpr value_range range{-1.0, 1.0};
 };
 TENSORACLE_UNARY(acos, "Acos", 7, types::ieee_floating)
+    template <int = 0>
     static std::vector<spec::domain_rule> domain() { return {rule("|X| <= 1", [](double x) { return std::fabs(x) - 1.0; })}; }
     static constexpr value_range range{-1.0, 1.0};
 };
 TENSORACLE_UNARY(atan, "Atan", 7, types::ieee_floating)
 };
 TENSORACLE_UNARY(sinh, "Sinh", 9, types::ieee_floating)
+    template <int = 0>
     static std::vector<spec::domain_rule> domain() {
         return {detail::overflow_rule("|X| <= log(2 max finite)", 0,
                                       [](double x, double m) { return std::fabs(x) - std::log(2.0 * m / 2.0); })};
     }
 };
 TENSORACLE_UNARY(cosh, "Cosh", 9, types::ieee_floating)
+    template <int = 0>
     static std::vector<spec::domain_rule> domain() {
         return {detail::overflow_rule("|X| <= log(max finite)", 0,
                                       [](double x, double m) { return std::fabs(x) - std::log(m); })};
@@ -253,10 +261,12 @@ TENSORACLE_UNARY(cosh, "Cosh", 9, types::ieee_floating)
 TENSORACLE_UNARY(asinh, "Asinh", 9, types::ieee_floating)
 };
 TENSORACLE_UNARY(acosh, "Acosh", 9, types::ieee_floating)
+    template <int = 0>
     static std::vector<spec::domain_rule> domain() { return {rule("X >= 1", [](double x) { return 1.0 - x; })}; }
     static constexpr value_range range{1.0, 6.0};
 };
 TENSORACLE_UNARY(atanh, "Atanh", 9, types::ieee_floating)
+    template <int = 0>
     static std::vector<spec::domain_rule> domain() {
         return {rule("|X| < 1", [](double x) { return std::fabs(x) - 1.0 + eps; })};
     }

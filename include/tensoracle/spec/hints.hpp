@@ -35,8 +35,10 @@ class context;
 
 /// Random values of dtype d in [lo, hi) (integers: [ceil(lo), ceil(hi)),
 /// u8 non-negative; bool: 0/1): initial data of hinted inputs and of the
-/// generator's placeholders.
-inline tensor random_values(rng& g, dtype d, const shape_type& s, double lo, double hi) {
+/// generator's placeholders. A template only so that its dtype dispatch is
+/// compiled where it is called, not in every file including the op specs.
+template <int = 0>
+tensor random_values(rng& g, dtype d, const shape_type& s, double lo, double hi) {
     if (d == dtype::boolean) return g.uniform_tensor(d, s, 0.0, 2.0);
     if (!info(d).is_floating) {
         double ilo = std::ceil(lo), ihi = std::ceil(hi);
