@@ -45,6 +45,9 @@
 #include <boost/hana/pair.hpp>
 #include <boost/hana/string.hpp>
 #include <boost/hana/tuple.hpp>
+#include <boost/preprocessor/seq/enum.hpp>
+#include <boost/preprocessor/seq/transform.hpp>
+#include <boost/preprocessor/variadic/to_seq.hpp>
 
 
 namespace tensoracle::spec {
@@ -319,34 +322,22 @@ BOOST_HANA_ADAPT_STRUCT(tensoracle::spec::no_attributes);
 /// the members named as the ONNX attributes: BOOST_HANA_ADAPT_STRUCT with the
 /// member table built only where attributes are parsed or written. Hana's
 /// macro builds it in every file that includes the struct (0.8 s at -O0 for
-/// the kit's structs, clang -ftime-trace). One to eight members.
-#define TENSORACLE_ADAPT_ATTRIBUTES(TYPE, ...)                                                           \
-    namespace boost::hana {                                                                              \
-    template <>                                                                                          \
-    struct accessors_impl<TYPE> {                                                                        \
-        template <int = 0>                                                                               \
-        static constexpr auto apply() {                                                                  \
-            return ::boost::hana::make_tuple(TENSORACLE_DETAIL_CAT(TENSORACLE_DETAIL_MEMBERS_,            \
-                                                                   TENSORACLE_DETAIL_COUNT(__VA_ARGS__))(__VA_ARGS__)); \
-        }                                                                                                \
-    };                                                                                                   \
-    }                                                                                                    \
+/// the kit's structs, clang -ftime-trace).
+#define TENSORACLE_ADAPT_ATTRIBUTES(TYPE, ...)                                                          \
+    namespace boost::hana {                                                                             \
+    template <>                                                                                         \
+    struct accessors_impl<TYPE> {                                                                       \
+        template <int = 0>                                                                              \
+        static constexpr auto apply() {                                                                 \
+            return ::boost::hana::make_tuple(BOOST_PP_SEQ_ENUM(                                         \
+                BOOST_PP_SEQ_TRANSFORM(TENSORACLE_DETAIL_MEMBER, ~, BOOST_PP_VARIADIC_TO_SEQ(__VA_ARGS__)))); \
+        }                                                                                               \
+    };                                                                                                  \
+    }                                                                                                   \
     static_assert(true, "TENSORACLE_ADAPT_ATTRIBUTES: end with a semicolon")
 
-#define TENSORACLE_DETAIL_CAT(a, b) TENSORACLE_DETAIL_CAT_(a, b)
-#define TENSORACLE_DETAIL_CAT_(a, b) a##b
-#define TENSORACLE_DETAIL_COUNT(...) TENSORACLE_DETAIL_COUNT_(__VA_ARGS__, 8, 7, 6, 5, 4, 3, 2, 1, 0)
-#define TENSORACLE_DETAIL_COUNT_(m1, m2, m3, m4, m5, m6, m7, m8, n, ...) n
-#define TENSORACLE_DETAIL_MEMBER(m) \
-    ::boost::hana::make_pair(BOOST_HANA_STRING(#m), [](auto&& s) -> decltype(auto) { return (s.m); })
-#define TENSORACLE_DETAIL_MEMBERS_1(m) TENSORACLE_DETAIL_MEMBER(m)
-#define TENSORACLE_DETAIL_MEMBERS_2(m, ...) TENSORACLE_DETAIL_MEMBER(m), TENSORACLE_DETAIL_MEMBERS_1(__VA_ARGS__)
-#define TENSORACLE_DETAIL_MEMBERS_3(m, ...) TENSORACLE_DETAIL_MEMBER(m), TENSORACLE_DETAIL_MEMBERS_2(__VA_ARGS__)
-#define TENSORACLE_DETAIL_MEMBERS_4(m, ...) TENSORACLE_DETAIL_MEMBER(m), TENSORACLE_DETAIL_MEMBERS_3(__VA_ARGS__)
-#define TENSORACLE_DETAIL_MEMBERS_5(m, ...) TENSORACLE_DETAIL_MEMBER(m), TENSORACLE_DETAIL_MEMBERS_4(__VA_ARGS__)
-#define TENSORACLE_DETAIL_MEMBERS_6(m, ...) TENSORACLE_DETAIL_MEMBER(m), TENSORACLE_DETAIL_MEMBERS_5(__VA_ARGS__)
-#define TENSORACLE_DETAIL_MEMBERS_7(m, ...) TENSORACLE_DETAIL_MEMBER(m), TENSORACLE_DETAIL_MEMBERS_6(__VA_ARGS__)
-#define TENSORACLE_DETAIL_MEMBERS_8(m, ...) TENSORACLE_DETAIL_MEMBER(m), TENSORACLE_DETAIL_MEMBERS_7(__VA_ARGS__)
+#define TENSORACLE_DETAIL_MEMBER(state, data, m) \
+    ::boost::hana::make_pair(BOOST_HANA_STRING(#m), [](auto&& object) -> decltype(auto) { return (object.m); })
 // ---- end tensoracle/spec/attributes.hpp ----
 // ---- begin tensoracle/spec/entry.hpp ----
 // tensoracle: the type-erased entry of one op spec, and checked evaluation of
