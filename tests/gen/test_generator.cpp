@@ -3,9 +3,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <set>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <tensoracle/gen/generator.hpp>
 #include <tensoracle/gen/input_search.hpp>
@@ -787,4 +789,34 @@ TEST_CASE("input search: the work budget counts an op's work estimate and ends a
     CHECK_FALSE(r2.success);
     CHECK_FALSE(r2.out_of_work);
     CHECK(r2.evaluations == 6);
+}
+
+TEST_CASE("input search: its finiteness check and dtype conversion agree with the widened reference") {
+    // detail::all_finite reads each dtype's own elements and detail::to_dtype
+    // converts in one pass; both must say what the widened copy and
+    // tensor::cast say, on every dtype, NaN, infinities, overflow and ties.
+    const double inf = std::numeric_limits<double>::infinity();
+    const std::vector<double> base{0.0, -0.0, 1.5, -2.25, 65504.0, 65520.0, 1e-8, -3.4e38, 1e300, 0.1};
+    for (const auto d : {to::dtype::f16, to::dtype::bf16, to::dtype::f32, to::dtype::f64, to::dtype::i8, to::dtype::i32,
+                         to::dtype::u8, to::dtype::i64, to::dtype::boolean}) {
+        CAPTURE(to::name(d));
+        for (const double extra : {1.0, inf, -inf, std::numeric_limits<double>::quiet_NaN()}) {
+            auto values = base;
+            if (to::info(d).is_floating) values.push_back(extra);  // an integer cast of NaN is not defined
+            if (!to::info(d).is_floating) values = {0.0, 1.0, 2.0, 7.0, 100.0};  // in range of every integer dtype
+            to::array<double> a = to::array<double>::from_shape({values.size()});
+            std::copy(values.begin(), values.end(), a.begin());
+            const auto fast = to::gen::detail::to_dtype(a, d);
+            const auto reference = to::tensor(a).cast(d);
+            CHECK(fast.identical(reference));
+            CHECK(to::gen::detail::all_finite(fast) == all_finite(reference));
+        }
+    }
+    // A finite first part does not hide a later non-finite element, in a narrow type too.
+    to::array<double> a = to::array<double>::from_shape({3, 4});
+    a.fill(1.0);
+    a(2, 3) = 70000.0;  // overflows float16 only
+    CHECK_FALSE(to::gen::detail::all_finite(to::gen::detail::to_dtype(a, to::dtype::f16)));
+    CHECK(to::gen::detail::all_finite(to::gen::detail::to_dtype(a, to::dtype::bf16)));
+    CHECK(to::gen::detail::all_finite(to::gen::detail::to_dtype(a, to::dtype::f32)));
 }
