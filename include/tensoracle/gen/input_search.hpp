@@ -76,6 +76,10 @@ struct free_value {
     shape_type shape;
     std::pair<double, double> range;
     array<double> x, m, v;  // master copy (floating) and Adam moments
+    /// `x` in its dtype, kept from a draw until the next evaluation takes it
+    /// (a fresh draw is already in its dtype: converting back costs a rounding
+    /// per element, float16's in software).
+    std::optional<tensor> drawn;
 };
 
 /// The master copy in the value's dtype (value_cast semantics, as tensor::cast),
@@ -289,19 +293,28 @@ inline std::vector<tensor> estimate_gradient(const spec::domain_rule& rule, std:
             lo = 1.0;
             hi = std::max(hi, 2.0);
         }
-        const tensor t = spec::random_values(g, f.type, f.shape, std::min(lo, hi), std::max(hi, lo + 1e-9));
+        tensor t = spec::random_values(g, f.type, f.shape, std::min(lo, hi), std::max(hi, lo + 1e-9));
         f.x = t.to<double>();
+        bool changed = false;  // x no longer holds the draw t
         if (f.type == dtype::boolean && !baseline && (positive || from_one)) {
             // No gradient moves a bool: starts take turns over random, all
             // false (Atanh of a Cast needs no true) and all true (Log of one).
             f.x.fill(from_one ? 1.0 : 0.0);
+            changed = true;
         }
-        if (!baseline && some_zero && g.bernoulli(0.5)) f.x.fill(0.0);
+        if (!baseline && some_zero && g.bernoulli(0.5)) {
+            f.x.fill(0.0);
+            changed = true;
+        }
         if (nonzero_integers && !info(f.type).is_floating && f.type != dtype::boolean) {
             for (auto& v : f.x) {
                 if (v == 0.0) v = positive || g.bernoulli(0.5) || !info(f.type).is_signed ? 1.0 : -1.0;
             }
+            changed = true;
         }
+        // Floating draws round-trip through double exactly: t is what to_dtype(x) would give.
+        f.drawn.reset();
+        if (!changed && info(f.type).is_floating) f.drawn = std::move(t);
         // Adam's moments are (re)set when a target is chosen, before any step:
         // most graphs succeed at their first evaluation and never need them.
     };
@@ -346,7 +359,14 @@ inline std::vector<tensor> estimate_gradient(const spec::domain_rule& rule, std:
         for (const auto& [name, t] : m.initializers) {
             if (sketch.fixed.count(name) != 0) values.emplace(name, t);
         }
-        for (const auto& f : free) values.insert_or_assign(f.name, detail::to_dtype(f.x, f.type));
+        for (auto& f : free) {
+            if (f.drawn) {
+                values.insert_or_assign(f.name, std::move(*f.drawn));
+                f.drawn.reset();
+            } else {
+                values.insert_or_assign(f.name, detail::to_dtype(f.x, f.type));
+            }
+        }
         const auto fail = detail::run_until_failure(m, values, node_work, result.work);
         if (!fail) {
             result.success = true;
