@@ -16818,6 +16818,7 @@ private:
 #include <set>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -16868,9 +16869,42 @@ struct free_value {
     shape_type shape;
     std::pair<double, double> range;
     array<double> x, m, v;  // master copy (floating) and Adam moments
+    /// `x` in its dtype, kept from a draw until the next evaluation takes it
+    /// (a fresh draw is already in its dtype: converting back costs a rounding
+    /// per element, float16's in software).
+    std::optional<tensor> drawn;
 };
 
-inline tensor to_dtype(const array<double>& a, dtype d) { return tensor(a).cast(d); }
+/// The master copy in the value's dtype (value_cast semantics, as tensor::cast),
+/// converted in one pass: this runs for every free value at every evaluation.
+inline tensor to_dtype(const array<double>& a, dtype d) {
+    shape_type dims(a.shape().begin(), a.shape().end());
+    auto out = tensor::for_overwrite(d, dims);
+    out.visit([&](auto dst) {
+        using T = typename decltype(dst)::value_type;
+        for (std::size_t k = 0; k < dst.size(); ++k) dst[k] = value_cast<T>(a.data()[k]);
+    });
+    return out;
+}
+
+/// Whether every element is finite, read in the tensor's own dtype (a copy
+/// widened to double would cost an allocation and a pass per node and evaluation).
+inline bool all_finite(const tensor& t) {
+    if (!info(t.element_dtype()).is_floating) return true;
+    return t.visit([](auto v) {
+        using T = typename decltype(v)::value_type;
+        if constexpr (std::is_floating_point_v<T>) {
+            for (const T x : v) {
+                if (!std::isfinite(x)) return false;
+            }
+        } else if constexpr (dtype_traits<T>::is_floating) {
+            for (const T x : v) {
+                if (!tensoracle::isfinite(x)) return false;  // on the bits: no widening per element
+            }
+        }
+        return true;
+    });
+}
 
 /// The first node that fails on `values` (mutated: gains every computed value).
 struct failure {
@@ -16949,14 +16983,8 @@ inline std::optional<failure> run_until_failure(const graph::graph& m,
         if (work[i] < 0.0) work[i] = node_work(call, out);
         spent += work[i];
         for (std::size_t o = 0; o < n.outputs.size() && o < out.size(); ++o) {
-            const auto& t = out[o];
-            if (info(t.element_dtype()).is_floating) {
-                const auto d = t.to<double>();
-                for (std::size_t k = 0; k < d.size(); ++k) {
-                    if (!std::isfinite(d.data()[k])) {
-                        return failure{i, false, n.label() + ": output " + std::to_string(o) + " is not finite"};
-                    }
-                }
+            if (!all_finite(out[o])) {
+                return failure{i, false, n.label() + ": output " + std::to_string(o) + " is not finite"};
             }
         }
         // An integer output has no NaN to show that it left the op's domain (Pow of an
@@ -17058,23 +17086,30 @@ inline std::vector<tensor> estimate_gradient(const spec::domain_rule& rule, std:
             lo = 1.0;
             hi = std::max(hi, 2.0);
         }
-        const tensor t = spec::random_values(g, f.type, f.shape, std::min(lo, hi), std::max(hi, lo + 1e-9));
+        tensor t = spec::random_values(g, f.type, f.shape, std::min(lo, hi), std::max(hi, lo + 1e-9));
         f.x = t.to<double>();
+        bool changed = false;  // x no longer holds the draw t
         if (f.type == dtype::boolean && !baseline && (positive || from_one)) {
             // No gradient moves a bool: starts take turns over random, all
             // false (Atanh of a Cast needs no true) and all true (Log of one).
             f.x.fill(from_one ? 1.0 : 0.0);
+            changed = true;
         }
-        if (!baseline && some_zero && g.bernoulli(0.5)) f.x.fill(0.0);
+        if (!baseline && some_zero && g.bernoulli(0.5)) {
+            f.x.fill(0.0);
+            changed = true;
+        }
         if (nonzero_integers && !info(f.type).is_floating && f.type != dtype::boolean) {
             for (auto& v : f.x) {
                 if (v == 0.0) v = positive || g.bernoulli(0.5) || !info(f.type).is_signed ? 1.0 : -1.0;
             }
+            changed = true;
         }
-        f.m = array<double>::from_shape(f.x.shape());
-        f.v = array<double>::from_shape(f.x.shape());
-        f.m.fill(0.0);
-        f.v.fill(0.0);
+        // Floating draws round-trip through double exactly: t is what to_dtype(x) would give.
+        f.drawn.reset();
+        if (!changed && info(f.type).is_floating) f.drawn = std::move(t);
+        // Adam's moments are (re)set when a target is chosen, before any step:
+        // most graphs succeed at their first evaluation and never need them.
     };
     for (auto& f : free) draw(f, options.sampling || options.start_from_baseline);
     std::pair<std::size_t, std::size_t> target{SIZE_MAX, SIZE_MAX};
@@ -17117,7 +17152,14 @@ inline std::vector<tensor> estimate_gradient(const spec::domain_rule& rule, std:
         for (const auto& [name, t] : m.initializers) {
             if (sketch.fixed.count(name) != 0) values.emplace(name, t);
         }
-        for (const auto& f : free) values.insert_or_assign(f.name, detail::to_dtype(f.x, f.type));
+        for (auto& f : free) {
+            if (f.drawn) {
+                values.insert_or_assign(f.name, std::move(*f.drawn));
+                f.drawn.reset();
+            } else {
+                values.insert_or_assign(f.name, detail::to_dtype(f.x, f.type));
+            }
+        }
         const auto fail = detail::run_until_failure(m, values, node_work, result.work);
         if (!fail) {
             result.success = true;
@@ -17160,6 +17202,8 @@ inline std::vector<tensor> estimate_gradient(const spec::domain_rule& rule, std:
             best_loss = loss;
             adam_t = 0;
             for (auto& f : free) {
+                if (f.m.shape() != f.x.shape()) f.m = array<double>::from_shape(f.x.shape());
+                if (f.v.shape() != f.x.shape()) f.v = array<double>::from_shape(f.x.shape());
                 f.m.fill(0.0);
                 f.v.fill(0.0);
             }
