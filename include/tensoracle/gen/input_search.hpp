@@ -29,6 +29,7 @@
 #include "tensoracle/ad/graph.hpp"
 #include "tensoracle/gen/generator.hpp"
 #include "tensoracle/graph/interpreter.hpp"
+#include "tensoracle/ops/nn.hpp"
 
 namespace tensoracle::gen {
 
@@ -101,15 +102,12 @@ inline bool all_finite(const tensor& t) {
     return t.visit([](auto v) {
         using T = typename decltype(v)::value_type;
         if constexpr (std::is_floating_point_v<T>) {
-            for (const T x : v) {
-                if (!std::isfinite(x)) return false;
-            }
+            return ops::nn::all_finite<T>(v);  // the kernels' vectorized check
         } else if constexpr (dtype_traits<T>::is_floating) {
-            for (const T x : v) {
-                if (!tensoracle::isfinite(x)) return false;  // on the bits: no widening per element
-            }
+            return std::all_of(v.begin(), v.end(), [](T x) { return tensoracle::isfinite(x); });  // on the bits
+        } else {
+            return true;
         }
-        return true;
     });
 }
 
