@@ -6,11 +6,14 @@
 
 #include <tensoracle/core.hpp>
 
+// One namespace per file: test executables compile as one unity file (tests/CMakeLists.txt).
+namespace core_compare_test {
+
 namespace to = tensoracle;
 
 namespace {
-constexpr double qnan = std::numeric_limits<double>::quiet_NaN();
-constexpr double inf = std::numeric_limits<double>::infinity();
+constexpr double nan_value = std::numeric_limits<double>::quiet_NaN();
+constexpr double inf_value = std::numeric_limits<double>::infinity();
 }  // namespace
 
 TEST_CASE("statistics of a known error pattern") {
@@ -45,7 +48,7 @@ TEST_CASE("median of an even count averages the middle pair") {
     const to::array<float> a = {1.f, 2.f, 3.f, 4.f};
     const auto r = to::compare(a, e);
     CHECK(r.abs_error().median == 2.5);
-    CHECK(r.rel_error().max == inf);  // expected 0, actual not
+    CHECK(r.rel_error().max == inf_value);  // expected 0, actual not
 }
 
 TEST_CASE("the strictest passing level is the boundary of passes()") {
@@ -80,7 +83,7 @@ TEST_CASE("the strictest passing level is the boundary of passes()") {
 }
 
 TEST_CASE("NaN and Inf positions") {
-    const to::array<double> e = {qnan, inf, -inf, 1.0, 2.0};
+    const to::array<double> e = {nan_value, inf_value, -inf_value, 1.0, 2.0};
     SUBCASE("agreeing specials pass by default") {
         const auto r = to::compare(e, e);
         CHECK(r.nan_inf_agree());
@@ -100,7 +103,7 @@ TEST_CASE("NaN and Inf positions") {
         CHECK(to::compare(e, e, o).inf_mismatches() == 2);
     }
     SUBCASE("mismatched specials fail at any tolerance and are listed first") {
-        const to::array<double> a = {1.0, inf, inf, 1.0, 2.5};
+        const to::array<double> a = {1.0, inf_value, inf_value, 1.0, 2.5};
         const auto r = to::compare(a, e);
         CHECK(r.nan_mismatches() == 1);
         CHECK(r.inf_mismatches() == 1);
@@ -177,7 +180,7 @@ TEST_CASE("allclose validates its tolerance and resolves levels by the actual's 
     const to::array<float> x = {1.f};
     CHECK_THROWS_WITH_AS((void)to::allclose(x, x, to::tolerance{-1.0, 0.0}),
                          "tensoracle::allclose: atol and rtol must be >= 0 (and not NaN)", to::error);
-    CHECK_THROWS_AS((void)to::allclose(x, x, (to::tolerance{0.0, qnan})), to::error);
+    CHECK_THROWS_AS((void)to::allclose(x, x, (to::tolerance{0.0, nan_value})), to::error);
     CHECK_THROWS_AS((void)to::allclose(x, x, to::level{1.0}), to::error);
     const auto res = to::allclose(x, x, to::level{-5});
     CHECK(res.tolerance_used() == to::tolerance_level(to::dtype::f32, -5));
@@ -199,3 +202,5 @@ TEST_CASE("describe() shows shapes, stats, worst indices and the passing level")
     CHECK(ok.rfind("close: ", 0) == 0);
     CHECK(ok.find("worst elements") == std::string::npos);
 }
+
+}  // namespace core_compare_test

@@ -3,6 +3,9 @@
 #include <tensoracle/core.hpp>
 #include <tensoracle/doctest.hpp>
 
+// One namespace per file: test executables compile as one unity file (tests/CMakeLists.txt).
+namespace core_doctest_adapter_test {
+
 namespace to = tensoracle;
 
 TEST_CASE("doctest adapter: passing checks of every kind") {
@@ -14,3 +17,5 @@ TEST_CASE("doctest adapter: passing checks of every kind") {
     TENSORACLE_CHECK_ALLCLOSE(i, i, to::exact);
     TENSORACLE_CHECK_ALLCLOSE(to::tensor(a), to::tensor(e), to::level{-5});
 }
+
+}  // namespace core_doctest_adapter_test

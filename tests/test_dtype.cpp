@@ -8,6 +8,9 @@
 
 #include <tensoracle/core.hpp>
 
+// One namespace per file: test executables compile as one unity file (tests/CMakeLists.txt).
+namespace core_dtype_test {
+
 namespace to = tensoracle;
 namespace hana = boost::hana;
 
@@ -82,3 +85,5 @@ TEST_CASE("bad runtime dtypes are clear errors") {
         CHECK(e.where() == "tensoracle::dtype_from_name");
     }
 }
+
+}  // namespace core_dtype_test

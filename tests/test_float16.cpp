@@ -14,6 +14,9 @@
 
 #include <tensoracle/core.hpp>
 
+// One namespace per file: test executables compile as one unity file (tests/CMakeLists.txt).
+namespace core_float16_test {
+
 using tensoracle::bfloat16;
 using tensoracle::float16;
 
@@ -23,9 +26,9 @@ std::uint32_t float_bits(float f) { return std::bit_cast<std::uint32_t>(f); }
 
 // Same bits, or both NaN with the same sign (libraries differ on NaN payloads).
 bool same_half(std::uint16_t ours, std::uint16_t theirs, int exp_bits) {
-    const unsigned inf = ((1u << exp_bits) - 1u) << (15 - exp_bits);
-    const bool ours_nan = (ours & 0x7fffu) > inf;
-    const bool theirs_nan = (theirs & 0x7fffu) > inf;
+    const unsigned inf_bits = ((1u << exp_bits) - 1u) << (15 - exp_bits);
+    const bool ours_nan = (ours & 0x7fffu) > inf_bits;
+    const bool theirs_nan = (theirs & 0x7fffu) > inf_bits;
     if (ours_nan || theirs_nan) return ours_nan && theirs_nan && ((ours ^ theirs) & 0x8000u) == 0;
     return ours == theirs;
 }
@@ -208,3 +211,5 @@ TEST_CASE("constexpr conversions") {
     static_assert(static_cast<float>(float16::from_bits(0x3555u)) == 0x1.554p-2f);
     static_assert(float16(65504.0).bits() == 0x7bffu);
 }
+
+}  // namespace core_float16_test

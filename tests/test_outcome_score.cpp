@@ -5,6 +5,9 @@
 
 #include <tensoracle/core.hpp>
 
+// One namespace per file: test executables compile as one unity file (tests/CMakeLists.txt).
+namespace core_outcome_score_test {
+
 namespace to = tensoracle;
 
 TEST_CASE("outcome classes carry GraphNet's error codes") {
@@ -104,3 +107,5 @@ TEST_CASE("score inputs are validated") {
     const std::vector<to::benchmark_sample> ok = {{to::outcome::pass, 1.0, 0}};
     CHECK_THROWS_AS((void)to::speedup_score(ok, 0, to::score_options{1.5, 0.1}), to::error);
 }
+
+}  // namespace core_outcome_score_test

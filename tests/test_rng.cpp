@@ -9,6 +9,9 @@
 
 #include <tensoracle/core.hpp>
 
+// One namespace per file: test executables compile as one unity file (tests/CMakeLists.txt).
+namespace core_rng_test {
+
 namespace to = tensoracle;
 
 TEST_CASE("splitmix64 and xoshiro256** match their published reference outputs") {
@@ -148,3 +151,5 @@ TEST_CASE("bad arguments are clear errors") {
                          to::error);
     CHECK_THROWS_AS((void)to::rng::from_state({0, 0, 0, 0}), to::error);
 }
+
+}  // namespace core_rng_test

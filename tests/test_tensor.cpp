@@ -5,6 +5,9 @@
 
 #include <tensoracle/core.hpp>
 
+// One namespace per file: test executables compile as one unity file (tests/CMakeLists.txt).
+namespace core_tensor_test {
+
 namespace to = tensoracle;
 
 TEST_CASE("a tensor keeps dtype, shape and values") {
@@ -96,3 +99,5 @@ TEST_CASE("cast and to<T> follow value_cast") {
     CHECK(t.to<bool>() == to::array<bool>{true, false, true, true});
     CHECK(t.cast(to::dtype::f16).to<float>()(3) == std::numeric_limits<float>::infinity());
 }
+
+}  // namespace core_tensor_test

@@ -5,6 +5,9 @@
 
 #include <tensoracle/core.hpp>
 
+// One namespace per file: test executables compile as one unity file (tests/CMakeLists.txt).
+namespace core_tolerance_test {
+
 namespace to = tensoracle;
 
 namespace {
@@ -91,3 +94,5 @@ TEST_CASE("ulp distance") {
         REQUIRE(to::ulp_distance(start, x) == k);
     }
 }
+
+}  // namespace core_tolerance_test

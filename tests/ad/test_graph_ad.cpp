@@ -6,6 +6,9 @@
 #include "tensoracle/ad/graph.hpp"
 #include "tensoracle/doctest.hpp"
 
+// One namespace per file: test executables compile as one unity file (tests/CMakeLists.txt).
+namespace ad_graph_ad_test {
+
 using namespace tensoracle;
 namespace tg = tensoracle::graph;
 
@@ -141,3 +144,5 @@ TEST_CASE("graph AD: bad requests are errors naming the value") {
     CHECK_THROWS_WITH_AS((void)ad::jvp(g, f, {{"x", tensor(array<double>{1.0})}}), doctest::Contains("has shape"), shape_error);
     CHECK_THROWS_WITH_AS((void)ad::hvp(g, f, {}, {{"q", tensor(array<double>{1.0})}}), doctest::Contains("'q', which is not differentiated"), error);
 }
+
+}  // namespace ad_graph_ad_test

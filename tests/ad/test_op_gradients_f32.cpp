@@ -4,6 +4,9 @@
 // kernels' accumulator for 16-bit types) and checks at JAX's 1e-2 / 1e-1.
 #include "op_gradients.hpp"
 
+// One namespace per file: test executables compile as one unity file (tests/CMakeLists.txt).
+namespace ad_op_gradients_f32_test {
+
 TEST_CASE("op gradients: every differentiable op, f32, orders 1 and 2") {
     const auto tally = tensoracle::testing::check_registry_gradients<float>(6, 2, tensoracle::dtype::f32);
     CHECK(tally.size() >= 80);
@@ -21,3 +24,5 @@ TEST_CASE("op gradients: every differentiable op, f16 and bf16 instances, order 
         tensoracle::testing::require_clean_passes(tally, {"CastLike"});
     }
 }
+
+}  // namespace ad_op_gradients_f32_test

@@ -5,6 +5,9 @@
 
 #include <set>
 
+// One namespace per file: test executables compile as one unity file (tests/CMakeLists.txt).
+namespace ad_op_gradients_f64_test {
+
 TEST_CASE("op gradients: every differentiable op, f64, orders 1 and 2") {
     const auto tally = tensoracle::testing::check_registry_gradients<double>(8, 2, tensoracle::dtype::f64);
     CHECK(tally.size() >= 80);
@@ -64,3 +67,5 @@ TEST_CASE("op gradients: element-wise ops' VJP through forward mode equals the t
     CHECK(broadcast >= 20);
     CHECK(proxied >= 20);
 }
+
+}  // namespace ad_op_gradients_f64_test

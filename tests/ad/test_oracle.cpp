@@ -9,6 +9,9 @@
 #include "tensoracle/ad/oracle.hpp"
 #include "tensoracle/doctest.hpp"
 
+// One namespace per file: test executables compile as one unity file (tests/CMakeLists.txt).
+namespace ad_oracle_test {
+
 using namespace tensoracle;
 using namespace tensoracle::ad;
 
@@ -293,3 +296,5 @@ TEST_CASE("oracle: the doctest adapter asserts on the report") {
     const auto r = check_toy(toy::bug::none, 5, 2);
     TENSORACLE_CHECK_GRADIENTS(r);
 }
+
+}  // namespace ad_oracle_test

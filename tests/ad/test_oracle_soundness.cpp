@@ -11,6 +11,9 @@
 #include "tensoracle/ad/oracle.hpp"
 #include "tensoracle/doctest.hpp"
 
+// One namespace per file: test executables compile as one unity file (tests/CMakeLists.txt).
+namespace ad_oracle_soundness_test {
+
 using namespace tensoracle;
 using namespace tensoracle::ad;
 
@@ -512,3 +515,5 @@ TEST_CASE("oracle soundness 5: a NaN the value function returns is the same NaN 
     CHECK(r2.outcome == gradient_outcome::output_inconsistent);
     CHECK(r2.failed());
 }
+
+}  // namespace ad_oracle_soundness_test

@@ -10,6 +10,9 @@
 #include "tensoracle/core/rng.hpp"
 #include "tensoracle/core/value_cast.hpp"
 
+// One namespace per file: test executables compile as one unity file (tests/CMakeLists.txt).
+namespace ad_scalars_test {
+
 using namespace tensoracle;
 using namespace tensoracle::ad;
 
@@ -167,3 +170,5 @@ TEST_CASE("finite differences: stencil orders, steps, one-sided edges") {
     CHECK_THROWS_WITH_AS((void)fd_directional<double>(nowhere, std::span<const double>(z), std::span<const double>(one)),
                          doctest::Contains("both sides"), error);
 }
+
+}  // namespace ad_scalars_test

@@ -13,6 +13,9 @@
 #include <tensoracle/campaign/backend.hpp>
 #include <tensoracle/campaign/campaign.hpp>
 
+// One namespace per file: test executables compile as one unity file (tests/CMakeLists.txt).
+namespace campaign_backend_test {
+
 namespace tc = tensoracle::campaign;
 namespace fs = std::filesystem;
 using tensoracle::tensor;
@@ -206,3 +209,5 @@ TEST_CASE("widen_to_float64: values an op takes only in float32 (Resize's scales
     const auto r = tensoracle::graph::run(w, {{"x", tensor(tensoracle::array<double>{{{1.0, 3.0}}})}});
     CHECK(r.outputs.at("y").shape() == tensoracle::shape_type{1, 1, 4});
 }
+
+}  // namespace campaign_backend_test

@@ -10,6 +10,9 @@
 
 #include <tensoracle/campaign/process.hpp>
 
+// One namespace per file: test executables compile as one unity file (tests/CMakeLists.txt).
+namespace campaign_process_test {
+
 namespace tc = tensoracle::campaign;
 using words = std::vector<std::string>;
 
@@ -116,3 +119,5 @@ TEST_CASE("worker_process: one reply line per request, restarted after a crash o
     CHECK(r.process.kind == tc::exit_kind::exited);
     CHECK(r.process.exit_code == 4);
 }
+
+}  // namespace campaign_process_test

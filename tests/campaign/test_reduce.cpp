@@ -14,6 +14,9 @@
 
 #include <tensoracle/campaign/reduce.hpp>
 
+// One namespace per file: test executables compile as one unity file (tests/CMakeLists.txt).
+namespace campaign_reduce_test {
+
 namespace tc = tensoracle::campaign;
 namespace fs = std::filesystem;
 using tensoracle::dtype;
@@ -351,3 +354,5 @@ TEST_CASE("reduce: prefix slices and invalid originals") {
     CHECK_THROWS_WITH_AS(tc::evaluate_case(g, feeds_for_chain()), doctest::Contains("nowhere"), tensoracle::error);
     CHECK_THROWS_WITH_AS(tc::load_case("/nonexistent/model.onnx"), doctest::Contains("no such file"), tensoracle::error);
 }
+
+}  // namespace campaign_reduce_test

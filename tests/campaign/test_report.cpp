@@ -11,6 +11,9 @@
 
 #include <unistd.h>
 
+// One namespace per file: test executables compile as one unity file (tests/CMakeLists.txt).
+namespace campaign_report_test {
+
 namespace tc = tensoracle::campaign;
 
 namespace {
@@ -100,3 +103,5 @@ TEST_CASE("report: an infinite relative error (null in the journal, JSON has no 
     std::error_code ec;
     fs::remove_all(dir, ec);
 }
+
+}  // namespace campaign_report_test

@@ -13,6 +13,12 @@
 #include <tensoracle/gen/input_search.hpp>
 #include <tensoracle/graph/interpreter.hpp>
 #include <tensoracle/ops/registry.hpp>
+#ifdef TENSORACLE_TEST_JSON
+#include <tensoracle/gen/config_json.hpp>
+#endif
+
+// One namespace per file: test executables compile as one unity file (tests/CMakeLists.txt).
+namespace gen_generator_test {
 
 namespace to = tensoracle;
 
@@ -271,7 +277,6 @@ TEST_CASE("sample_op: a dtype attribute names only a type the op's output takes"
 }
 
 #ifdef TENSORACLE_TEST_JSON
-#include <tensoracle/gen/config_json.hpp>
 
 TEST_CASE("config: JSON round trip, partial files over defaults, and errors naming the key") {
     to::gen::config c;
@@ -826,3 +831,5 @@ TEST_CASE("input search: its finiteness check and dtype conversion agree with th
     CHECK(to::gen::detail::all_finite(to::gen::detail::to_dtype(a, to::dtype::bf16)));
     CHECK(to::gen::detail::all_finite(to::gen::detail::to_dtype(a, to::dtype::f32)));
 }
+
+}  // namespace gen_generator_test

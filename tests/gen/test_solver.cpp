@@ -4,6 +4,9 @@
 #include <tensoracle/gen/instance.hpp>
 #include <tensoracle/gen/solver.hpp>
 
+// One namespace per file: test executables compile as one unity file (tests/CMakeLists.txt).
+namespace gen_solver_test {
+
 namespace to = tensoracle;
 using to::gen::constraint_system;
 using to::gen::interval;
@@ -159,3 +162,5 @@ TEST_CASE("solver: a system compiled once and extended answers as a fresh compil
     CHECK_THROWS_WITH_AS((void)to::gen::propagate(s, to::gen::detail::compiled_system(s), {interval{1, 2}}),
                          doctest::Contains("do not match the system"), to::error);
 }
+
+}  // namespace gen_solver_test

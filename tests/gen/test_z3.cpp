@@ -10,6 +10,9 @@
 #include <tensoracle/gen/generator.hpp>
 #include <tensoracle/gen/z3_backend.hpp>
 
+// One namespace per file: test executables compile as one unity file (tests/CMakeLists.txt).
+namespace gen_z3_test {
+
 namespace to = tensoracle;
 
 TEST_CASE("z3 cross-check: our answers are exact and we solve >= 99% of what Z3 solves") {
@@ -74,3 +77,5 @@ TEST_CASE("z3 backend: semantics of spec::expr (Euclidean div/mod, guarded divis
     zero.add(expr(4) / expr::symbol("d") >= 0, "divides by zero");
     CHECK(to::gen::z3_solve(zero).status == to::gen::solve_status::unsat);
 }
+
+}  // namespace gen_z3_test

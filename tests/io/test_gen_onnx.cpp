@@ -15,6 +15,9 @@
 #include <cmath>
 #include <set>
 
+// One namespace per file: test executables compile as one unity file (tests/CMakeLists.txt).
+namespace io_gen_onnx_test {
+
 namespace to = tensoracle;
 
 TEST_CASE("generated cases: onnx checker, strict shape inference agreeing on every value, finite outputs") {
@@ -83,3 +86,5 @@ TEST_CASE("specs accept no input dtype that the op's ONNX schema (at the spec's 
         }
     }
 }
+
+}  // namespace io_gen_onnx_test

@@ -14,6 +14,9 @@
 #include <tensoracle/io/onnx.hpp>
 #include <tensoracle/core.hpp>
 
+// One namespace per file: test executables compile as one unity file (tests/CMakeLists.txt).
+namespace io_onnx_test {
+
 namespace to = tensoracle;
 namespace fs = std::filesystem;
 
@@ -427,3 +430,5 @@ TEST_CASE("onnx: If with branches that read outer values round-trips, passes the
     CHECK(text.find("then_branch:") != std::string::npos);
     CHECK(text.find("      t = Relu(x)") != std::string::npos);
 }
+
+}  // namespace io_onnx_test

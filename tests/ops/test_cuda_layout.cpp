@@ -16,6 +16,9 @@
 #include <tensoracle/ops/detail/broadcast.hpp>
 #include <tensoracle/ops/unary.hpp>
 
+// One namespace per file: test executables compile as one unity file (tests/CMakeLists.txt).
+namespace ops_cuda_layout_test {
+
 namespace to = tensoracle;
 namespace tc = tensoracle::cuda;
 
@@ -183,3 +186,5 @@ TEST_CASE("cuda layout: the shared formulas keep the CPU kernels' edge cases") {
     CHECK(std::isnan(b::max_fn::apply(1.0, std::numeric_limits<double>::quiet_NaN(), to::spec::no_attributes{})));
     CHECK(b::add_fn::apply(std::int32_t{2147483647}, std::int32_t{1}, to::spec::no_attributes{}) == -2147483647 - 1);
 }
+
+}  // namespace ops_cuda_layout_test

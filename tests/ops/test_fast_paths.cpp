@@ -22,6 +22,9 @@
 #include <tensoracle/blas.hpp>
 #endif
 
+// One namespace per file: test executables compile as one unity file (tests/CMakeLists.txt).
+namespace ops_fast_paths_test {
+
 namespace to = tensoracle;
 using to::spec::attribute_map;
 
@@ -288,3 +291,5 @@ TEST_CASE("fast paths: OpenBLAS through <tensoracle/blas.hpp> agrees with the na
     property_sweep(false, 40);
 }
 #endif
+
+}  // namespace ops_fast_paths_test

@@ -4,6 +4,9 @@
 #include <tensoracle/graph/interpreter.hpp>
 #include <tensoracle/core.hpp>
 
+// One namespace per file: test executables compile as one unity file (tests/CMakeLists.txt).
+namespace ops_graph_test {
+
 namespace to = tensoracle;
 namespace tg = tensoracle::graph;
 
@@ -291,3 +294,5 @@ TEST_CASE("graph: If's rules are checked and its errors name the node") {
         CHECK_THROWS_WITH_AS(g.validate(), doctest::Contains("has graph attribute 'body', which Relu does not take"), to::error);
     }
 }
+
+}  // namespace ops_graph_test

@@ -4,6 +4,9 @@
 
 #include <tensoracle/ops/registry.hpp>
 
+// One namespace per file: test executables compile as one unity file (tests/CMakeLists.txt).
+namespace ops_names_test {
+
 namespace ops = tensoracle::ops;
 
 static_assert(ops::Abs::op_type == "Abs");
@@ -128,3 +131,5 @@ static_assert(ops::Xor::op_type == "Xor");
 TEST_CASE("registry: every op has a type named as its ONNX op_type") {
     CHECK(ops::registry().size() == 118);
 }
+
+}  // namespace ops_names_test

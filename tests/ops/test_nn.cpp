@@ -15,6 +15,9 @@
 #include <tensoracle/ops/nn.hpp>
 #include <tensoracle/ops/registry.hpp>
 
+// One namespace per file: test executables compile as one unity file (tests/CMakeLists.txt).
+namespace ops_nn_test {
+
 namespace to = tensoracle;
 namespace ops = tensoracle::ops;
 using to::array;
@@ -774,3 +777,5 @@ std::vector<onnx_case> onnx_cases() {
     // clang-format on
 }
 }  // namespace
+
+}  // namespace ops_nn_test

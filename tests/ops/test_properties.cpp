@@ -14,6 +14,9 @@
 #include <string>
 #include <vector>
 
+// One namespace per file: test executables compile as one unity file (tests/CMakeLists.txt).
+namespace ops_properties_test {
+
 namespace to = tensoracle;
 
 namespace {
@@ -184,3 +187,5 @@ TEST_CASE("broadcast walk: each output element reads what numpy's index rule nam
         for (const auto& o : got) CHECK(o.size() == n);
     }
 }
+
+}  // namespace ops_properties_test

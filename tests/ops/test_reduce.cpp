@@ -14,6 +14,9 @@
 #include <tensoracle/ops/reduce.hpp>
 #include <tensoracle/ops/registry.hpp>
 
+// One namespace per file: test executables compile as one unity file (tests/CMakeLists.txt).
+namespace ops_reduce_test {
+
 namespace to = tensoracle;
 namespace ops = tensoracle::ops;
 using to::spec::attribute_map;
@@ -1331,3 +1334,5 @@ TEST_CASE("reduction groups: the merged walk visits what per-element index arith
         CHECK(to::element_count(ops::detail::reduced_shape(s, mask, true)) == expected.size());
     }
 }
+
+}  // namespace ops_reduce_test

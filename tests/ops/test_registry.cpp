@@ -10,6 +10,9 @@
 #include <tensoracle/ops/registry.hpp>
 #include <tensoracle/core.hpp>
 
+// One namespace per file: test executables compile as one unity file (tests/CMakeLists.txt).
+namespace ops_registry_test {
+
 namespace to = tensoracle;
 
 namespace {
@@ -148,3 +151,5 @@ TEST_CASE("registry: proxy derivatives where the true derivative vanishes (NNSmi
 TEST_CASE("registry: at least 80 ONNX operators are specified") {
     CHECK(to::ops::registry().size() >= 80);
 }
+
+}  // namespace ops_registry_test

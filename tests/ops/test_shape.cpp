@@ -12,6 +12,9 @@
 #include <tensoracle/ops/registry.hpp>
 #include <tensoracle/ops/shape.hpp>
 
+// One namespace per file: test executables compile as one unity file (tests/CMakeLists.txt).
+namespace ops_shape_test {
+
 namespace to = tensoracle;
 namespace ops = tensoracle::ops;
 
@@ -586,3 +589,5 @@ TEST_CASE("shape ops: input candidates name every input and admit the sampled dt
     CHECK(ops::get_op("ConstantOfShape").input_candidates(to::dtype::boolean, 3).size() == 1);
     CHECK(ops::get_op("ConstantOfShape").input_candidates(to::dtype::bf16, 3).empty());
 }
+
+}  // namespace ops_shape_test
