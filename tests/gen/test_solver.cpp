@@ -163,4 +163,34 @@ TEST_CASE("solver: a system compiled once and extended answers as a fresh compil
                          doctest::Contains("do not match the system"), to::error);
 }
 
+TEST_CASE("solver: constraints true on a whole box are flagged, and flagged ones are not revised") {
+    constraint_system s;
+    s.add_variable("a", 1, 8);
+    s.add_variable("b", 1, 64);
+    s.add(sym("a") <= 10, "true everywhere");
+    s.add(sym("a") * sym("b") <= 100, "narrows b");
+    const to::gen::detail::compiled_system compiled(s);
+    auto dom = to::gen::domains_of(s);
+    std::vector<char> entailed(compiled.size(), 0);
+    REQUIRE(compiled.propagate(dom, 40, nullptr, std::nullopt, &entailed));
+    CHECK(entailed == std::vector<char>{1, 0});
+    CHECK(dom[1] == interval{1, 64});  // a = 1 still allows b = 64
+    // Inside a smaller box the product rule holds everywhere too: flagged, and
+    // the flags a search hands down keep it from being revised again.
+    dom[0] = interval{1, 1};
+    dom[1] = interval{1, 50};
+    REQUIRE(compiled.propagate(dom, 40, nullptr, std::size_t{0}, &entailed));
+    CHECK(entailed == std::vector<char>{1, 1});
+    // A flag is trusted, not re-checked: flagging the product rule by hand on a
+    // box where it does not hold leaves b unnarrowed (only the search sets flags).
+    auto wide = to::gen::domains_of(s);
+    wide[0] = interval{4, 4};
+    std::vector<char> forced{0, 1};
+    REQUIRE(compiled.propagate(wide, 40, nullptr, std::nullopt, &forced));
+    CHECK(wide[1] == interval{1, 64});
+    std::vector<char> none(compiled.size(), 0);
+    REQUIRE(compiled.propagate(wide, 40, nullptr, std::nullopt, &none));
+    CHECK(wide[1] == interval{1, 25});
+}
+
 }  // namespace gen_solver_test

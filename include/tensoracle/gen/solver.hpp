@@ -183,8 +183,14 @@ public:
     /// domain became empty (`*failed` names the constraint). `changed`: `dom`
     /// is a fixpoint except for that variable's domain (a search branch of a
     /// propagated box), so only the constraints that mention it start queued.
+    /// `entailed` (one flag per constraint, or null): constraints known to hold
+    /// everywhere in `dom`. They are skipped, and a constraint whose interval
+    /// evaluation is true on the whole box is flagged. A box's flags stay true
+    /// in every box inside it (interval evaluation is monotone), so the search
+    /// hands them down; skipping is exact, as revising such a constraint
+    /// narrows nothing, and the queue order (and its round limit) is unchanged.
     bool propagate(std::vector<interval>& dom, std::size_t max_rounds, std::size_t* failed,
-                   std::optional<std::size_t> changed = std::nullopt) const {
+                   std::optional<std::size_t> changed = std::nullopt, std::vector<char>* entailed = nullptr) const {
         // Scratch reused across calls: the search propagates at every choice point.
         auto& queued = scratch_.queued;
         auto& queue = scratch_.queue;
@@ -208,11 +214,14 @@ public:
             if (head > limit) break;  // a slow fixpoint: stop narrowing (still sound)
             const std::size_t k = queue[head++];
             queued[k] = 0;
+            if (entailed != nullptr && (*entailed)[k] != 0) continue;
             touched.clear();
-            if (!revise(constraints_[k], dom, fwd, touched)) {
+            bool holds = false;
+            if (!revise(constraints_[k], dom, fwd, touched, holds)) {
                 if (failed != nullptr) *failed = k;
                 return false;
             }
+            if (holds && entailed != nullptr) (*entailed)[k] = 1;
             for (const auto v : touched) {
                 for (const std::size_t w : watchers_[static_cast<std::size_t>(v)]) {
                     if (!queued[w] && w != k) {
@@ -497,9 +506,12 @@ private:
         return true;  // 0 strictly inside an integer range: nothing to narrow
     }
 
+    // `holds`: the constraint is true on the whole box (then nothing narrows).
     static bool revise(const flat_constraint& f, std::vector<interval>& dom, std::vector<interval>& v,
-                       std::vector<std::int32_t>& touched) {
+                       std::vector<std::int32_t>& touched, bool& holds) {
         forward(f, dom, v);
+        holds = truthy_known(v.back());
+        if (holds) return true;
         return require(f, static_cast<std::int32_t>(f.nodes.size() - 1), true, v, dom, touched);
     }
 
@@ -577,7 +589,9 @@ private:
         }
     }
     std::size_t failed = 0;
-    if (!compiled.propagate(root, options.max_propagation_rounds, &failed)) {
+    // Constraints true on a whole box are not revised again inside it (see propagate).
+    std::vector<char> root_entailed(compiled.size(), 0);
+    if (!compiled.propagate(root, options.max_propagation_rounds, &failed, std::nullopt, &root_entailed)) {
         result.status = solve_status::unsat;
         const auto& c = system.constraints[failed];
         result.conflict = c.condition.to_string() + " (" + c.reason + ")";
@@ -595,9 +609,15 @@ private:
     for (;;) {
         std::size_t nodes = 0;
         bool cut = false;
-        // Each box with the variable it differs in from its propagated parent.
-        std::vector<std::pair<std::vector<interval>, std::size_t>> stack;
-        stack.emplace_back(root, root.size());
+        // Each box with the variable it differs in from its propagated parent,
+        // and the constraints entailed in that parent.
+        struct box {
+            std::vector<interval> dom;
+            std::size_t split;
+            std::vector<char> entailed;
+        };
+        std::vector<box> stack;
+        stack.push_back({root, root.size(), root_entailed});
         while (!stack.empty()) {
             if (nodes >= budget) {
                 cut = true;
@@ -607,9 +627,12 @@ private:
             ++result.nodes;
             auto entry = std::move(stack.back());
             stack.pop_back();
-            auto& dom = entry.first;
-            const std::size_t split = entry.second;
-            if (split < dom.size() && !compiled.propagate(dom, options.max_propagation_rounds, nullptr, split)) continue;
+            auto& dom = entry.dom;
+            const std::size_t split = entry.split;
+            if (split < dom.size() &&
+                !compiled.propagate(dom, options.max_propagation_rounds, nullptr, split, &entry.entailed)) {
+                continue;
+            }
             // Constrained variables first (smallest domain first: fail early);
             // free ones last, where any value works.
             std::size_t pick = dom.size();
@@ -651,7 +674,8 @@ private:
             branches[0] = with({v, v});
             // Push in reverse so {v} is explored first.
             for (int b = 2; b >= 0; --b) {
-                if (!branches[b].empty()) stack.emplace_back(std::move(branches[b]), pick);
+                // The last push ({v}) takes the parent's flags; the others copy them.
+                if (!branches[b].empty()) stack.push_back({std::move(branches[b]), pick, b == 0 ? std::move(entry.entailed) : entry.entailed});
             }
         }
         if (!cut) break;  // the whole tree was searched
