@@ -12,8 +12,10 @@ against the xtensor-only TU (issue 15's target: <= 2x).
 
 With --oracle, the TUs are instead a test of one op's gradients (Softmax,
 first and second order, through check_gradients) written with the typed
-op_engine<ops::Softmax> and with op_engine("Softmax") by name, each against the
-xtensor-only TU (issue 14's target: typed <= 3x).
+op_engine<ops::Softmax> and with op_engine("Softmax") by name (with the
+registry's definition in the file, and with TENSORACLE_SEPARATE_REGISTRY, where
+the project compiles it once elsewhere), each against the xtensor-only TU
+(issue 14's target: typed <= 3x).
 
 With --baseline-include DIR (e.g. the include/ of a `git worktree` at an
 earlier commit), every kit TU is also compiled against DIR in the same
@@ -55,6 +57,11 @@ ORACLE_SOURCES = {
     "oracle, typed op": ORACLE_TEST.format(header="typed_engine.hpp", extra="#include <tensoracle/ops/reduce.hpp>",
                                            engine="<to::ops::Softmax>()"),
     "oracle, op by name": ORACLE_TEST.format(header="engine.hpp", extra="", engine='("Softmax")'),
+    # By name where the project compiles the registry once elsewhere (as the kit's tests do):
+    # this file only declares it, and links against that object.
+    "oracle, op by name, separate registry": ORACLE_TEST.format(
+        header="engine.hpp", extra="", engine='("Softmax")').replace(
+        "#include", "#define TENSORACLE_SEPARATE_REGISTRY\n#include", 1),
 }
 
 
