@@ -111,6 +111,45 @@ TEST_CASE("bounded integers are unbiased and cover their range") {
     CHECK(lo == 1ULL);
 }
 
+TEST_CASE("the one-instruction 128-bit product agrees with the portable one") {
+    to::rng g(77);
+    const std::uint64_t edges[] = {0, 1, 2, 3, 0xffffffffULL, 0x100000000ULL, 0x8000000000000000ULL, 0xffffffffffffffffULL};
+    for (const auto a : edges) {
+        for (const auto b : edges) CHECK(to::detail::multiply_wide(a, b) == to::detail::multiply_wide_portable(a, b));
+    }
+    for (int i = 0; i < 10000; ++i) {
+        const auto a = g(), b = g() >> (i % 64);
+        REQUIRE(to::detail::multiply_wide(a, b) == to::detail::multiply_wide_portable(a, b));
+    }
+}
+
+TEST_CASE("arrays draw exactly what the element-wise calls draw") {
+    // uniform_array checks its range once and keeps Lemire's threshold; the
+    // values and the generator's state after them must not change.
+    auto same_as_calls = [](auto tag, double lo, double hi, bool integral) {
+        using T = typename decltype(tag)::type;
+        to::rng a(2024), b(2024);
+        const auto arr = a.uniform_array<T>({3, 1000}, lo, hi);
+        for (std::size_t i = 0; i < arr.size(); ++i) {
+            const T expected = integral ? to::value_cast<T>(b.integer(static_cast<std::int64_t>(std::ceil(lo)),
+                                                                      static_cast<std::int64_t>(std::ceil(hi) - 1.0)))
+                                        : to::value_cast<T>(b.uniform(lo, hi));
+            REQUIRE(to::value_cast<double>(arr.data()[i]) == to::value_cast<double>(expected));
+        }
+        CHECK(a.state() == b.state());
+    };
+    same_as_calls(boost::hana::type_c<double>, -3.5, 7.25, false);
+    same_as_calls(boost::hana::type_c<float>, 1e-3, 1e3, false);
+    same_as_calls(boost::hana::type_c<to::float16>, -1.0, 1.0, false);
+    same_as_calls(boost::hana::type_c<std::int32_t>, -5.0, 6.0, true);
+    same_as_calls(boost::hana::type_c<std::uint8_t>, 0.0, 256.0, true);
+    // A range of 3 * 2^62 values: Lemire's method rejects a quarter of the raw draws.
+    same_as_calls(boost::hana::type_c<std::int64_t>, -0x1p63, 0x1p62, true);
+    to::rng g(1);
+    CHECK_THROWS_WITH_AS(g.uniform_array<float>({2}, 1.0, 1.0), doctest::Contains("needs finite lo < hi"), to::error);
+    CHECK_NOTHROW(g.uniform_array<float>({0}, 1.0, 1.0));  // no element, no draw, no check (as before)
+}
+
 TEST_CASE("arrays of every dtype stay in their range") {
     to::rng g(31);
     boost::hana::for_each(to::all_dtypes, [&](auto t) {

@@ -830,6 +830,22 @@ TEST_CASE("input search: its finiteness check and dtype conversion agree with th
     CHECK_FALSE(to::gen::detail::all_finite(to::gen::detail::to_dtype(a, to::dtype::f16)));
     CHECK(to::gen::detail::all_finite(to::gen::detail::to_dtype(a, to::dtype::bf16)));
     CHECK(to::gen::detail::all_finite(to::gen::detail::to_dtype(a, to::dtype::f32)));
+    // Long enough for the blocked loops: a non-finite element in the first block,
+    // at a block's edge, in a later block and in the tail.
+    for (const auto d : {to::dtype::f16, to::dtype::bf16, to::dtype::f32, to::dtype::f64}) {
+        CAPTURE(to::name(d));
+        to::array<double> b = to::array<double>::from_shape({100});
+        b.fill(0.5);
+        CHECK(to::gen::detail::all_finite(to::gen::detail::to_dtype(b, d)));
+        for (const std::size_t at : {0u, 31u, 32u, 70u, 99u}) {
+            CAPTURE(at);
+            for (const double bad : {inf, -inf, std::numeric_limits<double>::quiet_NaN()}) {
+                b(at) = bad;
+                CHECK_FALSE(to::gen::detail::all_finite(to::gen::detail::to_dtype(b, d)));
+            }
+            b(at) = 0.5;
+        }
+    }
 }
 
 }  // namespace gen_generator_test

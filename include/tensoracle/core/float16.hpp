@@ -33,6 +33,19 @@ constexpr std::uint16_t round_to_narrow(double value) noexcept {
     const int exp = static_cast<int>((b >> 52) & 0x7ffu);
     const std::uint64_t man = b & ((std::uint64_t{1} << 52) - 1);
 
+    // Results in the narrow normal range (nearly every value a kernel writes):
+    // round the exponent-and-mantissa field to nearest even in one addition (a
+    // carry out of the mantissa moves into the exponent, up to infinity), then
+    // rebias. The branches below give the same bits; this skips them.
+    if (const int e = exp - 1023 + bias; e >= 1 && e < static_cast<int>(exp_all_ones)) {
+        constexpr int drop = 52 - ManBits;
+        const std::uint64_t magnitude = b & ~(std::uint64_t{1} << 63);
+        const std::uint64_t rounded =
+            (magnitude + ((std::uint64_t{1} << (drop - 1)) - 1) + ((magnitude >> drop) & 1u)) >> drop;
+        const std::uint64_t narrow = rounded - (static_cast<std::uint64_t>(1023 - bias) << ManBits);
+        return static_cast<std::uint16_t>(sign | (narrow >= inf_bits ? inf_bits : static_cast<std::uint16_t>(narrow)));
+    }
+
     if (exp == 0x7ff) {
         if (man == 0) return sign | inf_bits;
         return sign | inf_bits | static_cast<std::uint16_t>(1u << (ManBits - 1)) |

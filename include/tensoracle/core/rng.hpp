@@ -64,8 +64,8 @@ namespace detail {
 }
 
 /// The 128-bit product of two 64-bit words as (high, low), portably.
-[[nodiscard]] constexpr std::pair<std::uint64_t, std::uint64_t> multiply_wide(std::uint64_t a,
-                                                                             std::uint64_t b) noexcept {
+[[nodiscard]] constexpr std::pair<std::uint64_t, std::uint64_t> multiply_wide_portable(std::uint64_t a,
+                                                                                      std::uint64_t b) noexcept {
     const std::uint64_t a_lo = a & 0xffffffffu, a_hi = a >> 32;
     const std::uint64_t b_lo = b & 0xffffffffu, b_hi = b >> 32;
     const std::uint64_t lo_lo = a_lo * b_lo;
@@ -74,6 +74,18 @@ namespace detail {
     const std::uint64_t hi_hi = a_hi * b_hi;
     const std::uint64_t cross = (lo_lo >> 32) + (hi_lo & 0xffffffffu) + lo_hi;
     return {hi_hi + (hi_lo >> 32) + (cross >> 32), (cross << 32) | (lo_lo & 0xffffffffu)};
+}
+
+/// The same product in one instruction where the compiler has a 128-bit type
+/// (integer draws run it per element).
+[[nodiscard]] constexpr std::pair<std::uint64_t, std::uint64_t> multiply_wide(std::uint64_t a,
+                                                                             std::uint64_t b) noexcept {
+#ifdef __SIZEOF_INT128__
+    __extension__ const unsigned __int128 p = static_cast<unsigned __int128>(a) * b;
+    return {static_cast<std::uint64_t>(p >> 64), static_cast<std::uint64_t>(p)};
+#else
+    return multiply_wide_portable(a, b);
+#endif
 }
 
 }  // namespace detail
@@ -122,12 +134,8 @@ public:
 
     /// Uniform in [lo, hi); throws when the interval is empty or not finite.
     double uniform(double lo, double hi) {
-        if (!(lo < hi) || !std::isfinite(hi - lo)) {
-            throw error("tensoracle::rng::uniform",
-                        "needs finite lo < hi, got [" + std::to_string(lo) + ", " + std::to_string(hi) + ")");
-        }
-        const double r = std::fma(hi - lo, uniform(), lo);
-        return r < hi ? r : std::nextafter(hi, lo);  // rounding may reach hi
+        check_uniform_range("tensoracle::rng::uniform", lo, hi);
+        return uniform_unchecked(lo, hi);
     }
 
     /// Uniform integer in [0, n), unbiased (Lemire's multiply-and-reject).
@@ -202,7 +210,9 @@ public:
         const std::size_t n = element_count(dims, "tensoracle::rng::uniform_array");
         auto out = array<T>::from_shape(dims);
         if constexpr (dtype_traits<T>::is_floating) {
-            for (std::size_t i = 0; i < n; ++i) out.data()[i] = value_cast<T>(uniform(lo, hi));
+            // The checks of uniform(lo, hi) once per array, not per element: the same values.
+            if (n > 0) check_uniform_range("tensoracle::rng::uniform", lo, hi);
+            for (std::size_t i = 0; i < n; ++i) out.data()[i] = value_cast<T>(uniform_unchecked(lo, hi));
         } else {
             constexpr double t_min = std::is_same_v<T, bool> ? 0.0 : static_cast<double>(std::numeric_limits<T>::min());
             constexpr double t_max = std::is_same_v<T, bool> ? 1.0 : static_cast<double>(std::numeric_limits<T>::max());
@@ -217,7 +227,16 @@ public:
                 throw error("tensoracle::rng::uniform_array", "no integer lies in [" + std::to_string(lo) + ", " +
                                                                   std::to_string(hi) + ")");
             }
-            for (std::size_t i = 0; i < n; ++i) out.data()[i] = value_cast<T>(integer(ilo, ihi));
+            // integer(ilo, ihi) per element with its checks and Lemire's threshold
+            // computed once: the same draws, the same values.
+            const std::uint64_t span = static_cast<std::uint64_t>(ihi) - static_cast<std::uint64_t>(ilo);
+            const std::uint64_t range = span + 1;  // ihi < 2^63, so span < 2^64 - 1
+            const std::uint64_t threshold = (0 - range) % range;
+            for (std::size_t i = 0; i < n; ++i) {
+                auto [high, low] = detail::multiply_wide((*this)(), range);
+                while (low < threshold) std::tie(high, low) = detail::multiply_wide((*this)(), range);
+                out.data()[i] = value_cast<T>(static_cast<std::int64_t>(static_cast<std::uint64_t>(ilo) + high));
+            }
         }
         return out;
     }
@@ -240,6 +259,16 @@ public:
     }
 
 private:
+    static void check_uniform_range(const char* where, double lo, double hi) {
+        if (!(lo < hi) || !std::isfinite(hi - lo)) {
+            throw error(where, "needs finite lo < hi, got [" + std::to_string(lo) + ", " + std::to_string(hi) + ")");
+        }
+    }
+    double uniform_unchecked(double lo, double hi) noexcept {
+        const double r = std::fma(hi - lo, uniform(), lo);
+        return r < hi ? r : std::nextafter(hi, lo);  // rounding may reach hi
+    }
+
     std::array<std::uint64_t, 4> state_{};
     double spare_ = 0.0;
     bool has_spare_ = false;

@@ -81,6 +81,10 @@ struct free_value {
     /// (a fresh draw is already in its dtype: converting back costs a rounding
     /// per element, float16's in software).
     std::optional<tensor> drawn;
+    /// `x` does not hold the draw yet: most graphs succeed at their first
+    /// evaluation and never need it, so it is widened from the drawn tensor
+    /// only when a gradient step needs it.
+    bool x_pending = false;
 };
 
 /// The master copy in the value's dtype (value_cast semantics, as tensor::cast),
@@ -104,7 +108,17 @@ inline bool all_finite(const tensor& t) {
         if constexpr (std::is_floating_point_v<T>) {
             return ops::nn::all_finite<T>(v);  // the kernels' vectorized check
         } else if constexpr (dtype_traits<T>::is_floating) {
-            return std::all_of(v.begin(), v.end(), [](T x) { return tensoracle::isfinite(x); });  // on the bits
+            // On the bits, in blocks without an early exit, so that the loop vectorizes.
+            constexpr std::size_t block = 32;
+            unsigned any = 0;
+            std::size_t i = 0;
+            for (; i + block <= v.size(); i += block) {
+                unsigned lane = 0;
+                for (std::size_t j = 0; j < block; ++j) lane |= tensoracle::isfinite(v[i + j]) ? 0u : 1u;
+                any |= lane;
+            }
+            for (; i < v.size(); ++i) any |= tensoracle::isfinite(v[i]) ? 0u : 1u;
+            return any == 0;
         } else {
             return true;
         }
@@ -292,27 +306,44 @@ inline std::vector<tensor> estimate_gradient(const spec::domain_rule& rule, std:
             hi = std::max(hi, 2.0);
         }
         tensor t = spec::random_values(g, f.type, f.shape, std::min(lo, hi), std::max(hi, lo + 1e-9));
-        f.x = t.to<double>();
+        // x is widened from t only where a start below changes the draw; an
+        // unchanged draw goes to the evaluation as it is, and x is widened
+        // later if a gradient step needs it (most graphs succeed first time).
+        f.x_pending = true;
+        auto widen = [&]() {
+            if (f.x_pending) f.x = t.to<double>();
+            f.x_pending = false;
+        };
         bool changed = false;  // x no longer holds the draw t
         if (f.type == dtype::boolean && !baseline && (positive || from_one)) {
             // No gradient moves a bool: starts take turns over random, all
             // false (Atanh of a Cast needs no true) and all true (Log of one).
+            widen();
             f.x.fill(from_one ? 1.0 : 0.0);
             changed = true;
         }
         if (!baseline && some_zero && g.bernoulli(0.5)) {
+            if (f.x_pending) f.x = array<double>::from_shape(t.shape());
+            f.x_pending = false;
             f.x.fill(0.0);
             changed = true;
         }
         if (nonzero_integers && !info(f.type).is_floating && f.type != dtype::boolean) {
+            widen();
             for (auto& v : f.x) {
                 if (v == 0.0) v = positive || g.bernoulli(0.5) || !info(f.type).is_signed ? 1.0 : -1.0;
             }
             changed = true;
         }
-        // Floating draws round-trip through double exactly: t is what to_dtype(x) would give.
+        // A draw that round-trips through double exactly (every floating one;
+        // integers below 2^53) is what to_dtype(x) would give: keep it.
+        const bool exact = info(f.type).is_floating || std::max(std::abs(lo), std::abs(hi)) < 0x1p52;
         f.drawn.reset();
-        if (!changed && info(f.type).is_floating) f.drawn = std::move(t);
+        if (!changed && exact) {
+            f.drawn = std::move(t);
+        } else {
+            widen();
+        }
         // Adam's moments are (re)set when a target is chosen, before any step:
         // most graphs succeed at their first evaluation and never need them.
     };
@@ -379,6 +410,13 @@ inline std::vector<tensor> estimate_gradient(const spec::domain_rule& rule, std:
         if (options.sampling) {
             for (auto& f : free) draw(f, true);
             continue;
+        }
+        // The gradient step below works on x: widen the draws the evaluation took.
+        for (auto& f : free) {
+            if (f.x_pending) {
+                f.x = values.at(f.name).to<double>();
+                f.x_pending = false;
+            }
         }
         const auto& n = m.nodes[fail->node];
         const auto call = ad::detail::prepare(n, values);
@@ -500,7 +538,10 @@ inline std::vector<tensor> estimate_gradient(const spec::domain_rule& rule, std:
         if (!moved) restart();  // no free value reached: start elsewhere
     }
     // Budget spent: the last data tried (the case is still a valid graph).
-    for (const auto& f : free) result.values.insert_or_assign(f.name, detail::to_dtype(f.x, f.type));
+    for (auto& f : free) {
+        // A draw not yet evaluated is x in its dtype (x itself may still be pending).
+        result.values.insert_or_assign(f.name, f.drawn ? std::move(*f.drawn) : detail::to_dtype(f.x, f.type));
+    }
     return result;
 }
 
