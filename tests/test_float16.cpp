@@ -116,6 +116,20 @@ TEST_CASE("float16 from double rounds once (no double rounding through float)") 
     }
 }
 
+TEST_CASE("the inlined rounding agrees with the general one on every kind of double") {
+    // round_to_narrow takes results in the narrow normal range in one addition
+    // and hands the rest to round_to_narrow_any: random bit patterns reach NaN,
+    // infinities, subnormals, overflow and every exponent in between.
+    tensoracle::rng gen(99);
+    for (int i = 0; i < 2'000'000; ++i) {
+        const std::uint64_t bits = i % 2 == 0 ? gen() : (gen() & 0x800fffffffffffffULL) |
+                                                            (static_cast<std::uint64_t>(gen.integer(1023 - 140, 1023 + 130)) << 52);
+        const double d = std::bit_cast<double>(bits);
+        REQUIRE(tensoracle::detail::round_to_narrow<5, 10>(d) == tensoracle::detail::round_to_narrow_any<5, 10>(d));
+        REQUIRE(tensoracle::detail::round_to_narrow<8, 7>(d) == tensoracle::detail::round_to_narrow_any<8, 7>(d));
+    }
+}
+
 TEST_CASE("bfloat16 widening is the top half of a binary32") {
     for (std::uint32_t b = 0; b <= 0xffffu; ++b) {
         const float ours = bfloat16::from_bits(static_cast<std::uint16_t>(b));

@@ -169,9 +169,10 @@ namespace detail {
 
 /// Rounds a binary64 value to the binary format with `ExpBits` exponent bits
 /// and `ManBits` stored mantissa bits, to nearest, ties to even. NaN stays NaN
-/// (quiet, same sign, top payload bits kept); overflow gives infinity.
+/// (quiet, same sign, top payload bits kept); overflow gives infinity. Every
+/// input: round_to_narrow below takes the common case first.
 template <int ExpBits, int ManBits>
-constexpr std::uint16_t round_to_narrow(double value) noexcept {
+constexpr std::uint16_t round_to_narrow_any(double value) noexcept {
     static_assert(ExpBits + ManBits == 15, "narrow formats here are 16 bits wide");
     constexpr std::uint16_t exp_all_ones = (1u << ExpBits) - 1u;
     constexpr std::uint16_t inf_bits = static_cast<std::uint16_t>(exp_all_ones << ManBits);
@@ -181,19 +182,6 @@ constexpr std::uint16_t round_to_narrow(double value) noexcept {
     const auto sign = static_cast<std::uint16_t>((b >> 63) << 15);
     const int exp = static_cast<int>((b >> 52) & 0x7ffu);
     const std::uint64_t man = b & ((std::uint64_t{1} << 52) - 1);
-
-    // Results in the narrow normal range (nearly every value a kernel writes):
-    // round the exponent-and-mantissa field to nearest even in one addition (a
-    // carry out of the mantissa moves into the exponent, up to infinity), then
-    // rebias. The branches below give the same bits; this skips them.
-    if (const int e = exp - 1023 + bias; e >= 1 && e < static_cast<int>(exp_all_ones)) {
-        constexpr int drop = 52 - ManBits;
-        const std::uint64_t magnitude = b & ~(std::uint64_t{1} << 63);
-        const std::uint64_t rounded =
-            (magnitude + ((std::uint64_t{1} << (drop - 1)) - 1) + ((magnitude >> drop) & 1u)) >> drop;
-        const std::uint64_t narrow = rounded - (static_cast<std::uint64_t>(1023 - bias) << ManBits);
-        return static_cast<std::uint16_t>(sign | (narrow >= inf_bits ? inf_bits : static_cast<std::uint16_t>(narrow)));
-    }
 
     if (exp == 0x7ff) {
         if (man == 0) return sign | inf_bits;
@@ -222,6 +210,33 @@ constexpr std::uint16_t round_to_narrow(double value) noexcept {
     const std::uint64_t half = std::uint64_t{1} << (shift - 1);
     if (rest > half || (rest == half && (kept & 1u) != 0)) ++kept;
     return static_cast<std::uint16_t>(sign | static_cast<std::uint16_t>(base + kept));
+}
+
+/// Rounds a binary64 value to the narrow format, to nearest, ties to even, as
+/// round_to_narrow_any does. Kernels call it per element: the common case is
+/// kept small enough for the compiler to inline into their loops.
+template <int ExpBits, int ManBits>
+constexpr std::uint16_t round_to_narrow(double value) noexcept {
+    constexpr std::uint16_t exp_all_ones = (1u << ExpBits) - 1u;
+    constexpr std::uint16_t inf_bits = static_cast<std::uint16_t>(exp_all_ones << ManBits);
+    constexpr int bias = (1 << (ExpBits - 1)) - 1;
+    const auto b = std::bit_cast<std::uint64_t>(value);
+    const auto sign = static_cast<std::uint16_t>((b >> 63) << 15);
+    const int exp = static_cast<int>((b >> 52) & 0x7ffu);
+    // Results in the narrow normal range (nearly every value a kernel writes):
+    // round the exponent-and-mantissa field to nearest even in one addition (a
+    // carry out of the mantissa moves into the exponent, up to infinity), then
+    // rebias: the bits round_to_narrow_any gives.
+    if (const int e = exp - 1023 + bias; e >= 1 && e < static_cast<int>(exp_all_ones)) {
+        constexpr int drop = 52 - ManBits;
+        const std::uint64_t magnitude = b & ~(std::uint64_t{1} << 63);
+        const std::uint64_t rounded =
+            (magnitude + ((std::uint64_t{1} << (drop - 1)) - 1) + ((magnitude >> drop) & 1u)) >> drop;
+        const std::uint64_t narrow = rounded - (static_cast<std::uint64_t>(1023 - bias) << ManBits);
+        return static_cast<std::uint16_t>(sign | (narrow >= inf_bits ? inf_bits : static_cast<std::uint16_t>(narrow)));
+    }
+
+    return round_to_narrow_any<ExpBits, ManBits>(value);
 }
 
 /// Exact widening of a narrow encoding to binary32.

@@ -991,9 +991,8 @@ struct split {
         for (const auto len : lengths) {
             shape_type s = in;
             s[k] = len;
-            out.push_back(shape_util::gather_elements_by(x, s, op_type, [&](shape_type o) {
-                o[k] += offset;
-                return shape_util::ravel(o, st);
+            out.push_back(shape_util::gather_elements_by(x, s, op_type, [&](const shape_type& o) {
+                return shape_util::ravel(o, st) + offset * st[k];  // o moved by offset along axis k
             }));
             offset += len;
         }
@@ -1259,25 +1258,32 @@ struct pad {
         }
         const auto st = detail::strides_of(in);
         auto y = array<T>::from_shape(out);
+        // The mode once (checked above), not a string compare per element.
+        enum class fill { constant, edge, reflect };
+        const fill how = mode == "constant" ? fill::constant : mode == "edge" ? fill::edge : fill::reflect;
+        shape_type o(r, 0);  // the output multi-index, advanced in row-major order
         for (std::size_t f = 0; f < y.size(); ++f) {
-            const auto o = unravel_index(f, out);
             std::size_t src = 0;
             bool inside = true;
             for (std::size_t j = 0; j < r && inside; ++j) {
                 const auto d = static_cast<std::int64_t>(in[j]);
                 std::int64_t i = static_cast<std::int64_t>(o[j]) - pads[j];
                 if (i < 0 || i >= d) {
-                    if (mode == "constant") {
+                    if (how == fill::constant) {
                         inside = false;
                         break;
                     }
-                    if (mode == "edge") i = std::clamp<std::int64_t>(i, 0, d - 1);
-                    if (mode == "reflect") i = i < 0 ? -i : 2 * (d - 1) - i;
+                    if (how == fill::edge) i = std::clamp<std::int64_t>(i, 0, d - 1);
+                    if (how == fill::reflect) i = i < 0 ? -i : 2 * (d - 1) - i;
                 }
                 if (i < 0 || i >= d) throw error(op_type, "internal: padded index out of range");
                 src += static_cast<std::size_t>(i) * st[j];
             }
             y.data()[f] = inside ? x.data()[src] : value;
+            for (std::size_t k = r; k-- > 0;) {
+                if (++o[k] < out[k]) break;
+                o[k] = 0;
+            }
         }
         return y;
     }
@@ -1482,14 +1488,14 @@ struct gather_elements {
         const auto dim = static_cast<std::int64_t>(in[k]);
         const auto st = detail::strides_of(in);
         const auto ist = detail::strides_of(is);
-        return shape_util::gather_elements_by(x, is, op_type, [&](shape_type o) {
+        return shape_util::gather_elements_by(x, is, op_type, [&](const shape_type& o) {
             const std::int64_t v = indices.data()[shape_util::ravel(o, ist)];
             if (v < -dim || v >= dim) {
                 throw error(op_type, "index " + std::to_string(v) + " is out of range for axis " + std::to_string(k) +
                                          " of size " + std::to_string(dim));
             }
-            o[k] = static_cast<std::size_t>(v < 0 ? v + dim : v);
-            return shape_util::ravel(o, st);
+            // o with its axis-k coordinate replaced by the index read
+            return shape_util::ravel(o, st) - o[k] * st[k] + static_cast<std::size_t>(v < 0 ? v + dim : v) * st[k];
         });
     }
     template <class T>

@@ -136,10 +136,16 @@ template <class T, class F>
 array<T> gather_elements_by(const array<T>& x, const shape_type& out_shape, std::string_view op, F&& source) {
     auto y = array<T>::from_shape(out_shape);
     const std::size_t n = element_count(out_shape, op);
+    // The output's multi-index, advanced in row-major order (no allocation per element).
+    shape_type index(out_shape.size(), 0);
     for (std::size_t f = 0; f < n; ++f) {
-        const std::size_t s = source(unravel_index(f, out_shape));
+        const std::size_t s = source(static_cast<const shape_type&>(index));
         if (s >= x.size()) throw error(op, "internal: source offset out of range");
         y.data()[f] = x.data()[s];
+        for (std::size_t k = index.size(); k-- > 0;) {
+            if (++index[k] < out_shape[k]) break;
+            index[k] = 0;
+        }
     }
     return y;
 }
