@@ -7796,22 +7796,28 @@ inline std::size_t to_dim(std::int64_t v, std::string_view op, std::string_view 
     return static_cast<std::size_t>(v);
 }
 
+/// Advances idx to the next multi-index over dims in row-major order; false
+/// (idx back to all zeros) after the last one. Kernels walk their output with
+/// it instead of unravelling each flat offset into a fresh vector.
+inline bool next_index(shape_type& idx, const shape_type& dims) {
+    for (std::size_t k = idx.size(); k-- > 0;) {
+        if (++idx[k] < dims[k]) return true;
+        idx[k] = 0;
+    }
+    return false;
+}
+
 /// out[f] = x[source(out multi-index)] for every output element: the common
 /// loop of the data-movement kernels. `source` returns the input flat offset.
 template <class T, class F>
 array<T> gather_elements_by(const array<T>& x, const shape_type& out_shape, std::string_view op, F&& source) {
     auto y = array<T>::from_shape(out_shape);
     const std::size_t n = element_count(out_shape, op);
-    // The output's multi-index, advanced in row-major order (no allocation per element).
-    shape_type index(out_shape.size(), 0);
-    for (std::size_t f = 0; f < n; ++f) {
+    shape_type index(out_shape.size(), 0);  // the output multi-index of offset f
+    for (std::size_t f = 0; f < n; ++f, next_index(index, out_shape)) {
         const std::size_t s = source(static_cast<const shape_type&>(index));
         if (s >= x.size()) throw error(op, "internal: source offset out of range");
         y.data()[f] = x.data()[s];
-        for (std::size_t k = index.size(); k-- > 0;) {
-            if (++index[k] < out_shape[k]) break;
-            index[k] = 0;
-        }
     }
     return y;
 }
@@ -9026,8 +9032,8 @@ struct pad {
         // The mode once (checked above), not a string compare per element.
         enum class fill { constant, edge, reflect };
         const fill how = mode == "constant" ? fill::constant : mode == "edge" ? fill::edge : fill::reflect;
-        shape_type o(r, 0);  // the output multi-index, advanced in row-major order
-        for (std::size_t f = 0; f < y.size(); ++f) {
+        shape_type o(r, 0);  // the output multi-index of offset f
+        for (std::size_t f = 0; f < y.size(); ++f, shape_util::next_index(o, out)) {
             std::size_t src = 0;
             bool inside = true;
             for (std::size_t j = 0; j < r && inside; ++j) {
@@ -9045,10 +9051,6 @@ struct pad {
                 src += static_cast<std::size_t>(i) * st[j];
             }
             y.data()[f] = inside ? x.data()[src] : value;
-            for (std::size_t k = r; k-- > 0;) {
-                if (++o[k] < out[k]) break;
-                o[k] = 0;
-            }
         }
         return y;
     }

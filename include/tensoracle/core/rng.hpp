@@ -134,7 +134,7 @@ public:
 
     /// Uniform in [lo, hi); throws when the interval is empty or not finite.
     double uniform(double lo, double hi) {
-        check_uniform_range("tensoracle::rng::uniform", lo, hi);
+        check_uniform_range(lo, hi);
         return uniform_unchecked(lo, hi);
     }
 
@@ -211,7 +211,7 @@ public:
         auto out = array<T>::from_shape(dims);
         if constexpr (dtype_traits<T>::is_floating) {
             // The checks of uniform(lo, hi) once per array, not per element: the same values.
-            if (n > 0) check_uniform_range("tensoracle::rng::uniform", lo, hi);
+            if (n > 0) check_uniform_range(lo, hi);
             for (std::size_t i = 0; i < n; ++i) out.data()[i] = value_cast<T>(uniform_unchecked(lo, hi));
         } else {
             constexpr double t_min = std::is_same_v<T, bool> ? 0.0 : static_cast<double>(std::numeric_limits<T>::min());
@@ -259,9 +259,9 @@ public:
     }
 
 private:
-    static void check_uniform_range(const char* where, double lo, double hi) {
+    static void check_uniform_range(double lo, double hi) {
         if (!(lo < hi) || !std::isfinite(hi - lo)) {
-            throw error(where, "needs finite lo < hi, got [" + std::to_string(lo) + ", " + std::to_string(hi) + ")");
+            throw error("tensoracle::rng::uniform", "needs finite lo < hi, got [" + std::to_string(lo) + ", " + std::to_string(hi) + ")");
         }
     }
     double uniform_unchecked(double lo, double hi) noexcept {

@@ -1261,8 +1261,8 @@ struct pad {
         // The mode once (checked above), not a string compare per element.
         enum class fill { constant, edge, reflect };
         const fill how = mode == "constant" ? fill::constant : mode == "edge" ? fill::edge : fill::reflect;
-        shape_type o(r, 0);  // the output multi-index, advanced in row-major order
-        for (std::size_t f = 0; f < y.size(); ++f) {
+        shape_type o(r, 0);  // the output multi-index of offset f
+        for (std::size_t f = 0; f < y.size(); ++f, shape_util::next_index(o, out)) {
             std::size_t src = 0;
             bool inside = true;
             for (std::size_t j = 0; j < r && inside; ++j) {
@@ -1280,10 +1280,6 @@ struct pad {
                 src += static_cast<std::size_t>(i) * st[j];
             }
             y.data()[f] = inside ? x.data()[src] : value;
-            for (std::size_t k = r; k-- > 0;) {
-                if (++o[k] < out[k]) break;
-                o[k] = 0;
-            }
         }
         return y;
     }
