@@ -1,6 +1,11 @@
 // The generator's constraint solver: exact answers, unsat detection, spec::expr semantics.
 #include <doctest/doctest.h>
 
+#include <functional>
+#include <limits>
+#include <vector>
+
+#include <tensoracle/gen/generator.hpp>
 #include <tensoracle/gen/instance.hpp>
 #include <tensoracle/gen/solver.hpp>
 
@@ -45,6 +50,12 @@ TEST_CASE("solver: a contradiction is unsat at the root, naming the constraint")
     const auto r = to::gen::solve(s, g);
     CHECK(r.status == solve_status::unsat);
     CHECK(r.conflict.find("x is large") != std::string::npos);
+    // Unexplained (the generator's binned tries): the same verdict, no printing.
+    to::gen::solver_options quiet;
+    quiet.explain = false;
+    const auto q = to::gen::solve(s, g, quiet);
+    CHECK(q.status == solve_status::unsat);
+    CHECK(q.conflict.find("not explained") != std::string::npos);
     std::string conflict;
     CHECK_FALSE(to::gen::propagate(s, &conflict).has_value());
     CHECK(conflict.find("x is large") != std::string::npos);
@@ -73,6 +84,121 @@ TEST_CASE("solver: division by zero is never part of an answer, and select short
         CHECK(r.values[0] != 0);
         CHECK(s.satisfied_by(r.values));
     }
+}
+
+// The search accepts an answer by evaluating the compiled constraints exactly;
+// that must decide as spec::expr::eval does, failures on skipped branches included.
+TEST_CASE("solver: exact evaluation of the compiled form agrees with spec::expr::eval") {
+    using to::spec::expr_kind;
+    to::rng g(2024);
+    const std::int64_t big = std::numeric_limits<std::int64_t>::max(), low = std::numeric_limits<std::int64_t>::min();
+    const std::int64_t edge[] = {0, 1, -1, 2, -2, 3, 7, -7, big, low, big - 1, low + 1, std::int64_t{1} << 32};
+    const auto draw_value = [&] { return g.bernoulli(0.5) ? edge[g.below(std::size(edge))] : g.integer(-20, 20); };
+    const char* names[] = {"x", "y", "z"};
+    std::function<expr(std::uint64_t, const expr&, const expr&, int)> combine;
+    std::function<expr(int)> build = [&](int depth) -> expr {
+        if (depth == 0 || g.bernoulli(0.25)) return g.bernoulli(0.5) ? sym(names[g.below(3)]) : expr(draw_value());
+        const auto a = build(depth - 1), b = build(depth - 1);
+        const auto pick = g.below(19);
+        try {
+            return combine(pick, a, b, depth);
+        } catch (const to::error&) {
+            return sym("x");  // two constants fold when built: an overflow throws there
+        }
+    };
+    combine = [&](std::uint64_t pick, const expr& a, const expr& b, int depth) -> expr {
+        switch (pick) {
+            case 0: return a + b;
+            case 1: return a - b;
+            case 2: return a * b;
+            case 3: return a / b;
+            case 4: return a % b;
+            case 5: return to::spec::min(a, b);
+            case 6: return to::spec::max(a, b);
+            case 7: return a == b;
+            case 8: return a != b;
+            case 9: return a < b;
+            case 10: return a <= b;
+            case 11: return a > b;
+            case 12: return a >= b;
+            case 13: return a && b;
+            case 14: return a || b;
+            case 15: return !a;
+            default: return to::spec::select(build(depth - 1), a, b);
+        }
+    };
+    std::size_t held = 0, failed_eval = 0, cases = 0;
+    for (int t = 0; t < 3000; ++t) {
+        constraint_system s;
+        for (const char* n : names) s.add_variable(n, low, big);
+        const int k = 1 + static_cast<int>(g.below(3));
+        for (int c = 0; c < k; ++c) s.add(build(1 + static_cast<int>(g.below(4))), "random");
+        const to::gen::detail::compiled_system compiled(s);
+        for (int v = 0; v < 4; ++v) {
+            const std::vector<std::int64_t> values{draw_value(), draw_value(), draw_value()};
+            const bool expected = s.satisfied_by(values);
+            INFO(s.constraints[0].condition.to_string(), " at ", values[0], ", ", values[1], ", ", values[2]);
+            CHECK(compiled.satisfied_exactly(values) == expected);
+            ++cases;
+            held += expected ? 1 : 0;
+            for (const auto& c : s.constraints) {
+                try {
+                    to::spec::environment env{{"x", values[0]}, {"y", values[1]}, {"z", values[2]}};
+                    (void)c.condition.eval(env);
+                } catch (const to::error&) {
+                    ++failed_eval;
+                    break;
+                }
+            }
+        }
+    }
+    // Both outcomes and evaluation failures occur often enough for the comparison to mean something.
+    CHECK(held > cases / 10);
+    CHECK(held < cases - cases / 10);
+    CHECK(failed_eval > cases / 20);
+}
+
+TEST_CASE("solver: exact evaluation agrees with spec::expr::eval on the generator's own systems") {
+    to::gen::config cfg;
+    cfg.max_nodes = 4;
+    to::gen::generator gen(cfg);
+    std::vector<constraint_system> systems;
+    gen.set_hooks({.solver = {}, .observe = [&](const constraint_system& s) {
+                       if (systems.size() < 400) systems.push_back(s);
+                   }});
+    to::gen::generation_stats stats;
+    for (std::uint64_t i = 0; systems.size() < 400 && i < 400; ++i) {
+        auto g = to::gen::case_rng(5, i, cfg.hash());
+        (void)gen.generate(g, stats);
+    }
+    REQUIRE(systems.size() >= 200);
+    to::rng g(77);
+    std::size_t held = 0, cases = 0;
+    for (const auto& s : systems) {
+        const to::gen::detail::compiled_system compiled(s);
+        // Random points of the domains, and the solver's own answers.
+        for (int v = 0; v < 6; ++v) {
+            std::vector<std::int64_t> values;
+            for (const auto& var : s.variables) {
+                const auto d = var.domain;
+                values.push_back(d.lo + static_cast<std::int64_t>(g.below(std::min<std::uint64_t>(d.width(), 1u << 20) + 1)));
+            }
+            if (v == 5) {
+                const auto r = to::gen::solve(s, g);
+                if (!r.sat()) continue;
+                values = r.values;
+            }
+            const bool expected = s.satisfied_by(values);
+            CHECK(compiled.satisfied_exactly(values) == expected);
+            held += expected ? 1 : 0;
+            ++cases;
+        }
+    }
+    CHECK(held > 0);
+    CHECK(held < cases);
+    const to::gen::detail::compiled_system compiled(systems.front());
+    CHECK_THROWS_WITH_AS((void)compiled.satisfied_exactly(std::vector<std::int64_t>(systems.front().variables.size() + 1, 1)),
+                         doctest::Contains("values for"), to::error);
 }
 
 TEST_CASE("solver: propagation narrows domains soundly") {

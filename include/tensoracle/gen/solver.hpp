@@ -8,7 +8,8 @@
 // then backward narrowing: HC4-revise) and searches by randomized domain
 // splitting with propagation at every choice point, which is complete on
 // finite domains within its budget. Every answer is checked by evaluating
-// each constraint exactly (spec::expr::eval), so an answer is never wrong;
+// each constraint exactly (spec::expr::eval's semantics, on the compiled
+// form; tests hold the two to agree), so an answer is never wrong;
 // the budget only bounds how hard it looks before giving up.
 #pragma once
 
@@ -16,6 +17,7 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -110,6 +112,10 @@ struct solve_result {
 struct solver_options {
     std::size_t max_nodes = 4000;         ///< choice points before giving up (unknown)
     std::size_t max_propagation_rounds = 40;
+    /// Name the constraint when unsat at the root (solve_result::conflict);
+    /// off where the caller retries anyway and needs no reason: printing
+    /// the constraint costs more than a failed search of a small system.
+    bool explain = true;
 };
 
 namespace detail {
@@ -129,13 +135,17 @@ inline constexpr std::int64_t big = std::int64_t{1} << 62;  // "infinite" interv
 [[nodiscard]] constexpr interval meet(interval a, interval b) noexcept {
     return {std::max(a.lo, b.lo), std::min(a.hi, b.hi)};
 }
-[[nodiscard]] constexpr std::int64_t floor_div(__int128 a, __int128 b) noexcept {
-    __int128 q = a / b;
+// Bounds are int64: 64-bit division is several times cheaper than 128-bit,
+// and only min / -1 leaves the int64 range.
+[[nodiscard]] constexpr std::int64_t floor_div(std::int64_t a, std::int64_t b) noexcept {
+    if (b == -1) return clamp_big(-__int128(a));
+    std::int64_t q = a / b;
     if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
     return clamp_big(q);
 }
-[[nodiscard]] constexpr std::int64_t ceil_div(__int128 a, __int128 b) noexcept {
-    __int128 q = a / b;
+[[nodiscard]] constexpr std::int64_t ceil_div(std::int64_t a, std::int64_t b) noexcept {
+    if (b == -1) return clamp_big(-__int128(a));
+    std::int64_t q = a / b;
     if ((a % b != 0) && ((a < 0) == (b < 0))) ++q;
     return clamp_big(q);
 }
@@ -154,9 +164,18 @@ struct flat_node {
     std::int32_t var = -1;   // symbol
     std::int32_t a = -1, b = -1, cond = -1;
 };
+/// One compiled constraint, as a view into its system's storage (every
+/// constraint of a system shares a few arrays: compiling allocates per
+/// system, not per constraint or node).
 struct flat_constraint {
-    std::vector<flat_node> nodes;  // root last
-    std::vector<std::int32_t> vars;
+    std::span<const flat_node> nodes;  // root last; operand indices are local
+    std::span<const std::int32_t> vars;  // the variables it mentions, sorted
+    // Forward evaluation sets the leaves in one pass and then walks only the
+    // operator nodes: half the nodes are leaves, and one switch over all of
+    // them mispredicts more than it computes.
+    std::span<const std::pair<std::int32_t, std::int32_t>> symbol_leaves;  // (node, variable)
+    std::span<const std::int32_t> constant_leaves;
+    std::span<const std::int32_t> operators;  // post-order
 };
 
 class compiled_system {
@@ -167,15 +186,35 @@ public:
     /// Compiles what `s` gained since the last call (the generator adds
     /// constraints between propagations; each is flattened once).
     void extend(const constraint_system& s) {
-        for (std::size_t i = watchers_.size(); i < s.variables.size(); ++i) watchers_.emplace_back();
-        for (std::size_t k = constraints_.size(); k < s.constraints.size(); ++k) {
-            flat_constraint f;
-            f.nodes.reserve(16);
-            flatten(s.constraints[k].condition.root(), s.variables, f);
-            std::sort(f.vars.begin(), f.vars.end());
-            f.vars.erase(std::unique(f.vars.begin(), f.vars.end()), f.vars.end());
-            for (const auto v : f.vars) watchers_[static_cast<std::size_t>(v)].push_back(k);
-            constraints_.push_back(std::move(f));
+        for (std::size_t i = watch_head_.size(); i < s.variables.size(); ++i) {
+            watch_head_.push_back(-1);
+            watch_tail_.push_back(-1);
+            name_hash_.push_back(std::hash<std::string_view>{}(s.variables[i].name));
+        }
+        // A typical constraint has about 15 nodes, half of them leaves:
+        // reserving for that avoids most regrowth of a fresh system's arrays.
+        const std::size_t fresh = s.constraints.size() - std::min(spans_.size(), s.constraints.size());
+        const auto make_room = [](auto& v, std::size_t more) {  // geometric, as push_back would grow
+            if (v.size() + more > v.capacity()) v.reserve(std::max(v.size() + more, 2 * v.capacity()));
+        };
+        make_room(spans_, fresh);
+        make_room(nodes_, 16 * fresh);
+        make_room(operators_, 8 * fresh);
+        make_room(symbol_leaves_, 5 * fresh);
+        make_room(constant_leaves_, 4 * fresh);
+        make_room(vars_, 5 * fresh);
+        make_room(watch_constraint_, 4 * fresh);
+        make_room(watch_next_, 4 * fresh);
+        for (std::size_t k = spans_.size(); k < s.constraints.size(); ++k) {
+            spans_.push_back({static_cast<std::uint32_t>(nodes_.size()), static_cast<std::uint32_t>(vars_.size()),
+                              static_cast<std::uint32_t>(symbol_leaves_.size()),
+                              static_cast<std::uint32_t>(constant_leaves_.size()),
+                              static_cast<std::uint32_t>(operators_.size())});
+            const std::size_t var_begin = vars_.size();
+            flatten(s.constraints[k].condition.root(), s.variables, spans_.back().nodes);
+            std::sort(vars_.begin() + static_cast<std::ptrdiff_t>(var_begin), vars_.end());
+            vars_.erase(std::unique(vars_.begin() + static_cast<std::ptrdiff_t>(var_begin), vars_.end()), vars_.end());
+            for (std::size_t j = var_begin; j < vars_.size(); ++j) watch(static_cast<std::size_t>(vars_[j]), k);
         }
     }
 
@@ -191,39 +230,50 @@ public:
     /// narrows nothing, and the queue order (and its round limit) is unchanged.
     bool propagate(std::vector<interval>& dom, std::size_t max_rounds, std::size_t* failed,
                    std::optional<std::size_t> changed = std::nullopt, std::vector<char>* entailed = nullptr) const {
+        if (dom.size() != watch_head_.size() || (entailed != nullptr && entailed->size() != spans_.size())) {
+            throw error("tensoracle::gen::detail::compiled_system::propagate",
+                        "the box or the entailment flags do not match the compiled system");
+        }
+        return propagate(dom.data(), max_rounds, failed, changed, entailed != nullptr ? entailed->data() : nullptr);
+    }
+    /// The same on a box of size() variables and size() flags held elsewhere (the search's stack).
+    bool propagate(interval* dom, std::size_t max_rounds, std::size_t* failed, std::optional<std::size_t> changed,
+                   char* entailed) const {
         // Scratch reused across calls: the search propagates at every choice point.
         auto& queued = scratch_.queued;
         auto& queue = scratch_.queue;
         auto& fwd = scratch_.fwd;
         auto& touched = scratch_.touched;
         if (changed) {
-            queued.assign(constraints_.size(), 0);
+            queued.assign(spans_.size(), 0);
             queue.clear();
-            for (const std::size_t w : watchers_[*changed]) {
+            for (std::int32_t e = watch_head_[*changed]; e >= 0; e = watch_next_[static_cast<std::size_t>(e)]) {
+                const std::size_t w = watch_constraint_[static_cast<std::size_t>(e)];
                 queued[w] = 1;
                 queue.push_back(w);
             }
         } else {
-            queued.assign(constraints_.size(), 1);
-            queue.resize(constraints_.size());
+            queued.assign(spans_.size(), 1);
+            queue.resize(spans_.size());
             for (std::size_t k = 0; k < queue.size(); ++k) queue[k] = k;
         }
         std::size_t head = 0;
-        const std::size_t limit = max_rounds * std::max<std::size_t>(constraints_.size(), 1);
+        const std::size_t limit = max_rounds * std::max<std::size_t>(spans_.size(), 1);
         while (head < queue.size()) {
             if (head > limit) break;  // a slow fixpoint: stop narrowing (still sound)
             const std::size_t k = queue[head++];
             queued[k] = 0;
-            if (entailed != nullptr && (*entailed)[k] != 0) continue;
+            if (entailed != nullptr && entailed[k] != 0) continue;
             touched.clear();
             bool holds = false;
-            if (!revise(constraints_[k], dom, fwd, touched, holds)) {
+            if (!revise(view(k), dom, fwd, touched, holds)) {
                 if (failed != nullptr) *failed = k;
                 return false;
             }
-            if (holds && entailed != nullptr) (*entailed)[k] = 1;
+            if (holds && entailed != nullptr) entailed[k] = 1;
             for (const auto v : touched) {
-                for (const std::size_t w : watchers_[static_cast<std::size_t>(v)]) {
+                for (std::int32_t e = watch_head_[static_cast<std::size_t>(v)]; e >= 0; e = watch_next_[static_cast<std::size_t>(e)]) {
+                    const std::size_t w = watch_constraint_[static_cast<std::size_t>(e)];
                     if (!queued[w] && w != k) {
                         queued[w] = 1;
                         queue.push_back(w);
@@ -234,52 +284,187 @@ public:
         return true;
     }
 
-    [[nodiscard]] std::size_t size() const noexcept { return constraints_.size(); }
+    /// Whether `values` (one per variable) satisfies every constraint under
+    /// exact evaluation, as spec::expr::eval decides it: int64 overflow or a
+    /// division by zero on a path the evaluation takes fails the constraint;
+    /// on a branch it skips (the other side of a short-circuit `&&`/`||`, the
+    /// unchosen arm of a select) it does not. The search checks each candidate
+    /// answer with this rather than building a name -> value map for eval.
+    [[nodiscard]] bool satisfied_exactly(const std::vector<std::int64_t>& values) const {
+        if (values.size() != watch_head_.size()) {
+            throw error("tensoracle::gen::detail::compiled_system::satisfied_exactly",
+                        "got " + std::to_string(values.size()) + " values for " + std::to_string(watch_head_.size()) +
+                            " variables");
+        }
+        auto& val = scratch_.exact;
+        auto& bad = scratch_.exact_bad;
+        for (std::size_t k = 0; k < spans_.size(); ++k) {
+            const flat_constraint f = view(k);
+            val.resize(f.nodes.size());
+            bad.resize(f.nodes.size());
+            for (std::size_t i = 0; i < f.nodes.size(); ++i) exact_node(f, i, values, val, bad);
+            if (bad.back() != 0 || val.back() == 0) return false;
+        }
+        return true;
+    }
+
+    [[nodiscard]] std::size_t size() const noexcept { return spans_.size(); }
+    /// Constraint k, compiled.
+    [[nodiscard]] flat_constraint view(std::size_t k) const {
+        const auto& a = spans_[k];
+        const auto b = k + 1 < spans_.size() ? spans_[k + 1] : span_ends();
+        const auto part = [](const auto& v, std::uint32_t from, std::uint32_t to) {
+            return std::span(v.data() + from, to - from);
+        };
+        return {part(nodes_, a.nodes, b.nodes), part(vars_, a.vars, b.vars),
+                part(symbol_leaves_, a.symbols, b.symbols), part(constant_leaves_, a.constants, b.constants),
+                part(operators_, a.operators, b.operators)};
+    }
     /// Whether this is `s` compiled up to its last constraint (not a stale compile).
     [[nodiscard]] bool compiles(const constraint_system& s) const noexcept {
-        return constraints_.size() == s.constraints.size() && watchers_.size() == s.variables.size();
+        return spans_.size() == s.constraints.size() && watch_head_.size() == s.variables.size();
     }
     /// Whether any constraint mentions variable i.
-    [[nodiscard]] bool constrained(std::size_t i) const noexcept { return !watchers_[i].empty(); }
+    [[nodiscard]] bool constrained(std::size_t i) const noexcept { return watch_head_[i] >= 0; }
 
 private:
-    std::int32_t flatten(const spec::expr::node& n, const std::vector<variable>& vars, flat_constraint& f) {
+    // Appends n's subtree to nodes_ in post-order; indices are relative to `base`.
+    std::int32_t flatten(const spec::expr::node& n, const std::vector<variable>& vars, std::uint32_t base) {
         flat_node out{n.kind};
         if (n.kind == spec::expr_kind::constant) {
             out.value = n.value;
         } else if (n.kind == spec::expr_kind::symbol) {
             // Systems hold a handful of unknowns: a scan beats building a hash map per system.
             std::size_t i = 0;
-            while (i < vars.size() && vars[i].name != n.name) ++i;
+            while (i < vars.size() && (name_hash_[i] != n.name_hash || vars[i].name != n.name)) ++i;
             if (i == vars.size()) {
                 throw error("tensoracle::gen::solve", "constraint mentions '" + n.name + "', which is not a variable of the system");
             }
             out.var = static_cast<std::int32_t>(i);
-            f.vars.push_back(out.var);
+            vars_.push_back(out.var);
         } else {
-            if (n.lhs) out.a = flatten(*n.lhs, vars, f);
-            if (n.rhs) out.b = flatten(*n.rhs, vars, f);
-            if (n.cond) out.cond = flatten(*n.cond, vars, f);
+            if (n.lhs) out.a = flatten(*n.lhs, vars, base);
+            if (n.rhs) out.b = flatten(*n.rhs, vars, base);
+            if (n.cond) out.cond = flatten(*n.cond, vars, base);
         }
-        f.nodes.push_back(out);
-        return static_cast<std::int32_t>(f.nodes.size() - 1);
+        nodes_.push_back(out);
+        const auto at = static_cast<std::int32_t>(nodes_.size() - 1 - base);
+        if (n.kind == spec::expr_kind::symbol) symbol_leaves_.emplace_back(at, out.var);
+        else if (n.kind == spec::expr_kind::constant) constant_leaves_.push_back(at);
+        else operators_.push_back(at);
+        return at;
+    }
+
+    // Variable var's watcher list gains constraint w (kept in insertion order:
+    // the propagation queue's order, and so its round limit, depend on it).
+    void watch(std::size_t var, std::size_t w) {
+        const auto e = static_cast<std::int32_t>(watch_constraint_.size());
+        watch_constraint_.push_back(w);
+        watch_next_.push_back(-1);
+        if (watch_tail_[var] >= 0) watch_next_[static_cast<std::size_t>(watch_tail_[var])] = e;
+        else watch_head_[var] = e;
+        watch_tail_[var] = e;
+    }
+
+    // Node i from its (already evaluated) children; bad[i]: evaluating it fails.
+    static void exact_node(const flat_constraint& f, std::size_t i, const std::vector<std::int64_t>& values,
+                           std::vector<std::int64_t>& val, std::vector<char>& bad) {
+        using K = spec::expr_kind;
+        const auto& n = f.nodes[i];
+        const auto at = [&](std::int32_t c) { return static_cast<std::size_t>(c); };
+        std::int64_t r = 0;
+        char fail = 0;
+        switch (n.kind) {
+            case K::constant: r = n.value; break;
+            case K::symbol: r = values[static_cast<std::size_t>(n.var)]; break;
+            case K::logical_not:
+                fail = bad[at(n.a)];
+                r = val[at(n.a)] == 0 ? 1 : 0;
+                break;
+            case K::logical_and:  // short-circuits: the right side counts only when the left is true
+                if (bad[at(n.a)] != 0) fail = 1;
+                else if (val[at(n.a)] == 0) r = 0;
+                else fail = bad[at(n.b)], r = val[at(n.b)] != 0 ? 1 : 0;
+                break;
+            case K::logical_or:
+                if (bad[at(n.a)] != 0) fail = 1;
+                else if (val[at(n.a)] != 0) r = 1;
+                else fail = bad[at(n.b)], r = val[at(n.b)] != 0 ? 1 : 0;
+                break;
+            case K::select: {
+                if (bad[at(n.cond)] != 0) {
+                    fail = 1;
+                    break;
+                }
+                const std::size_t arm = val[at(n.cond)] != 0 ? at(n.a) : at(n.b);
+                fail = bad[arm];
+                r = val[arm];
+                break;
+            }
+            default: {
+                if (bad[at(n.a)] != 0 || bad[at(n.b)] != 0) {
+                    fail = 1;
+                    break;
+                }
+                const std::int64_t a = val[at(n.a)], b = val[at(n.b)];
+                switch (n.kind) {
+                    case K::add: fail = __builtin_add_overflow(a, b, &r) ? 1 : 0; break;
+                    case K::sub: fail = __builtin_sub_overflow(a, b, &r) ? 1 : 0; break;
+                    case K::mul: fail = __builtin_mul_overflow(a, b, &r) ? 1 : 0; break;
+                    case K::div:
+                    case K::mod: {
+                        if (b == 0 || (a == std::numeric_limits<std::int64_t>::min() && b == -1 && n.kind == K::div)) {
+                            fail = 1;
+                            break;
+                        }
+                        if (b == -1) {  // a % -1 is 0; a / -1 is -a (min handled above)
+                            r = n.kind == K::div ? -a : 0;
+                            break;
+                        }
+                        std::int64_t q = a / b, m = a % b;
+                        if (m < 0) {  // Euclidean: the remainder is non-negative
+                            m += (b > 0 ? b : -b);
+                            q += (b > 0 ? -1 : 1);
+                        }
+                        r = n.kind == K::div ? q : m;
+                        break;
+                    }
+                    case K::min: r = a < b ? a : b; break;
+                    case K::max: r = a > b ? a : b; break;
+                    case K::eq: r = a == b; break;
+                    case K::ne: r = a != b; break;
+                    case K::lt: r = a < b; break;
+                    case K::le: r = a <= b; break;
+                    case K::gt: r = a > b; break;
+                    case K::ge: r = a >= b; break;
+                    default: break;
+                }
+            }
+        }
+        val[i] = r;
+        bad[i] = fail;
     }
 
     static bool truthy_known(interval i) noexcept { return !i.empty() && !i.contains(0); }
     static bool falsy_known(interval i) noexcept { return i.lo == 0 && i.hi == 0; }
 
     // Forward: the interval of every node, bottom-up.
-    static void forward(const flat_constraint& f, const std::vector<interval>& dom, std::vector<interval>& v) {
+    static void forward(const flat_constraint& f, const interval* dom, std::vector<interval>& out) {
         using K = spec::expr_kind;
-        v.resize(f.nodes.size());
-        for (std::size_t i = 0; i < f.nodes.size(); ++i) {
-            const auto& n = f.nodes[i];
-            const interval A = n.a >= 0 ? v[static_cast<std::size_t>(n.a)] : interval{};
-            const interval B = n.b >= 0 ? v[static_cast<std::size_t>(n.b)] : interval{};
+        out.resize(f.nodes.size());
+        interval* const v = out.data();
+        const flat_node* const nodes = f.nodes.data();
+        for (const auto& [i, var] : f.symbol_leaves) v[i] = dom[static_cast<std::size_t>(var)];
+        for (const auto i : f.constant_leaves) v[i] = {nodes[i].value, nodes[i].value};
+        for (const auto i : f.operators) {
+            const auto& n = nodes[i];
+            // Every operator has a left operand; all but logical_not a right one.
+            const interval A = v[n.a];
+            const interval B = n.b >= 0 ? v[n.b] : interval{};
             interval r{0, 1};
             switch (n.kind) {
-                case K::constant: r = {n.value, n.value}; break;
-                case K::symbol: r = dom[static_cast<std::size_t>(n.var)]; break;
+                case K::constant:
+                case K::symbol: break;  // leaves: set above
                 case K::add: r = {clamp_big(__int128(A.lo) + B.lo), clamp_big(__int128(A.hi) + B.hi)}; break;
                 case K::sub: r = {clamp_big(__int128(A.lo) - B.hi), clamp_big(__int128(A.hi) - B.lo)}; break;
                 case K::mul: {
@@ -332,7 +517,7 @@ private:
                     else if (falsy_known(A)) r = {1, 1};
                     break;
                 case K::select: {
-                    const interval C = v[static_cast<std::size_t>(n.cond)];
+                    const interval C = v[n.cond];
                     r = truthy_known(C) ? A : (falsy_known(C) ? B : hull(A, B));
                     break;
                 }
@@ -355,7 +540,7 @@ private:
 
     // Backward: narrows node i to target t, and its children accordingly.
     static bool narrow(const flat_constraint& f, std::size_t i, interval t, std::vector<interval>& v,
-                       std::vector<interval>& dom, std::vector<std::int32_t>& touched) {
+                       interval* dom, std::vector<std::int32_t>& touched) {
         using K = spec::expr_kind;
         const auto& n = f.nodes[i];
         interval cur = meet(v[i], t);
@@ -497,7 +682,7 @@ private:
 
     // A boolean-used node must be nonzero (truth) or zero.
     static bool require(const flat_constraint& f, std::int32_t c, bool truth, std::vector<interval>& v,
-                        std::vector<interval>& dom, std::vector<std::int32_t>& touched) {
+                        interval* dom, std::vector<std::int32_t>& touched) {
         const interval cur = v[static_cast<std::size_t>(c)];
         if (!truth) return narrow(f, static_cast<std::size_t>(c), {0, 0}, v, dom, touched);
         if (cur.lo == 0 && cur.hi == 0) return false;
@@ -507,7 +692,7 @@ private:
     }
 
     // `holds`: the constraint is true on the whole box (then nothing narrows).
-    static bool revise(const flat_constraint& f, std::vector<interval>& dom, std::vector<interval>& v,
+    static bool revise(const flat_constraint& f, interval* dom, std::vector<interval>& v,
                        std::vector<std::int32_t>& touched, bool& holds) {
         forward(f, dom, v);
         holds = truthy_known(v.back());
@@ -520,10 +705,30 @@ private:
         std::vector<std::size_t> queue;
         std::vector<interval> fwd;
         std::vector<std::int32_t> touched;
+        std::vector<std::int64_t> exact;  // satisfied_exactly's node values
+        std::vector<char> exact_bad;
     };
     mutable scratch scratch_;  // propagate's buffers (a compiled system is used by one thread)
-    std::vector<flat_constraint> constraints_;
-    std::vector<std::vector<std::size_t>> watchers_;
+    // Where constraint k starts in each array; it ends where k + 1 starts.
+    struct starts {
+        std::uint32_t nodes, vars, symbols, constants, operators;
+    };
+    [[nodiscard]] starts span_ends() const noexcept {
+        return {static_cast<std::uint32_t>(nodes_.size()), static_cast<std::uint32_t>(vars_.size()),
+                static_cast<std::uint32_t>(symbol_leaves_.size()), static_cast<std::uint32_t>(constant_leaves_.size()),
+                static_cast<std::uint32_t>(operators_.size())};
+    }
+    std::vector<starts> spans_;
+    std::vector<flat_node> nodes_;
+    std::vector<std::int32_t> vars_;
+    std::vector<std::pair<std::int32_t, std::int32_t>> symbol_leaves_;
+    std::vector<std::int32_t> constant_leaves_;
+    std::vector<std::int32_t> operators_;
+    // Per variable, the constraints that mention it: a linked list in two
+    // shared arrays (head and tail per variable, -1 when none).
+    std::vector<std::int32_t> watch_head_, watch_tail_, watch_next_;
+    std::vector<std::size_t> watch_constraint_;
+    std::vector<std::size_t> name_hash_;  // std::hash of each variable's name (as expr symbols carry)
 };
 
 }  // namespace detail
@@ -593,8 +798,12 @@ private:
     std::vector<char> root_entailed(compiled.size(), 0);
     if (!compiled.propagate(root, options.max_propagation_rounds, &failed, std::nullopt, &root_entailed)) {
         result.status = solve_status::unsat;
-        const auto& c = system.constraints[failed];
-        result.conflict = c.condition.to_string() + " (" + c.reason + ")";
+        if (options.explain) {
+            const auto& c = system.constraints[failed];
+            result.conflict = c.condition.to_string() + " (" + c.reason + ")";
+        } else {
+            result.conflict = "constraint " + std::to_string(failed) + " (not explained: solver_options::explain is off)";
+        }
         return result;
     }
     // Depth-first search over domain splits: pick the variable with the
@@ -606,18 +815,26 @@ private:
     // one unlucky early choice; a restart that exhausts its tree without
     // hitting the budget has searched everything, so the system is unsat.
     std::size_t budget = std::min<std::size_t>(64, options.max_nodes);
+    // The stack's boxes live in two arrays (domains, entailment flags), one
+    // slot per box: a popped box is processed in place at the top, and its
+    // branches are written above it. Nothing is allocated per choice point.
+    const std::size_t nv = root.size(), nc = compiled.size();
+    std::vector<interval> doms;
+    std::vector<char> flags;
+    std::vector<std::int64_t> values(nv);
+    // A box: its slot, and the variable it differs in from its propagated parent.
+    struct box {
+        std::size_t slot;
+        std::size_t split;
+    };
+    std::vector<box> stack;
     for (;;) {
         std::size_t nodes = 0;
         bool cut = false;
-        // Each box with the variable it differs in from its propagated parent,
-        // and the constraints entailed in that parent.
-        struct box {
-            std::vector<interval> dom;
-            std::size_t split;
-            std::vector<char> entailed;
-        };
-        std::vector<box> stack;
-        stack.push_back({root, root.size(), root_entailed});
+        doms.assign(root.begin(), root.end());
+        flags.assign(root_entailed.begin(), root_entailed.end());
+        stack.clear();
+        stack.push_back({0, nv});
         while (!stack.empty()) {
             if (nodes >= budget) {
                 cut = true;
@@ -625,30 +842,32 @@ private:
             }
             ++nodes;
             ++result.nodes;
-            auto entry = std::move(stack.back());
+            const box entry = stack.back();
             stack.pop_back();
-            auto& dom = entry.dom;
+            // Slots above this one belong to boxes already popped.
+            doms.resize((entry.slot + 1) * nv);
+            flags.resize((entry.slot + 1) * nc);
+            interval* dom = doms.data() + entry.slot * nv;
             const std::size_t split = entry.split;
-            if (split < dom.size() &&
-                !compiled.propagate(dom, options.max_propagation_rounds, nullptr, split, &entry.entailed)) {
+            if (split < nv &&
+                !compiled.propagate(dom, options.max_propagation_rounds, nullptr, split, flags.data() + entry.slot * nc)) {
                 continue;
             }
             // Constrained variables first (smallest domain first: fail early);
             // free ones last, where any value works.
-            std::size_t pick = dom.size();
+            std::size_t pick = nv;
             auto better = [&](std::size_t i) {
-                if (pick == dom.size()) return true;
+                if (pick == nv) return true;
                 const bool ci = compiled.constrained(i), cp = compiled.constrained(pick);
                 if (ci != cp) return ci;
                 return dom[i].width() < dom[pick].width();
             };
-            for (std::size_t i = 0; i < dom.size(); ++i) {
+            for (std::size_t i = 0; i < nv; ++i) {
                 if (!dom[i].singleton() && better(i)) pick = i;
             }
-            if (pick == dom.size()) {
-                std::vector<std::int64_t> values(dom.size());
-                for (std::size_t i = 0; i < dom.size(); ++i) values[i] = dom[i].lo;
-                if (system.satisfied_by(values)) {
+            if (pick == nv) {
+                for (std::size_t i = 0; i < nv; ++i) values[i] = dom[i].lo;
+                if (compiled.satisfied_exactly(values)) {
                     result.status = solve_status::sat;
                     result.values = std::move(values);
                     return result;
@@ -662,21 +881,31 @@ private:
                 const std::int64_t s = special[g.below(5)];
                 if (d.contains(s)) v = s;
             }
-            std::vector<interval> branches[3];
-            auto with = [&](interval iv) {
-                auto next = dom;
-                next[pick] = iv;
-                return next;
-            };
+            interval branches[3] = {{v, v}, {}, {}};
             const bool low_first = g.bernoulli(0.5);
-            if (v > d.lo) branches[low_first ? 2 : 1] = with({d.lo, v - 1});
-            if (v < d.hi) branches[low_first ? 1 : 2] = with({v + 1, d.hi});
-            branches[0] = with({v, v});
-            // Push in reverse so {v} is explored first.
+            if (v > d.lo) branches[low_first ? 2 : 1] = {d.lo, v - 1};
+            if (v < d.hi) branches[low_first ? 1 : 2] = {v + 1, d.hi};
+            // Push in reverse so {v} is explored first. Slots rise with the
+            // stack (the top box has the highest slot, so popping it frees
+            // everything above): the first pushed branch takes the parent's
+            // slot, the others copy the parent's box into the slots above.
+            int order[3];
+            std::size_t count = 0;
             for (int b = 2; b >= 0; --b) {
-                // The last push ({v}) takes the parent's flags; the others copy them.
-                if (!branches[b].empty()) stack.push_back({std::move(branches[b]), pick, b == 0 ? std::move(entry.entailed) : entry.entailed});
+                if (!branches[b].empty()) order[count++] = b;
             }
+            const std::size_t parent = entry.slot;
+            doms.resize((parent + count) * nv);
+            flags.resize((parent + count) * nc);
+            for (std::size_t j = 0; j < count; ++j) {
+                const std::size_t slot = parent + count - 1 - j;  // the parent's own slot last
+                if (slot != parent) {
+                    std::copy_n(doms.data() + parent * nv, nv, doms.data() + slot * nv);
+                    std::copy_n(flags.data() + parent * nc, nc, flags.data() + slot * nc);
+                }
+                doms[slot * nv + pick] = branches[order[count - 1 - j]];
+            }
+            for (std::size_t j = 0; j < count; ++j) stack.push_back({parent + j, pick});
         }
         if (!cut) break;  // the whole tree was searched
         if (result.nodes >= options.max_nodes) {

@@ -56,6 +56,7 @@ public:
         std::int64_t value = 0;  // constant
         std::string name;        // symbol
         std::shared_ptr<const node> lhs, rhs, cond;
+        std::size_t name_hash = 0;  // symbol: std::hash of name, so lookups compare names rarely
     };
 
     expr(std::int64_t v) : node_(constant_node(v)) {}  // NOLINT
@@ -63,7 +64,8 @@ public:
     expr(std::size_t v) : expr(checked_int(v)) {}         // NOLINT
 
     [[nodiscard]] static expr symbol(std::string name) {
-        return expr(std::make_shared<const node>(node{expr_kind::symbol, 0, std::move(name), {}, {}, {}}));
+        const std::size_t h = std::hash<std::string_view>{}(name);
+        return expr(std::make_shared<const node>(node{expr_kind::symbol, 0, std::move(name), {}, {}, {}, h}));
     }
 
     [[nodiscard]] expr_kind kind() const noexcept { return node_->kind; }
