@@ -81,10 +81,12 @@ struct is_optional<std::optional<T>> : std::true_type {};
 
 /// Reads one attribute into a typed member; ONNX writes float attributes as
 /// float and int ones as int64, so floats widen and ints narrow (checked).
-template <class T>
-void read_attribute(const attribute_value& v, T& out, std::string_view where, std::string_view name) {
+/// `where()` names the caller in an error (built only then: the interpreter
+/// parses a node's attributes on every evaluation).
+template <class T, class Where>
+void read_attribute(const attribute_value& v, T& out, const Where& where, std::string_view name) {
     auto mismatch = [&](std::string_view expected) {
-        throw error(where, "attribute '" + std::string(name) + "' must be " + std::string(expected) + ", got " +
+        throw error(where(), "attribute '" + std::string(name) + "' must be " + std::string(expected) + ", got " +
                                std::string(attribute_kind_name(v)));
     };
     if constexpr (is_optional<T>::value) {
@@ -228,14 +230,14 @@ template <class Attrs>
 /// Members listed in `Attrs::required` must be present.
 template <class Attrs>
 [[nodiscard]] Attrs parse_attributes(const attribute_map& map, std::string_view op_type) {
-    const std::string where = "tensoracle::spec::parse_attributes(" + std::string(op_type) + ")";
+    const auto where = [op_type] { return "tensoracle::spec::parse_attributes(" + std::string(op_type) + ")"; };
     Attrs out{};
-    const auto known = attribute_names<Attrs>();
+    static const std::vector<std::string> known = attribute_names<Attrs>();  // per struct, built once
     for (const auto& [key, value] : map) {
         if (std::find(known.begin(), known.end(), key) == known.end()) {
             std::string list;
             for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
-            throw error(where, "unknown attribute '" + key + "'" +
+            throw error(where(), "unknown attribute '" + key + "'" +
                                    (known.empty() ? std::string("; the op has none") : "; known: " + list));
         }
     }
@@ -249,7 +251,7 @@ template <class Attrs>
         if constexpr (requires { Attrs::required; }) {
             for (const std::string_view name : Attrs::required) {
                 if (map.find(name) == map.end()) {
-                    throw error(where, "required attribute '" + std::string(name) + "' is missing");
+                    throw error(where(), "required attribute '" + std::string(name) + "' is missing");
                 }
             }
         }
@@ -1230,7 +1232,7 @@ public:
             in.data = inputs[i];
             const auto& dims = inputs[i]->shape();
             for (std::size_t a = 0; a < dims.size(); ++a) {
-                in.dims.push_back(expr::symbol(dim_name(i, a)));
+                in.dims.push_back(dim_symbol(i, a));
                 env_[dim_name(i, a)] = static_cast<std::int64_t>(dims[a]);
             }
             if (in.type == dtype::i64 || in.type == dtype::i32) {
@@ -1362,7 +1364,7 @@ public:
         const bool bound = env_.find(value_name(i, 0)) != env_.end();
         const auto vals = bound ? array<std::int64_t>{} : t.to<std::int64_t>();
         for (std::size_t k = 0; k < t.size(); ++k) {
-            out.push_back(bound ? expr::symbol(value_name(i, k)) : expr(vals.data()[k]));
+            out.push_back(bound ? value_symbol(i, k) : expr(vals.data()[k]));
         }
         return out;
     }
@@ -1391,10 +1393,23 @@ public:
     [[nodiscard]] std::int64_t eval(const expr& e) const { return e.eval(env_); }
 
     [[nodiscard]] static std::string dim_name(std::size_t i, std::size_t axis) {
-        return "in" + std::to_string(i) + ".shape[" + std::to_string(axis) + "]";
+        if (i < cached_inputs && axis < cached_axes) return symbol_cache().dim_names[i * cached_axes + axis];
+        return make_dim_name(i, axis);
     }
     [[nodiscard]] static std::string value_name(std::size_t i, std::size_t k) {
-        return "in" + std::to_string(i) + ".value[" + std::to_string(k) + "]";
+        if (i < cached_inputs && k < max_value_symbols) return symbol_cache().value_names[i * max_value_symbols + k];
+        return make_value_name(i, k);
+    }
+    /// expr::symbol(dim_name(i, axis)), shared: the generator asks for the
+    /// same few symbols hundreds of times per graph.
+    [[nodiscard]] static expr dim_symbol(std::size_t i, std::size_t axis) {
+        if (i < cached_inputs && axis < cached_axes) return symbol_cache().dims[i * cached_axes + axis];
+        return expr::symbol(make_dim_name(i, axis));
+    }
+    /// expr::symbol(value_name(i, k)), shared likewise.
+    [[nodiscard]] static expr value_symbol(std::size_t i, std::size_t k) {
+        if (i < cached_inputs && k < max_value_symbols) return symbol_cache().values[i * max_value_symbols + k];
+        return expr::symbol(make_value_name(i, k));
     }
     /// The symbol of an int attribute ("attr.<key>").
     [[nodiscard]] static std::string attr_name(std::string_view key) { return "attr." + std::string(key); }
@@ -1407,6 +1422,38 @@ public:
     }
 
 private:
+    static std::string make_dim_name(std::size_t i, std::size_t axis) {
+        return "in" + std::to_string(i) + ".shape[" + std::to_string(axis) + "]";
+    }
+    static std::string make_value_name(std::size_t i, std::size_t k) {
+        return "in" + std::to_string(i) + ".value[" + std::to_string(k) + "]";
+    }
+    // Names and symbols of the first inputs' dims and values, built once.
+    // Never destroyed: expressions held by other static objects may outlive
+    // any destruction order (as expr's shared constants).
+    static constexpr std::size_t cached_inputs = 16, cached_axes = 16;
+    struct symbol_table {
+        std::vector<std::string> dim_names, value_names;
+        std::vector<expr> dims, values;
+    };
+    static const symbol_table& symbol_cache() {
+        static const symbol_table* const table = [] {
+            auto* t = new symbol_table();
+            for (std::size_t i = 0; i < cached_inputs; ++i) {
+                for (std::size_t a = 0; a < cached_axes; ++a) {
+                    t->dim_names.push_back(make_dim_name(i, a));
+                    t->dims.push_back(expr::symbol(t->dim_names.back()));
+                }
+                for (std::size_t k = 0; k < max_value_symbols; ++k) {
+                    t->value_names.push_back(make_value_name(i, k));
+                    t->values.push_back(expr::symbol(t->value_names.back()));
+                }
+            }
+            return t;
+        }();
+        return *table;
+    }
+
     explicit context(std::string_view op_type) : op_type_(op_type) {}
 
     [[nodiscard]] const symbolic_input& info(std::size_t i) const {
@@ -10535,27 +10582,29 @@ public:
     [[nodiscard]] std::vector<std::size_t> topological_order(const std::set<std::string, std::less<>>& outer) const {
         const std::string where = "tensoracle::graph::validate(" + name + ")";
         std::map<std::string, int, std::less<>> producer;  // value -> node index, or -1 for graph inputs/initializers/outer scopes
-        auto define = [&](const std::string& v, int by, const std::string& what) {
-            if (v.empty()) throw error(where, what + " has an empty output name");
+        // `what()` describes the definition; built only for an error (this
+        // runs for every model the interpreter or the generator checks).
+        auto define = [&](const std::string& v, int by, const auto& what) {
+            if (v.empty()) throw error(where, what() + " has an empty output name");
             if (outer.count(v) != 0) {
-                throw error(where, "tensor '" + v + "' is already defined in an enclosing graph (single assignment across scopes, T05e): " + what);
+                throw error(where, "tensor '" + v + "' is already defined in an enclosing graph (single assignment across scopes, T05e): " + what());
             }
             if (!producer.emplace(v, by).second) {
-                throw error(where, "tensor '" + v + "' is assigned more than once (single assignment, T05e): " + what);
+                throw error(where, "tensor '" + v + "' is assigned more than once (single assignment, T05e): " + what());
             }
         };
-        for (const auto& in : inputs) define(in.name, -1, "graph input");
+        for (const auto& in : inputs) define(in.name, -1, [] { return std::string("graph input"); });
         for (const auto& entry : initializers) {
             // ONNX allows an initializer to double as a graph input's default.
             const std::string& k = entry.first;  // a named copy: lambdas may not capture bindings (Clang 14)
             if (std::any_of(inputs.begin(), inputs.end(), [&](const value_info& v) { return v.name == k; })) continue;
-            define(k, -1, "initializer");
+            define(k, -1, [] { return std::string("initializer"); });
         }
         for (std::size_t i = 0; i < nodes.size(); ++i) {
             const auto& n = nodes[i];
             if (n.outputs.empty()) throw error(where, "node " + n.label() + " has no outputs");
             for (const auto& o : n.outputs) {
-                if (!o.empty()) define(o, static_cast<int>(i), "output of node " + n.label());
+                if (!o.empty()) define(o, static_cast<int>(i), [&n] { return "output of node " + n.label(); });
             }
         }
         // Names an enclosing scope defines are readable here (a branch reads them by name).
@@ -10569,12 +10618,15 @@ public:
         // Kahn's algorithm over node dependencies (a branch's reads are its node's).
         std::vector<std::vector<std::size_t>> users(nodes.size());
         std::vector<std::size_t> pending(nodes.size(), 0);
+        std::vector<int> deps;  // one node's producers, ascending and distinct
         for (std::size_t i = 0; i < nodes.size(); ++i) {
-            std::set<int> deps;
+            deps.clear();
             for (const auto& in : reads(nodes[i])) {
                 const int p = producer.at(in);
-                if (p >= 0) deps.insert(p);
+                if (p >= 0) deps.push_back(p);
             }
+            std::sort(deps.begin(), deps.end());
+            deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
             pending[i] = deps.size();
             for (const int p : deps) users[static_cast<std::size_t>(p)].push_back(i);
         }
@@ -15671,7 +15723,9 @@ namespace detail {
 /// (the last one open), plus a zero bin and mirrored negative bins where the
 /// domain allows, then a random sub-range of that bin.
 inline interval pick_bin(interval dom, int k, rng& g) {
-    std::vector<std::pair<int, interval>> bins;  // (signed bin index, range)
+    // (signed bin index, range); reused: drawn for every unknown of every instance
+    thread_local std::vector<std::pair<int, interval>> bins;
+    bins.clear();
     const auto p2 = [](int i) { return std::int64_t{1} << i; };
     if (dom.contains(0)) bins.push_back({0, {0, 0}});
     for (int i = 1; i <= k; ++i) {
@@ -15975,14 +16029,14 @@ struct instance_hooks {
                 for (const auto d : before.at(i).shape()) s.dims.emplace_back(static_cast<std::int64_t>(d));
             } else if (values_inputs.count(i) != 0) {
                 const std::size_t len = values_len[i];
-                if (!in[i].shape.empty()) s.dims.push_back(spec::expr::symbol(spec::context::dim_name(i, 0)));
+                if (!in[i].shape.empty()) s.dims.push_back(spec::context::dim_symbol(i, 0));
                 std::vector<spec::expr> v;
-                for (std::size_t k = 0; k < len; ++k) v.push_back(spec::expr::symbol(spec::context::value_name(i, k)));
+                for (std::size_t k = 0; k < len; ++k) v.push_back(spec::context::value_symbol(i, k));
                 s.values = std::move(v);
             } else if (in[i].role == input_role::bound || fixed_dims.count(i) != 0) {
                 for (const auto d : in[i].shape) s.dims.emplace_back(static_cast<std::int64_t>(d));
             } else {
-                for (std::size_t a = 0; a < in[i].shape.size(); ++a) s.dims.push_back(spec::expr::symbol(spec::context::dim_name(i, a)));
+                for (std::size_t a = 0; a < in[i].shape.size(); ++a) s.dims.push_back(spec::context::dim_symbol(i, a));
             }
         }
         const auto ctx = spec::context::symbolic(op.op_type, sym, full, unknown_attrs);
@@ -16189,7 +16243,7 @@ struct instance_hooks {
         for (std::size_t i = 0; i < in.size(); ++i) {
             if (in[i].role != input_role::placeholder || in[i].shape.empty() || fixed_dims.count(i) != 0) continue;
             std::vector<spec::expr> dims;
-            for (std::size_t a = 0; a < in[i].shape.size(); ++a) dims.push_back(spec::expr::symbol(spec::context::dim_name(i, a)));
+            for (std::size_t a = 0; a < in[i].shape.size(); ++a) dims.push_back(spec::context::dim_symbol(i, a));
             sys.add(spec::product(dims) <= static_cast<std::int64_t>(cfg.max_elements),
                     "input " + std::to_string(i) + " has at most max_elements elements");
         }
@@ -16226,7 +16280,10 @@ struct instance_hooks {
             // dropped to fewer bins rather than searched to the end (that was the heavy
             // tail of generation time). The system without bins gets the full budget.
             solver_options so;
-            if (!bins.empty()) so.max_nodes = binned_solver_nodes;
+            if (!bins.empty()) {
+                so.max_nodes = binned_solver_nodes;
+                so.explain = false;  // a failure retries with fewer bins; the last try (none) explains
+            }
             solved = hooks.solver ? hooks.solver(*binned, g) : solve(sys, compiled, std::move(root), g, so);
             if (solved.sat() || bins.empty()) break;
             // drop a random half (at least one)
@@ -17018,13 +17075,17 @@ private:
             }
         }
         // Nodes in topological order (ONNX requires it).
+        // Inputs and initializers are passed by name only, as an enclosing scope
+        // would define them: copying the initializers' data would cost more than
+        // the sort (the same validation: a node may read them, never redefine them).
         graph::graph unordered;
-        unordered.inputs = m.inputs;
-        unordered.initializers = m.initializers;
-        unordered.nodes = s.nodes;
-        for (const std::size_t i : unordered.topological_order()) {
-            m.nodes.push_back(s.nodes[i]);
-            out.op_types.push_back(s.nodes[i].op_type);
+        unordered.nodes = std::move(s.nodes);
+        std::set<std::string, std::less<>> defined;
+        for (const auto& in : m.inputs) defined.insert(in.name);
+        for (const auto& [name, t] : m.initializers) defined.insert(name);
+        for (const std::size_t i : unordered.topological_order(defined)) {
+            out.op_types.push_back(unordered.nodes[i].op_type);
+            m.nodes.push_back(std::move(unordered.nodes[i]));
         }
         // Outputs: node outputs nothing consumes.
         std::map<std::string, std::size_t> by_name;

@@ -680,13 +680,17 @@ private:
             }
         }
         // Nodes in topological order (ONNX requires it).
+        // Inputs and initializers are passed by name only, as an enclosing scope
+        // would define them: copying the initializers' data would cost more than
+        // the sort (the same validation: a node may read them, never redefine them).
         graph::graph unordered;
-        unordered.inputs = m.inputs;
-        unordered.initializers = m.initializers;
-        unordered.nodes = s.nodes;
-        for (const std::size_t i : unordered.topological_order()) {
-            m.nodes.push_back(s.nodes[i]);
-            out.op_types.push_back(s.nodes[i].op_type);
+        unordered.nodes = std::move(s.nodes);
+        std::set<std::string, std::less<>> defined;
+        for (const auto& in : m.inputs) defined.insert(in.name);
+        for (const auto& [name, t] : m.initializers) defined.insert(name);
+        for (const std::size_t i : unordered.topological_order(defined)) {
+            out.op_types.push_back(unordered.nodes[i].op_type);
+            m.nodes.push_back(std::move(unordered.nodes[i]));
         }
         // Outputs: node outputs nothing consumes.
         std::map<std::string, std::size_t> by_name;

@@ -115,7 +115,9 @@ namespace detail {
 /// (the last one open), plus a zero bin and mirrored negative bins where the
 /// domain allows, then a random sub-range of that bin.
 inline interval pick_bin(interval dom, int k, rng& g) {
-    std::vector<std::pair<int, interval>> bins;  // (signed bin index, range)
+    // (signed bin index, range); reused: drawn for every unknown of every instance
+    thread_local std::vector<std::pair<int, interval>> bins;
+    bins.clear();
     const auto p2 = [](int i) { return std::int64_t{1} << i; };
     if (dom.contains(0)) bins.push_back({0, {0, 0}});
     for (int i = 1; i <= k; ++i) {
@@ -419,14 +421,14 @@ struct instance_hooks {
                 for (const auto d : before.at(i).shape()) s.dims.emplace_back(static_cast<std::int64_t>(d));
             } else if (values_inputs.count(i) != 0) {
                 const std::size_t len = values_len[i];
-                if (!in[i].shape.empty()) s.dims.push_back(spec::expr::symbol(spec::context::dim_name(i, 0)));
+                if (!in[i].shape.empty()) s.dims.push_back(spec::context::dim_symbol(i, 0));
                 std::vector<spec::expr> v;
-                for (std::size_t k = 0; k < len; ++k) v.push_back(spec::expr::symbol(spec::context::value_name(i, k)));
+                for (std::size_t k = 0; k < len; ++k) v.push_back(spec::context::value_symbol(i, k));
                 s.values = std::move(v);
             } else if (in[i].role == input_role::bound || fixed_dims.count(i) != 0) {
                 for (const auto d : in[i].shape) s.dims.emplace_back(static_cast<std::int64_t>(d));
             } else {
-                for (std::size_t a = 0; a < in[i].shape.size(); ++a) s.dims.push_back(spec::expr::symbol(spec::context::dim_name(i, a)));
+                for (std::size_t a = 0; a < in[i].shape.size(); ++a) s.dims.push_back(spec::context::dim_symbol(i, a));
             }
         }
         const auto ctx = spec::context::symbolic(op.op_type, sym, full, unknown_attrs);
@@ -633,7 +635,7 @@ struct instance_hooks {
         for (std::size_t i = 0; i < in.size(); ++i) {
             if (in[i].role != input_role::placeholder || in[i].shape.empty() || fixed_dims.count(i) != 0) continue;
             std::vector<spec::expr> dims;
-            for (std::size_t a = 0; a < in[i].shape.size(); ++a) dims.push_back(spec::expr::symbol(spec::context::dim_name(i, a)));
+            for (std::size_t a = 0; a < in[i].shape.size(); ++a) dims.push_back(spec::context::dim_symbol(i, a));
             sys.add(spec::product(dims) <= static_cast<std::int64_t>(cfg.max_elements),
                     "input " + std::to_string(i) + " has at most max_elements elements");
         }
@@ -670,7 +672,10 @@ struct instance_hooks {
             // dropped to fewer bins rather than searched to the end (that was the heavy
             // tail of generation time). The system without bins gets the full budget.
             solver_options so;
-            if (!bins.empty()) so.max_nodes = binned_solver_nodes;
+            if (!bins.empty()) {
+                so.max_nodes = binned_solver_nodes;
+                so.explain = false;  // a failure retries with fewer bins; the last try (none) explains
+            }
             solved = hooks.solver ? hooks.solver(*binned, g) : solve(sys, compiled, std::move(root), g, so);
             if (solved.sat() || bins.empty()) break;
             // drop a random half (at least one)

@@ -106,27 +106,29 @@ public:
     [[nodiscard]] std::vector<std::size_t> topological_order(const std::set<std::string, std::less<>>& outer) const {
         const std::string where = "tensoracle::graph::validate(" + name + ")";
         std::map<std::string, int, std::less<>> producer;  // value -> node index, or -1 for graph inputs/initializers/outer scopes
-        auto define = [&](const std::string& v, int by, const std::string& what) {
-            if (v.empty()) throw error(where, what + " has an empty output name");
+        // `what()` describes the definition; built only for an error (this
+        // runs for every model the interpreter or the generator checks).
+        auto define = [&](const std::string& v, int by, const auto& what) {
+            if (v.empty()) throw error(where, what() + " has an empty output name");
             if (outer.count(v) != 0) {
-                throw error(where, "tensor '" + v + "' is already defined in an enclosing graph (single assignment across scopes, T05e): " + what);
+                throw error(where, "tensor '" + v + "' is already defined in an enclosing graph (single assignment across scopes, T05e): " + what());
             }
             if (!producer.emplace(v, by).second) {
-                throw error(where, "tensor '" + v + "' is assigned more than once (single assignment, T05e): " + what);
+                throw error(where, "tensor '" + v + "' is assigned more than once (single assignment, T05e): " + what());
             }
         };
-        for (const auto& in : inputs) define(in.name, -1, "graph input");
+        for (const auto& in : inputs) define(in.name, -1, [] { return std::string("graph input"); });
         for (const auto& entry : initializers) {
             // ONNX allows an initializer to double as a graph input's default.
             const std::string& k = entry.first;  // a named copy: lambdas may not capture bindings (Clang 14)
             if (std::any_of(inputs.begin(), inputs.end(), [&](const value_info& v) { return v.name == k; })) continue;
-            define(k, -1, "initializer");
+            define(k, -1, [] { return std::string("initializer"); });
         }
         for (std::size_t i = 0; i < nodes.size(); ++i) {
             const auto& n = nodes[i];
             if (n.outputs.empty()) throw error(where, "node " + n.label() + " has no outputs");
             for (const auto& o : n.outputs) {
-                if (!o.empty()) define(o, static_cast<int>(i), "output of node " + n.label());
+                if (!o.empty()) define(o, static_cast<int>(i), [&n] { return "output of node " + n.label(); });
             }
         }
         // Names an enclosing scope defines are readable here (a branch reads them by name).
@@ -140,12 +142,15 @@ public:
         // Kahn's algorithm over node dependencies (a branch's reads are its node's).
         std::vector<std::vector<std::size_t>> users(nodes.size());
         std::vector<std::size_t> pending(nodes.size(), 0);
+        std::vector<int> deps;  // one node's producers, ascending and distinct
         for (std::size_t i = 0; i < nodes.size(); ++i) {
-            std::set<int> deps;
+            deps.clear();
             for (const auto& in : reads(nodes[i])) {
                 const int p = producer.at(in);
-                if (p >= 0) deps.insert(p);
+                if (p >= 0) deps.push_back(p);
             }
+            std::sort(deps.begin(), deps.end());
+            deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
             pending[i] = deps.size();
             for (const int p : deps) users[static_cast<std::size_t>(p)].push_back(i);
         }

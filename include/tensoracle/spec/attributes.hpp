@@ -61,10 +61,12 @@ struct is_optional<std::optional<T>> : std::true_type {};
 
 /// Reads one attribute into a typed member; ONNX writes float attributes as
 /// float and int ones as int64, so floats widen and ints narrow (checked).
-template <class T>
-void read_attribute(const attribute_value& v, T& out, std::string_view where, std::string_view name) {
+/// `where()` names the caller in an error (built only then: the interpreter
+/// parses a node's attributes on every evaluation).
+template <class T, class Where>
+void read_attribute(const attribute_value& v, T& out, const Where& where, std::string_view name) {
     auto mismatch = [&](std::string_view expected) {
-        throw error(where, "attribute '" + std::string(name) + "' must be " + std::string(expected) + ", got " +
+        throw error(where(), "attribute '" + std::string(name) + "' must be " + std::string(expected) + ", got " +
                                std::string(attribute_kind_name(v)));
     };
     if constexpr (is_optional<T>::value) {
@@ -208,14 +210,14 @@ template <class Attrs>
 /// Members listed in `Attrs::required` must be present.
 template <class Attrs>
 [[nodiscard]] Attrs parse_attributes(const attribute_map& map, std::string_view op_type) {
-    const std::string where = "tensoracle::spec::parse_attributes(" + std::string(op_type) + ")";
+    const auto where = [op_type] { return "tensoracle::spec::parse_attributes(" + std::string(op_type) + ")"; };
     Attrs out{};
-    const auto known = attribute_names<Attrs>();
+    static const std::vector<std::string> known = attribute_names<Attrs>();  // per struct, built once
     for (const auto& [key, value] : map) {
         if (std::find(known.begin(), known.end(), key) == known.end()) {
             std::string list;
             for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
-            throw error(where, "unknown attribute '" + key + "'" +
+            throw error(where(), "unknown attribute '" + key + "'" +
                                    (known.empty() ? std::string("; the op has none") : "; known: " + list));
         }
     }
@@ -229,7 +231,7 @@ template <class Attrs>
         if constexpr (requires { Attrs::required; }) {
             for (const std::string_view name : Attrs::required) {
                 if (map.find(name) == map.end()) {
-                    throw error(where, "required attribute '" + std::string(name) + "' is missing");
+                    throw error(where(), "required attribute '" + std::string(name) + "' is missing");
                 }
             }
         }

@@ -166,7 +166,7 @@ public:
             in.data = inputs[i];
             const auto& dims = inputs[i]->shape();
             for (std::size_t a = 0; a < dims.size(); ++a) {
-                in.dims.push_back(expr::symbol(dim_name(i, a)));
+                in.dims.push_back(dim_symbol(i, a));
                 env_[dim_name(i, a)] = static_cast<std::int64_t>(dims[a]);
             }
             if (in.type == dtype::i64 || in.type == dtype::i32) {
@@ -298,7 +298,7 @@ public:
         const bool bound = env_.find(value_name(i, 0)) != env_.end();
         const auto vals = bound ? array<std::int64_t>{} : t.to<std::int64_t>();
         for (std::size_t k = 0; k < t.size(); ++k) {
-            out.push_back(bound ? expr::symbol(value_name(i, k)) : expr(vals.data()[k]));
+            out.push_back(bound ? value_symbol(i, k) : expr(vals.data()[k]));
         }
         return out;
     }
@@ -327,10 +327,23 @@ public:
     [[nodiscard]] std::int64_t eval(const expr& e) const { return e.eval(env_); }
 
     [[nodiscard]] static std::string dim_name(std::size_t i, std::size_t axis) {
-        return "in" + std::to_string(i) + ".shape[" + std::to_string(axis) + "]";
+        if (i < cached_inputs && axis < cached_axes) return symbol_cache().dim_names[i * cached_axes + axis];
+        return make_dim_name(i, axis);
     }
     [[nodiscard]] static std::string value_name(std::size_t i, std::size_t k) {
-        return "in" + std::to_string(i) + ".value[" + std::to_string(k) + "]";
+        if (i < cached_inputs && k < max_value_symbols) return symbol_cache().value_names[i * max_value_symbols + k];
+        return make_value_name(i, k);
+    }
+    /// expr::symbol(dim_name(i, axis)), shared: the generator asks for the
+    /// same few symbols hundreds of times per graph.
+    [[nodiscard]] static expr dim_symbol(std::size_t i, std::size_t axis) {
+        if (i < cached_inputs && axis < cached_axes) return symbol_cache().dims[i * cached_axes + axis];
+        return expr::symbol(make_dim_name(i, axis));
+    }
+    /// expr::symbol(value_name(i, k)), shared likewise.
+    [[nodiscard]] static expr value_symbol(std::size_t i, std::size_t k) {
+        if (i < cached_inputs && k < max_value_symbols) return symbol_cache().values[i * max_value_symbols + k];
+        return expr::symbol(make_value_name(i, k));
     }
     /// The symbol of an int attribute ("attr.<key>").
     [[nodiscard]] static std::string attr_name(std::string_view key) { return "attr." + std::string(key); }
@@ -343,6 +356,38 @@ public:
     }
 
 private:
+    static std::string make_dim_name(std::size_t i, std::size_t axis) {
+        return "in" + std::to_string(i) + ".shape[" + std::to_string(axis) + "]";
+    }
+    static std::string make_value_name(std::size_t i, std::size_t k) {
+        return "in" + std::to_string(i) + ".value[" + std::to_string(k) + "]";
+    }
+    // Names and symbols of the first inputs' dims and values, built once.
+    // Never destroyed: expressions held by other static objects may outlive
+    // any destruction order (as expr's shared constants).
+    static constexpr std::size_t cached_inputs = 16, cached_axes = 16;
+    struct symbol_table {
+        std::vector<std::string> dim_names, value_names;
+        std::vector<expr> dims, values;
+    };
+    static const symbol_table& symbol_cache() {
+        static const symbol_table* const table = [] {
+            auto* t = new symbol_table();
+            for (std::size_t i = 0; i < cached_inputs; ++i) {
+                for (std::size_t a = 0; a < cached_axes; ++a) {
+                    t->dim_names.push_back(make_dim_name(i, a));
+                    t->dims.push_back(expr::symbol(t->dim_names.back()));
+                }
+                for (std::size_t k = 0; k < max_value_symbols; ++k) {
+                    t->value_names.push_back(make_value_name(i, k));
+                    t->values.push_back(expr::symbol(t->value_names.back()));
+                }
+            }
+            return t;
+        }();
+        return *table;
+    }
+
     explicit context(std::string_view op_type) : op_type_(op_type) {}
 
     [[nodiscard]] const symbolic_input& info(std::size_t i) const {
