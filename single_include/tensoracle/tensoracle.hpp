@@ -442,7 +442,7 @@ public:
 
     [[nodiscard]] static expr symbol(std::string name) {
         const std::size_t h = std::hash<std::string_view>{}(name);
-        return expr(std::make_shared<const node>(node{expr_kind::symbol, 0, std::move(name), {}, {}, {}, h}));
+        return expr(new_node(node{expr_kind::symbol, 0, std::move(name), {}, {}, {}, h}));
     }
 
     [[nodiscard]] expr_kind kind() const noexcept { return node_->kind; }
@@ -492,11 +492,13 @@ public:
     /// cond ? a : b.
     friend expr select(const expr& cond, const expr& a, const expr& b) {
         if (const auto c = cond.constant_value()) return *c != 0 ? a : b;
-        return expr(std::make_shared<const node>(node{expr_kind::select, 0, {}, a.node_, b.node_, cond.node_}));
+        return expr(new_node(node{expr_kind::select, 0, {}, a.node_, b.node_, cond.node_}));
     }
 
 private:
     explicit expr(std::shared_ptr<const node> n) : node_(std::move(n)) {}
+
+    static std::shared_ptr<const node> new_node(node&& n) { return std::make_shared<const node>(std::move(n)); }
 
     static std::int64_t checked_int(std::size_t v) {
         if (v > static_cast<std::size_t>(std::numeric_limits<std::int64_t>::max())) {
@@ -510,7 +512,7 @@ private:
             const node folded{k, 0, {}, a.node_, b.node_, {}};  // on the stack: only its value is kept
             return expr(eval_node(folded, environment{}));
         }
-        return expr(std::make_shared<const node>(node{k, 0, {}, a.node_, b.node_, {}}));
+        return expr(new_node(node{k, 0, {}, a.node_, b.node_, {}}));
     }
 
     // A model built from concrete shapes folds to a constant at every step, so
@@ -520,7 +522,7 @@ private:
     // by another static object may outlive any destruction order.
     static std::shared_ptr<const node> constant_node(std::int64_t v) {
         constexpr std::int64_t lowest = -64, highest = 1024;
-        if (v < lowest || v > highest) return std::make_shared<const node>(node{expr_kind::constant, v, {}, {}, {}, {}});
+        if (v < lowest || v > highest) return new_node(node{expr_kind::constant, v, {}, {}, {}, {}});
         static const auto* const shared = [] {
             auto* t = new std::vector<std::shared_ptr<const node>>();
             t->reserve(static_cast<std::size_t>(highest - lowest + 1));
@@ -564,7 +566,9 @@ private:
                 std::int64_t q = a / b;
                 std::int64_t m = a % b;
                 if (m < 0) {  // Euclidean: make the remainder non-negative
-                    m += (b > 0 ? b : -b);
+                    // |b| in unsigned arithmetic: b may be INT64_MIN, whose negation overflows
+                    m = static_cast<std::int64_t>(static_cast<std::uint64_t>(m) +
+                                                  (b > 0 ? static_cast<std::uint64_t>(b) : std::uint64_t{0} - static_cast<std::uint64_t>(b)));
                     q += (b > 0 ? -1 : 1);
                 }
                 return n.kind == expr_kind::div ? q : m;
@@ -14749,10 +14753,23 @@ public:
     /// Compiles what `s` gained since the last call (the generator adds
     /// constraints between propagations; each is flattened once).
     void extend(const constraint_system& s) {
+        const bool more_variables = watch_head_.size() < s.variables.size();
         for (std::size_t i = watch_head_.size(); i < s.variables.size(); ++i) {
             watch_head_.push_back(-1);
             watch_tail_.push_back(-1);
             name_hash_.push_back(std::hash<std::string_view>{}(s.variables[i].name));
+        }
+        if (more_variables || slots_.empty()) {
+            // Symbol lookup: an open-addressing table of variable indices by
+            // name hash, at most half full (flattening looks up every symbol).
+            std::size_t size = 8;
+            while (size < 2 * name_hash_.size()) size *= 2;
+            slots_.assign(size, -1);
+            for (std::size_t v = 0; v < name_hash_.size(); ++v) {
+                std::size_t at = name_hash_[v] & (size - 1);
+                while (slots_[at] >= 0) at = (at + 1) & (size - 1);
+                slots_[at] = static_cast<std::int32_t>(v);
+            }
         }
         // A typical constraint has about 15 nodes, half of them leaves:
         // reserving for that avoids most regrowth of a fresh system's arrays.
@@ -14897,9 +14914,15 @@ private:
         if (n.kind == spec::expr_kind::constant) {
             out.value = n.value;
         } else if (n.kind == spec::expr_kind::symbol) {
-            // Systems hold a handful of unknowns: a scan beats building a hash map per system.
-            std::size_t i = 0;
-            while (i < vars.size() && (name_hash_[i] != n.name_hash || vars[i].name != n.name)) ++i;
+            std::size_t i = vars.size();
+            for (std::size_t at = n.name_hash & (slots_.size() - 1);; at = (at + 1) & (slots_.size() - 1)) {
+                const std::int32_t v = slots_[at];
+                if (v < 0) break;
+                if (name_hash_[static_cast<std::size_t>(v)] == n.name_hash && vars[static_cast<std::size_t>(v)].name == n.name) {
+                    i = static_cast<std::size_t>(v);
+                    break;
+                }
+            }
             if (i == vars.size()) {
                 throw error("tensoracle::gen::solve", "constraint mentions '" + n.name + "', which is not a variable of the system");
             }
@@ -14986,7 +15009,10 @@ private:
                         }
                         std::int64_t q = a / b, m = a % b;
                         if (m < 0) {  // Euclidean: the remainder is non-negative
-                            m += (b > 0 ? b : -b);
+                            // |b| in unsigned arithmetic: b may be INT64_MIN, whose negation overflows
+                            m = static_cast<std::int64_t>(
+                                static_cast<std::uint64_t>(m) +
+                                (b > 0 ? static_cast<std::uint64_t>(b) : std::uint64_t{0} - static_cast<std::uint64_t>(b)));
                             q += (b > 0 ? -1 : 1);
                         }
                         r = n.kind == K::div ? q : m;
@@ -15292,6 +15318,7 @@ private:
     std::vector<std::int32_t> watch_head_, watch_tail_, watch_next_;
     std::vector<std::size_t> watch_constraint_;
     std::vector<std::size_t> name_hash_;  // std::hash of each variable's name (as expr symbols carry)
+    std::vector<std::int32_t> slots_;     // variable indices by name hash (open addressing; -1: empty)
 };
 
 }  // namespace detail

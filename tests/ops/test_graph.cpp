@@ -1,6 +1,8 @@
 // Graph IR validation (SONNX rules) and the interpreter.
 #include <doctest/doctest.h>
 
+#include <limits>
+
 #include <tensoracle/graph/interpreter.hpp>
 #include <tensoracle/core.hpp>
 
@@ -158,6 +160,14 @@ TEST_CASE("constraint language: constants fold the same on both sides of the sha
         const auto x = expr::symbol("x");
         CHECK((a * x).eval({{"x", 3}}) == 3 * v);
     }
+    // Euclidean remainder by INT64_MIN: |b| does not fit int64 (this once overflowed).
+    const std::int64_t lowest = std::numeric_limits<std::int64_t>::min();
+    const auto x = expr::symbol("x");
+    CHECK((x % lowest).eval({{"x", -5}}) == std::numeric_limits<std::int64_t>::max() - 4);
+    CHECK((x / lowest).eval({{"x", -5}}) == 1);
+    CHECK((x % lowest).eval({{"x", 5}}) == 5);
+    CHECK((x / lowest).eval({{"x", 5}}) == 0);
+    CHECK((x % lowest).eval({{"x", lowest}}) == 0);
     // Folding throws where evaluation would, naming the expression.
     CHECK_THROWS_WITH_AS((void)(expr(5) / 0), doctest::Contains("division by zero evaluating 5 / 0"), to::error);
     CHECK_THROWS_WITH_AS((void)(expr(std::int64_t{1} << 40) * expr(std::int64_t{1} << 40)),

@@ -186,10 +186,23 @@ public:
     /// Compiles what `s` gained since the last call (the generator adds
     /// constraints between propagations; each is flattened once).
     void extend(const constraint_system& s) {
+        const bool more_variables = watch_head_.size() < s.variables.size();
         for (std::size_t i = watch_head_.size(); i < s.variables.size(); ++i) {
             watch_head_.push_back(-1);
             watch_tail_.push_back(-1);
             name_hash_.push_back(std::hash<std::string_view>{}(s.variables[i].name));
+        }
+        if (more_variables || slots_.empty()) {
+            // Symbol lookup: an open-addressing table of variable indices by
+            // name hash, at most half full (flattening looks up every symbol).
+            std::size_t size = 8;
+            while (size < 2 * name_hash_.size()) size *= 2;
+            slots_.assign(size, -1);
+            for (std::size_t v = 0; v < name_hash_.size(); ++v) {
+                std::size_t at = name_hash_[v] & (size - 1);
+                while (slots_[at] >= 0) at = (at + 1) & (size - 1);
+                slots_[at] = static_cast<std::int32_t>(v);
+            }
         }
         // A typical constraint has about 15 nodes, half of them leaves:
         // reserving for that avoids most regrowth of a fresh system's arrays.
@@ -334,9 +347,15 @@ private:
         if (n.kind == spec::expr_kind::constant) {
             out.value = n.value;
         } else if (n.kind == spec::expr_kind::symbol) {
-            // Systems hold a handful of unknowns: a scan beats building a hash map per system.
-            std::size_t i = 0;
-            while (i < vars.size() && (name_hash_[i] != n.name_hash || vars[i].name != n.name)) ++i;
+            std::size_t i = vars.size();
+            for (std::size_t at = n.name_hash & (slots_.size() - 1);; at = (at + 1) & (slots_.size() - 1)) {
+                const std::int32_t v = slots_[at];
+                if (v < 0) break;
+                if (name_hash_[static_cast<std::size_t>(v)] == n.name_hash && vars[static_cast<std::size_t>(v)].name == n.name) {
+                    i = static_cast<std::size_t>(v);
+                    break;
+                }
+            }
             if (i == vars.size()) {
                 throw error("tensoracle::gen::solve", "constraint mentions '" + n.name + "', which is not a variable of the system");
             }
@@ -423,7 +442,10 @@ private:
                         }
                         std::int64_t q = a / b, m = a % b;
                         if (m < 0) {  // Euclidean: the remainder is non-negative
-                            m += (b > 0 ? b : -b);
+                            // |b| in unsigned arithmetic: b may be INT64_MIN, whose negation overflows
+                            m = static_cast<std::int64_t>(
+                                static_cast<std::uint64_t>(m) +
+                                (b > 0 ? static_cast<std::uint64_t>(b) : std::uint64_t{0} - static_cast<std::uint64_t>(b)));
                             q += (b > 0 ? -1 : 1);
                         }
                         r = n.kind == K::div ? q : m;
@@ -729,6 +751,7 @@ private:
     std::vector<std::int32_t> watch_head_, watch_tail_, watch_next_;
     std::vector<std::size_t> watch_constraint_;
     std::vector<std::size_t> name_hash_;  // std::hash of each variable's name (as expr symbols carry)
+    std::vector<std::int32_t> slots_;     // variable indices by name hash (open addressing; -1: empty)
 };
 
 }  // namespace detail

@@ -65,7 +65,7 @@ public:
 
     [[nodiscard]] static expr symbol(std::string name) {
         const std::size_t h = std::hash<std::string_view>{}(name);
-        return expr(std::make_shared<const node>(node{expr_kind::symbol, 0, std::move(name), {}, {}, {}, h}));
+        return expr(new_node(node{expr_kind::symbol, 0, std::move(name), {}, {}, {}, h}));
     }
 
     [[nodiscard]] expr_kind kind() const noexcept { return node_->kind; }
@@ -115,11 +115,13 @@ public:
     /// cond ? a : b.
     friend expr select(const expr& cond, const expr& a, const expr& b) {
         if (const auto c = cond.constant_value()) return *c != 0 ? a : b;
-        return expr(std::make_shared<const node>(node{expr_kind::select, 0, {}, a.node_, b.node_, cond.node_}));
+        return expr(new_node(node{expr_kind::select, 0, {}, a.node_, b.node_, cond.node_}));
     }
 
 private:
     explicit expr(std::shared_ptr<const node> n) : node_(std::move(n)) {}
+
+    static std::shared_ptr<const node> new_node(node&& n) { return std::make_shared<const node>(std::move(n)); }
 
     static std::int64_t checked_int(std::size_t v) {
         if (v > static_cast<std::size_t>(std::numeric_limits<std::int64_t>::max())) {
@@ -133,7 +135,7 @@ private:
             const node folded{k, 0, {}, a.node_, b.node_, {}};  // on the stack: only its value is kept
             return expr(eval_node(folded, environment{}));
         }
-        return expr(std::make_shared<const node>(node{k, 0, {}, a.node_, b.node_, {}}));
+        return expr(new_node(node{k, 0, {}, a.node_, b.node_, {}}));
     }
 
     // A model built from concrete shapes folds to a constant at every step, so
@@ -143,7 +145,7 @@ private:
     // by another static object may outlive any destruction order.
     static std::shared_ptr<const node> constant_node(std::int64_t v) {
         constexpr std::int64_t lowest = -64, highest = 1024;
-        if (v < lowest || v > highest) return std::make_shared<const node>(node{expr_kind::constant, v, {}, {}, {}, {}});
+        if (v < lowest || v > highest) return new_node(node{expr_kind::constant, v, {}, {}, {}, {}});
         static const auto* const shared = [] {
             auto* t = new std::vector<std::shared_ptr<const node>>();
             t->reserve(static_cast<std::size_t>(highest - lowest + 1));
@@ -187,7 +189,9 @@ private:
                 std::int64_t q = a / b;
                 std::int64_t m = a % b;
                 if (m < 0) {  // Euclidean: make the remainder non-negative
-                    m += (b > 0 ? b : -b);
+                    // |b| in unsigned arithmetic: b may be INT64_MIN, whose negation overflows
+                    m = static_cast<std::int64_t>(static_cast<std::uint64_t>(m) +
+                                                  (b > 0 ? static_cast<std::uint64_t>(b) : std::uint64_t{0} - static_cast<std::uint64_t>(b)));
                     q += (b > 0 ? -1 : 1);
                 }
                 return n.kind == expr_kind::div ? q : m;
