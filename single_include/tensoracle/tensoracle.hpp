@@ -391,6 +391,7 @@ BOOST_HANA_ADAPT_STRUCT(tensoracle::spec::no_attributes);
 #include <limits>
 #include <map>
 #include <memory>
+#include <new>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -421,6 +422,102 @@ enum class expr_kind : std::uint8_t {
     logical_not,
     select,  // cond ? a : b (SMT ite)
 };
+
+namespace detail {
+
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr bool pool_expression_nodes = false;  // keep use-after-free detection on nodes
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+inline constexpr bool pool_expression_nodes = false;
+#else
+inline constexpr bool pool_expression_nodes = true;
+#endif
+#else
+inline constexpr bool pool_expression_nodes = true;
+#endif
+
+/// Blocks of one size, recycled per thread. Expression nodes are made and
+/// released by the thousand per generated graph (every spec constraint is a
+/// tree of them), in bursts the general allocator handles slowly. A block
+/// freed on another thread joins that thread's list; each list is bounded and
+/// freed when its thread ends (later releases go to the heap directly).
+template <std::size_t Size>
+class block_pool {
+    struct free_block {
+        free_block* next;
+    };
+    struct list {  // trivially destructible: usable until the thread's storage goes
+        free_block* head = nullptr;
+        std::size_t count = 0;
+        bool closed = false;
+    };
+    struct closer {
+        ~closer() {
+            auto& l = local();
+            while (l.head != nullptr) {
+                free_block* next = l.head->next;
+                ::operator delete(l.head);
+                l.head = next;
+            }
+            l.count = 0;
+            l.closed = true;
+        }
+    };
+    static list& local() noexcept {
+        thread_local list l;
+        return l;
+    }
+    static void open() noexcept { thread_local closer c; (void)c; }
+    static constexpr std::size_t max_free = 4096;
+
+public:
+    static void* take() {
+        open();
+        auto& l = local();
+        if (l.head == nullptr) return ::operator new(Size);
+        free_block* b = l.head;
+        l.head = b->next;
+        --l.count;
+        return b;
+    }
+    static void give(void* p) noexcept {
+        auto& l = local();
+        if (l.closed || l.count >= max_free) {
+            ::operator delete(p);
+            return;
+        }
+        open();
+        auto* b = static_cast<free_block*>(p);
+        b->next = l.head;
+        l.head = b;
+        ++l.count;
+    }
+};
+
+/// std::allocator for one object at a time from block_pool (arrays: the heap).
+template <class T>
+struct pooled_allocator {
+    using value_type = T;
+    pooled_allocator() noexcept = default;
+    template <class U>
+    pooled_allocator(const pooled_allocator<U>&) noexcept {}  // NOLINT: rebinding, as allocators do
+    [[nodiscard]] T* allocate(std::size_t n) {
+        static_assert(alignof(T) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__, "pooled_allocator: over-aligned type");
+        if (!pool_expression_nodes || n != 1) return std::allocator<T>{}.allocate(n);
+        return static_cast<T*>(block_pool<sizeof(T) < sizeof(void*) ? sizeof(void*) : sizeof(T)>::take());
+    }
+    void deallocate(T* p, std::size_t n) noexcept {
+        if (!pool_expression_nodes || n != 1) {
+            std::allocator<T>{}.deallocate(p, n);
+            return;
+        }
+        block_pool<sizeof(T) < sizeof(void*) ? sizeof(void*) : sizeof(T)>::give(p);
+    }
+    friend bool operator==(const pooled_allocator&, const pooled_allocator&) noexcept { return true; }
+};
+
+}  // namespace detail
 
 /// Values of the symbols an expression is evaluated with.
 using environment = std::map<std::string, std::int64_t, std::less<>>;
@@ -498,7 +595,9 @@ public:
 private:
     explicit expr(std::shared_ptr<const node> n) : node_(std::move(n)) {}
 
-    static std::shared_ptr<const node> new_node(node&& n) { return std::make_shared<const node>(std::move(n)); }
+    static std::shared_ptr<const node> new_node(node&& n) {
+        return std::allocate_shared<const node>(detail::pooled_allocator<node>{}, std::move(n));
+    }
 
     static std::int64_t checked_int(std::size_t v) {
         if (v > static_cast<std::size_t>(std::numeric_limits<std::int64_t>::max())) {
@@ -14750,6 +14849,24 @@ public:
     compiled_system() = default;
     explicit compiled_system(const constraint_system& s) { extend(s); }
 
+    /// Forgets every compiled constraint and variable but keeps the storage,
+    /// so one object compiles system after system without reallocating (the
+    /// generator compiles a fresh system for every instance it tries).
+    void reset() noexcept {
+        spans_.clear();
+        nodes_.clear();
+        vars_.clear();
+        symbol_leaves_.clear();
+        constant_leaves_.clear();
+        operators_.clear();
+        watch_head_.clear();
+        watch_tail_.clear();
+        watch_next_.clear();
+        watch_constraint_.clear();
+        name_hash_.clear();
+        slots_.clear();
+    }
+
     /// Compiles what `s` gained since the last call (the generator adds
     /// constraints between propagations; each is flattened once).
     void extend(const constraint_system& s) {
@@ -15319,6 +15436,41 @@ private:
     std::vector<std::size_t> watch_constraint_;
     std::vector<std::size_t> name_hash_;  // std::hash of each variable's name (as expr symbols carry)
     std::vector<std::int32_t> slots_;     // variable indices by name hash (open addressing; -1: empty)
+};
+
+/// A compiled_system for one use at a time on this thread, empty but with
+/// the storage of the one compiled before it (a nested lease gets its own).
+class reused_compiled_system {
+public:
+    reused_compiled_system() {
+        auto& s = shared();
+        if (!s.busy) {
+            s.busy = true;
+            system_ = &s.system;
+            system_->reset();
+        } else {
+            own_.emplace();
+            system_ = &*own_;
+        }
+    }
+    reused_compiled_system(const reused_compiled_system&) = delete;
+    reused_compiled_system& operator=(const reused_compiled_system&) = delete;
+    ~reused_compiled_system() {
+        if (!own_) shared().busy = false;
+    }
+    [[nodiscard]] compiled_system& get() noexcept { return *system_; }
+
+private:
+    struct slot {
+        compiled_system system;
+        bool busy = false;
+    };
+    static slot& shared() {
+        thread_local slot s;
+        return s;
+    }
+    std::optional<compiled_system> own_;
+    compiled_system* system_ = nullptr;
 };
 
 }  // namespace detail
@@ -16176,7 +16328,10 @@ struct instance_hooks {
         for (auto& [key, len] : list_guess) links.push_back({spec::context::attr_length_name(key), &len});
         std::string conflict;
         // Compiled once; each later propagation compiles only the constraints added since.
-        detail::compiled_system compiled(sys);
+        // The storage is the thread's, reused from the instance tried before.
+        detail::reused_compiled_system lease;
+        detail::compiled_system& compiled = lease.get();
+        compiled.extend(sys);
         const auto implied = propagate(sys, compiled, domains_of(sys), &conflict);
         // Our length guesses may be what conflicts: guess again (mostly all
         // equal, the usual rule; sometimes independent) while rounds remain.
@@ -16673,6 +16828,15 @@ public:
     /// when nothing is found (which does not prove the graph feasible).
     [[nodiscard]] std::optional<std::string> unreachable_domain(const graph_sketch& sketch) const {
         const auto& m = sketch.model;
+        // Only a node with domain rules can fail, and facts flow forward (the
+        // nodes are in topological order): nodes after the last such node need
+        // no facts, and a graph without one needs none at all.
+        std::size_t end = 0;
+        for (std::size_t k = 0; k < m.nodes.size(); ++k) {
+            const auto* p = profile(m.nodes[k].op_type);
+            if (p != nullptr && (p->vulnerable || p->domain_per_instance)) end = k + 1;
+        }
+        if (end == 0) return std::nullopt;
         std::map<std::string, spec::value_facts, std::less<>> facts;
         for (const auto& [name, t] : m.initializers) {
             if (sketch.fixed.count(name) != 0) facts.emplace(name, data_facts(t));
@@ -16685,7 +16849,8 @@ public:
             return it == sketch.dtypes.end() ? std::nullopt : std::optional<dtype>(it->second);
         };
         const spec::value_facts unknown;
-        for (const auto& n : m.nodes) {
+        for (std::size_t at = 0; at < end; ++at) {
+            const auto& n = m.nodes[at];
             const auto* p = profile(n.op_type);
             if (p == nullptr) continue;
             std::vector<spec::value_facts> in;

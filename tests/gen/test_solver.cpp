@@ -289,6 +289,61 @@ TEST_CASE("solver: a system compiled once and extended answers as a fresh compil
                          doctest::Contains("do not match the system"), to::error);
 }
 
+TEST_CASE("solver: a reset compiled system answers as a fresh compile does, and leases do not share one") {
+    // The generator compiles system after system in one object's storage.
+    constraint_system big;
+    for (const char* v : {"p", "q", "r", "t"}) big.add_variable(v, -50, 50);
+    big.add(sym("p") * sym("q") == sym("r") + 7, "product");
+    big.add(sym("r") % 5 == 2, "residue");
+    big.add(max(sym("t"), sym("p")) < 9, "bound");
+    constraint_system small;
+    small.add_variable("a", 1, 64);
+    small.add_variable("b", 1, 64);
+    small.add(sym("a") * sym("b") <= 100, "small product");
+    small.add(sym("a") >= 20, "a is large");
+    to::gen::detail::compiled_system reused(big);
+    reused.reset();
+    CHECK(reused.size() == 0);
+    CHECK_FALSE(reused.compiles(small));
+    reused.extend(small);
+    REQUIRE(reused.compiles(small));
+    const auto via_reset = to::gen::propagate(small, reused, to::gen::domains_of(small));
+    const auto fresh = to::gen::propagate(small);
+    REQUIRE(via_reset.has_value());
+    REQUIRE(fresh.has_value());
+    CHECK(*via_reset == *fresh);
+    to::rng g1(5), g2(5);
+    const auto a = to::gen::solve(small, reused, to::gen::domains_of(small), g1);
+    const auto b = to::gen::solve(small, g2);
+    REQUIRE(a.sat());
+    CHECK(a.values == b.values);
+    // Back to the bigger system in the same storage.
+    reused.reset();
+    reused.extend(big);
+    to::rng g3(8), g4(8);
+    const auto c = to::gen::solve(big, reused, to::gen::domains_of(big), g3);
+    const auto d = to::gen::solve(big, g4);
+    REQUIRE(c.sat());
+    CHECK(c.values == d.values);
+    // The thread's reusable object goes to one lease at a time; a nested lease gets its own.
+    const void* storage = nullptr;
+    {
+        to::gen::detail::reused_compiled_system outer;
+        storage = &outer.get();
+        outer.get().extend(big);
+        {
+            to::gen::detail::reused_compiled_system inner;
+            CHECK(&inner.get() != &outer.get());
+            CHECK(inner.get().size() == 0);
+            inner.get().extend(small);
+        }
+        CHECK(outer.get().compiles(big));
+    }
+    to::gen::detail::reused_compiled_system again;
+    CHECK(&again.get() == storage);  // released, then leased again: the same storage, empty
+    CHECK(again.get().size() == 0);
+}
+
 TEST_CASE("solver: constraints true on a whole box are flagged, and flagged ones are not revised") {
     constraint_system s;
     s.add_variable("a", 1, 8);

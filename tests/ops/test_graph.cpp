@@ -2,6 +2,8 @@
 #include <doctest/doctest.h>
 
 #include <limits>
+#include <thread>
+#include <vector>
 
 #include <tensoracle/graph/interpreter.hpp>
 #include <tensoracle/core.hpp>
@@ -172,6 +174,63 @@ TEST_CASE("constraint language: constants fold the same on both sides of the sha
     CHECK_THROWS_WITH_AS((void)(expr(5) / 0), doctest::Contains("division by zero evaluating 5 / 0"), to::error);
     CHECK_THROWS_WITH_AS((void)(expr(std::int64_t{1} << 40) * expr(std::int64_t{1} << 40)),
                          doctest::Contains("int64 overflow"), to::error);
+}
+
+TEST_CASE("constraint language: expressions made on one thread live and die on others") {
+    // Nodes come from per-thread free lists: a node made on one thread and
+    // released on another, or after its maker ended, must stay intact and be
+    // reusable (the generator's parallel jobs and a user's threads do this).
+    using to::spec::expr;
+    const auto x = expr::symbol("x");
+    constexpr std::int64_t big = 5000;  // past the shared small constants: every one is a new node
+    auto make_batch = [&](std::int64_t from, std::size_t count) {
+        std::vector<expr> out;
+        for (std::size_t k = 0; k < count; ++k) out.push_back(x * 2 + (from + static_cast<std::int64_t>(k)));
+        return out;
+    };
+    auto check_batch = [](const std::vector<expr>& batch, std::int64_t from, std::int64_t at) {
+        std::size_t wrong = 0;
+        for (std::size_t k = 0; k < batch.size(); ++k) {
+            if (batch[k].eval({{"x", at}}) != 2 * at + from + static_cast<std::int64_t>(k)) ++wrong;
+        }
+        return wrong;
+    };
+    // Made on a thread that has ended, read and released here.
+    std::vector<expr> made_there;
+    std::thread([&] { made_there = make_batch(big, 10000); }).join();
+    CHECK(check_batch(made_there, big, 3) == 0);
+    made_there.clear();
+    // Made here, released on another thread, which then makes new ones from the freed nodes.
+    auto made_here = make_batch(2 * big, 10000);
+    std::size_t wrong_there = 0;
+    std::thread([&] {
+        made_here.clear();
+        const auto again = make_batch(3 * big, 10000);
+        wrong_there = check_batch(again, 3 * big, -7);
+    }).join();
+    CHECK(wrong_there == 0);
+    // Concurrent makers, each releasing half of its nodes to another thread.
+    constexpr int threads = 4;
+    std::vector<std::vector<expr>> handed(threads);
+    std::vector<std::size_t> wrong(threads, 0);
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; ++t) {
+        pool.emplace_back([&, t] {
+            for (int round = 0; round < 20; ++round) {
+                auto mine = make_batch(big * (t + 1) + round, 500);
+                wrong[static_cast<std::size_t>(t)] += check_batch(mine, big * (t + 1) + round, round);
+                mine.erase(mine.begin() + 250, mine.end());
+                handed[static_cast<std::size_t>(t)] = std::move(mine);
+            }
+        });
+    }
+    for (auto& th : pool) th.join();
+    for (int t = 0; t < threads; ++t) {
+        CHECK(wrong[static_cast<std::size_t>(t)] == 0);
+        CHECK(check_batch(handed[static_cast<std::size_t>(t)], big * (t + 1) + 19, 1) == 0);
+    }
+    handed.clear();  // released here, made on threads that have ended
+    CHECK(check_batch(make_batch(big, 100), big, 0) == 0);
 }
 
 namespace {

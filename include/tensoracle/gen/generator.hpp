@@ -251,6 +251,15 @@ public:
     /// when nothing is found (which does not prove the graph feasible).
     [[nodiscard]] std::optional<std::string> unreachable_domain(const graph_sketch& sketch) const {
         const auto& m = sketch.model;
+        // Only a node with domain rules can fail, and facts flow forward (the
+        // nodes are in topological order): nodes after the last such node need
+        // no facts, and a graph without one needs none at all.
+        std::size_t end = 0;
+        for (std::size_t k = 0; k < m.nodes.size(); ++k) {
+            const auto* p = profile(m.nodes[k].op_type);
+            if (p != nullptr && (p->vulnerable || p->domain_per_instance)) end = k + 1;
+        }
+        if (end == 0) return std::nullopt;
         std::map<std::string, spec::value_facts, std::less<>> facts;
         for (const auto& [name, t] : m.initializers) {
             if (sketch.fixed.count(name) != 0) facts.emplace(name, data_facts(t));
@@ -263,7 +272,8 @@ public:
             return it == sketch.dtypes.end() ? std::nullopt : std::optional<dtype>(it->second);
         };
         const spec::value_facts unknown;
-        for (const auto& n : m.nodes) {
+        for (std::size_t at = 0; at < end; ++at) {
+            const auto& n = m.nodes[at];
             const auto* p = profile(n.op_type);
             if (p == nullptr) continue;
             std::vector<spec::value_facts> in;

@@ -541,7 +541,10 @@ struct instance_hooks {
         for (auto& [key, len] : list_guess) links.push_back({spec::context::attr_length_name(key), &len});
         std::string conflict;
         // Compiled once; each later propagation compiles only the constraints added since.
-        detail::compiled_system compiled(sys);
+        // The storage is the thread's, reused from the instance tried before.
+        detail::reused_compiled_system lease;
+        detail::compiled_system& compiled = lease.get();
+        compiled.extend(sys);
         const auto implied = propagate(sys, compiled, domains_of(sys), &conflict);
         // Our length guesses may be what conflicts: guess again (mostly all
         // equal, the usual rule; sometimes independent) while rounds remain.

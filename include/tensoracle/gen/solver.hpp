@@ -183,6 +183,24 @@ public:
     compiled_system() = default;
     explicit compiled_system(const constraint_system& s) { extend(s); }
 
+    /// Forgets every compiled constraint and variable but keeps the storage,
+    /// so one object compiles system after system without reallocating (the
+    /// generator compiles a fresh system for every instance it tries).
+    void reset() noexcept {
+        spans_.clear();
+        nodes_.clear();
+        vars_.clear();
+        symbol_leaves_.clear();
+        constant_leaves_.clear();
+        operators_.clear();
+        watch_head_.clear();
+        watch_tail_.clear();
+        watch_next_.clear();
+        watch_constraint_.clear();
+        name_hash_.clear();
+        slots_.clear();
+    }
+
     /// Compiles what `s` gained since the last call (the generator adds
     /// constraints between propagations; each is flattened once).
     void extend(const constraint_system& s) {
@@ -752,6 +770,41 @@ private:
     std::vector<std::size_t> watch_constraint_;
     std::vector<std::size_t> name_hash_;  // std::hash of each variable's name (as expr symbols carry)
     std::vector<std::int32_t> slots_;     // variable indices by name hash (open addressing; -1: empty)
+};
+
+/// A compiled_system for one use at a time on this thread, empty but with
+/// the storage of the one compiled before it (a nested lease gets its own).
+class reused_compiled_system {
+public:
+    reused_compiled_system() {
+        auto& s = shared();
+        if (!s.busy) {
+            s.busy = true;
+            system_ = &s.system;
+            system_->reset();
+        } else {
+            own_.emplace();
+            system_ = &*own_;
+        }
+    }
+    reused_compiled_system(const reused_compiled_system&) = delete;
+    reused_compiled_system& operator=(const reused_compiled_system&) = delete;
+    ~reused_compiled_system() {
+        if (!own_) shared().busy = false;
+    }
+    [[nodiscard]] compiled_system& get() noexcept { return *system_; }
+
+private:
+    struct slot {
+        compiled_system system;
+        bool busy = false;
+    };
+    static slot& shared() {
+        thread_local slot s;
+        return s;
+    }
+    std::optional<compiled_system> own_;
+    compiled_system* system_ = nullptr;
 };
 
 }  // namespace detail

@@ -13,6 +13,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <new>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -44,6 +45,102 @@ enum class expr_kind : std::uint8_t {
     logical_not,
     select,  // cond ? a : b (SMT ite)
 };
+
+namespace detail {
+
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr bool pool_expression_nodes = false;  // keep use-after-free detection on nodes
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+inline constexpr bool pool_expression_nodes = false;
+#else
+inline constexpr bool pool_expression_nodes = true;
+#endif
+#else
+inline constexpr bool pool_expression_nodes = true;
+#endif
+
+/// Blocks of one size, recycled per thread. Expression nodes are made and
+/// released by the thousand per generated graph (every spec constraint is a
+/// tree of them), in bursts the general allocator handles slowly. A block
+/// freed on another thread joins that thread's list; each list is bounded and
+/// freed when its thread ends (later releases go to the heap directly).
+template <std::size_t Size>
+class block_pool {
+    struct free_block {
+        free_block* next;
+    };
+    struct list {  // trivially destructible: usable until the thread's storage goes
+        free_block* head = nullptr;
+        std::size_t count = 0;
+        bool closed = false;
+    };
+    struct closer {
+        ~closer() {
+            auto& l = local();
+            while (l.head != nullptr) {
+                free_block* next = l.head->next;
+                ::operator delete(l.head);
+                l.head = next;
+            }
+            l.count = 0;
+            l.closed = true;
+        }
+    };
+    static list& local() noexcept {
+        thread_local list l;
+        return l;
+    }
+    static void open() noexcept { thread_local closer c; (void)c; }
+    static constexpr std::size_t max_free = 4096;
+
+public:
+    static void* take() {
+        open();
+        auto& l = local();
+        if (l.head == nullptr) return ::operator new(Size);
+        free_block* b = l.head;
+        l.head = b->next;
+        --l.count;
+        return b;
+    }
+    static void give(void* p) noexcept {
+        auto& l = local();
+        if (l.closed || l.count >= max_free) {
+            ::operator delete(p);
+            return;
+        }
+        open();
+        auto* b = static_cast<free_block*>(p);
+        b->next = l.head;
+        l.head = b;
+        ++l.count;
+    }
+};
+
+/// std::allocator for one object at a time from block_pool (arrays: the heap).
+template <class T>
+struct pooled_allocator {
+    using value_type = T;
+    pooled_allocator() noexcept = default;
+    template <class U>
+    pooled_allocator(const pooled_allocator<U>&) noexcept {}  // NOLINT: rebinding, as allocators do
+    [[nodiscard]] T* allocate(std::size_t n) {
+        static_assert(alignof(T) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__, "pooled_allocator: over-aligned type");
+        if (!pool_expression_nodes || n != 1) return std::allocator<T>{}.allocate(n);
+        return static_cast<T*>(block_pool<sizeof(T) < sizeof(void*) ? sizeof(void*) : sizeof(T)>::take());
+    }
+    void deallocate(T* p, std::size_t n) noexcept {
+        if (!pool_expression_nodes || n != 1) {
+            std::allocator<T>{}.deallocate(p, n);
+            return;
+        }
+        block_pool<sizeof(T) < sizeof(void*) ? sizeof(void*) : sizeof(T)>::give(p);
+    }
+    friend bool operator==(const pooled_allocator&, const pooled_allocator&) noexcept { return true; }
+};
+
+}  // namespace detail
 
 /// Values of the symbols an expression is evaluated with.
 using environment = std::map<std::string, std::int64_t, std::less<>>;
@@ -121,7 +218,9 @@ public:
 private:
     explicit expr(std::shared_ptr<const node> n) : node_(std::move(n)) {}
 
-    static std::shared_ptr<const node> new_node(node&& n) { return std::make_shared<const node>(std::move(n)); }
+    static std::shared_ptr<const node> new_node(node&& n) {
+        return std::allocate_shared<const node>(detail::pooled_allocator<node>{}, std::move(n));
+    }
 
     static std::int64_t checked_int(std::size_t v) {
         if (v > static_cast<std::size_t>(std::numeric_limits<std::int64_t>::max())) {
