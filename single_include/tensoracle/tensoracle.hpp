@@ -505,16 +505,19 @@ struct pooled_allocator {
     [[nodiscard]] T* allocate(std::size_t n) {
         static_assert(alignof(T) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__, "pooled_allocator: over-aligned type");
         if (!pool_expression_nodes || n != 1) return std::allocator<T>{}.allocate(n);
-        return static_cast<T*>(block_pool<sizeof(T) < sizeof(void*) ? sizeof(void*) : sizeof(T)>::take());
+        return static_cast<T*>(pool::take());
     }
     void deallocate(T* p, std::size_t n) noexcept {
         if (!pool_expression_nodes || n != 1) {
             std::allocator<T>{}.deallocate(p, n);
             return;
         }
-        block_pool<sizeof(T) < sizeof(void*) ? sizeof(void*) : sizeof(T)>::give(p);
+        pool::give(p);
     }
     friend bool operator==(const pooled_allocator&, const pooled_allocator&) noexcept { return true; }
+
+private:
+    using pool = block_pool<sizeof(T) < sizeof(void*) ? sizeof(void*) : sizeof(T)>;  // a free block holds a pointer
 };
 
 }  // namespace detail
