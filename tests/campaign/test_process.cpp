@@ -4,8 +4,14 @@
 
 #include <signal.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <tensoracle/campaign/process.hpp>
@@ -118,6 +124,55 @@ TEST_CASE("worker_process: one reply line per request, restarted after a crash o
     CHECK_FALSE(r.line);
     CHECK(r.process.kind == tc::exit_kind::exited);
     CHECK(r.process.exit_code == 4);
+}
+
+
+// Descriptors open in the calling process (3 .. 1023), counted without allocating:
+// this also runs in a forked child.
+int open_descriptors() {
+    int n = 0;
+    for (int fd = 3; fd < 1024; ++fd) n += ::fcntl(fd, F_GETFD) != -1 ? 1 : 0;
+    return n;
+}
+
+TEST_CASE("a forked child holds no copy of another live child's pipes") {
+    // A copy of a worker's stdin in another child would keep the worker from ever
+    // seeing EOF; of a pipe's write end, keep its reader waiting for EOF.
+    const auto alone = tc::run_forked([] { return open_descriptors(); });
+    REQUIRE(alone.kind == tc::exit_kind::exited);
+    tc::worker_process w({"sh", "-c", "while read l; do echo \"ok $l\"; done"});
+    REQUIRE(w.ask("a", 5).line);
+    const auto beside = tc::run_forked([] { return open_descriptors(); });
+    REQUIRE(beside.kind == tc::exit_kind::exited);
+    CHECK(beside.exit_code == alone.exit_code);
+}
+
+TEST_CASE("run_process: a quick child is not held up by slow children started beside it") {
+    // Several threads start children at once (a campaign's lanes). A child forked while
+    // another thread was between creating its pipes and closing their child ends kept
+    // that pipe's write end open until it ended: a run that had finished waited for EOF
+    // and was read as a hang (CI: a 3-node Add/Tanh case called a hang while planted
+    // hangs slept in other lanes).
+    std::atomic<bool> stop{false};
+    std::vector<std::thread> slow;
+    for (int t = 0; t < 6; ++t) {
+        slow.emplace_back([&] {
+            while (!stop) (void)tc::run_process({"sleep", "2"}, tc::process_options::with_timeout(30));
+        });
+    }
+    double worst = 0;
+    int runs = 0;
+    const auto start = std::chrono::steady_clock::now();
+    while (std::chrono::steady_clock::now() - start < std::chrono::milliseconds(2500)) {
+        const auto r = tc::run_process({"true"}, tc::process_options::with_timeout(30));
+        CHECK(r.kind == tc::exit_kind::exited);
+        worst = std::max(worst, r.seconds);
+        ++runs;
+    }
+    stop = true;
+    for (auto& t : slow) t.join();
+    INFO(runs << " runs");
+    CHECK(worst < 1.5);
 }
 
 }  // namespace campaign_process_test

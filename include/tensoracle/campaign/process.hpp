@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -151,6 +152,44 @@ inline bool drain(int fd, std::string& sink, bool& truncated, std::size_t limit)
     return true;
 }
 
+/// The parent's ends of live children's pipes, and a lock held from creating a
+/// child's pipes until its own ends are closed in the parent. Campaign lanes
+/// start children from several threads: a child forked while another thread's
+/// pipes were half set up kept that pipe's write end open for as long as it
+/// lived, so a run that had finished waited for EOF and was read as a hang
+/// (a forked child without exec kept every live child's pipes). Under the lock
+/// no thread forks while another's child ends are open, and every child closes
+/// the registered ends first thing. The lock is a flag, not a mutex: a forked
+/// child that starts children of its own must be able to release its copy.
+struct child_pipes {
+    std::atomic_flag busy;
+    std::vector<int> parent_ends;
+
+    void lock() noexcept {
+        while (busy.test_and_set(std::memory_order_acquire)) busy.wait(true, std::memory_order_relaxed);
+    }
+    void unlock() noexcept {
+        busy.clear(std::memory_order_release);
+        busy.notify_one();
+    }
+};
+
+inline child_pipes& live_child_pipes() {
+    static child_pipes p;
+    return p;
+}
+
+/// Closes a parent end of a child's pipe and forgets it.
+inline void close_child_pipe(int& fd) noexcept {
+    if (fd < 0) return;
+    auto& p = live_child_pipes();
+    p.lock();
+    std::erase(p.parent_ends, fd);
+    ::close(fd);
+    p.unlock();
+    fd = -1;
+}
+
 /// Forks a child in a new process group with pipes on stdin/stdout/stderr.
 /// The child runs `body`, which must not return (exec or _exit). An exec
 /// failure travels back on a close-on-exec pipe as errno.
@@ -162,23 +201,48 @@ struct spawned {
 template <class Body>
 spawned spawn(Body&& body, const char* where) {
     int in_pipe[2] = {-1, -1}, out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1}, status_pipe[2] = {-1, -1};
+    auto& live = live_child_pipes();
+    live.lock();
+    // Reserved before the fork, so registering the new ends cannot fail after it.
+    try {
+        live.parent_ends.reserve(live.parent_ends.size() + 3);
+    } catch (...) {
+        live.unlock();
+        throw;
+    }
     auto fail = [&](const char* what) {
         const int e = errno;
         for (int* fd : {&in_pipe[0], &in_pipe[1], &out_pipe[0], &out_pipe[1], &err_pipe[0], &err_pipe[1], &status_pipe[0], &status_pipe[1]}) {
             close_fd(*fd);
         }
+        live.unlock();
         throw error(where, std::string(what) + ": " + std::strerror(e));
     };
-    if (::pipe(in_pipe) != 0 || ::pipe(out_pipe) != 0 || ::pipe(err_pipe) != 0 || ::pipe2(status_pipe, O_CLOEXEC) != 0) fail("pipe");
+    // Close-on-exec from the start: children that other code forks never inherit them.
+    if (::pipe2(in_pipe, O_CLOEXEC) != 0 || ::pipe2(out_pipe, O_CLOEXEC) != 0 || ::pipe2(err_pipe, O_CLOEXEC) != 0 ||
+        ::pipe2(status_pipe, O_CLOEXEC) != 0) {
+        fail("pipe");
+    }
     const pid_t pid = ::fork();
     if (pid < 0) fail("fork");
     if (pid == 0) {
+        for (const int fd : live.parent_ends) ::close(fd);
+        live.parent_ends.clear();  // no allocation; this child's own children start from none
+        live.busy.clear();
         ::setpgid(0, 0);
         ::signal(SIGPIPE, SIG_DFL);
-        ::dup2(in_pipe[0], 0);
-        ::dup2(out_pipe[1], 1);
-        ::dup2(err_pipe[1], 2);
-        for (int fd : {in_pipe[0], in_pipe[1], out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1], status_pipe[0]}) ::close(fd);
+        // dup2 leaves the copy without close-on-exec; a pipe end already on its number keeps it.
+        const int onto[3][2] = {{in_pipe[0], 0}, {out_pipe[1], 1}, {err_pipe[1], 2}};
+        for (const auto& [from, to] : onto) {
+            if (from == to) {
+                ::fcntl(to, F_SETFD, 0);
+            } else {
+                ::dup2(from, to);
+            }
+        }
+        for (int fd : {in_pipe[0], in_pipe[1], out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1], status_pipe[0]}) {
+            if (fd > 2) ::close(fd);
+        }
         body(status_pipe[1]);
         ::_exit(127);
     }
@@ -187,6 +251,8 @@ spawned spawn(Body&& body, const char* where) {
     ::close(out_pipe[1]);
     ::close(err_pipe[1]);
     ::close(status_pipe[1]);
+    live.parent_ends.insert(live.parent_ends.end(), {in_pipe[1], out_pipe[0], err_pipe[0]});
+    live.unlock();
     spawned s;
     s.pid = pid;
     s.in = in_pipe[1];
@@ -198,9 +264,6 @@ spawned spawn(Body&& body, const char* where) {
     }
     ::close(status_pipe[0]);
     if (n == static_cast<ssize_t>(sizeof e)) s.exec_errno = e;
-    ::fcntl(s.in, F_SETFD, FD_CLOEXEC);
-    ::fcntl(s.out, F_SETFD, FD_CLOEXEC);
-    ::fcntl(s.err, F_SETFD, FD_CLOEXEC);
     return s;
 }
 
@@ -238,7 +301,7 @@ inline process_result supervise(spawned s, const process_options& o) {
         const ssize_t n = ::write(s.in, o.input.data(), o.input.size());
         (void)n;
     }
-    close_fd(s.in);
+    close_child_pipe(s.in);
     bool out_open = true, err_open = true, timed_out = false;
     while (out_open || err_open) {
         const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now()).count();
@@ -269,8 +332,8 @@ inline process_result supervise(spawned s, const process_options& o) {
         ::kill(-s.pid, SIGKILL);  // leftovers of the group (a runner's own children)
     }
     if (timed_out) status = kill_group_and_reap(s.pid);
-    close_fd(s.out);
-    close_fd(s.err);
+    close_child_pipe(s.out);
+    close_child_pipe(s.err);
     r.seconds = std::chrono::duration<double>(clock::now() - start).count();
     if (timed_out) {
         r.kind = exit_kind::timed_out;
@@ -293,9 +356,9 @@ inline process_result supervise(spawned s, const process_options& o) {
         process_result r;
         r.kind = exit_kind::not_started;
         r.error_message = detail::cannot_execute(argv[0], s.exec_errno);
-        detail::close_fd(s.in);
-        detail::close_fd(s.out);
-        detail::close_fd(s.err);
+        detail::close_child_pipe(s.in);
+        detail::close_child_pipe(s.out);
+        detail::close_child_pipe(s.err);
         int status = 0;
         while (::waitpid(s.pid, &status, 0) < 0 && errno == EINTR) {
         }
@@ -437,11 +500,11 @@ public:
 
     /// Closes the worker's stdin, then kills its group.
     void stop() noexcept {
-        detail::close_fd(s_.in);
+        detail::close_child_pipe(s_.in);
         if (s_.pid > 0) detail::kill_group_and_reap(s_.pid);
         s_.pid = -1;
-        detail::close_fd(s_.out);
-        detail::close_fd(s_.err);
+        detail::close_child_pipe(s_.out);
+        detail::close_child_pipe(s_.err);
         pending_.clear();
     }
 
