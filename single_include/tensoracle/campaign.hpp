@@ -61,6 +61,7 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -218,10 +219,9 @@ inline child_pipes& live_child_pipes() {
 inline void close_child_pipe(int& fd) noexcept {
     if (fd < 0) return;
     auto& p = live_child_pipes();
-    p.lock();
+    const std::lock_guard held(p);
     std::erase(p.parent_ends, fd);
     ::close(fd);
-    p.unlock();
     fd = -1;
 }
 
@@ -237,20 +237,14 @@ template <class Body>
 spawned spawn(Body&& body, const char* where) {
     int in_pipe[2] = {-1, -1}, out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1}, status_pipe[2] = {-1, -1};
     auto& live = live_child_pipes();
-    live.lock();
+    std::unique_lock held(live);  // a child never returns from here, so never unlocks through it
     // Reserved before the fork, so registering the new ends cannot fail after it.
-    try {
-        live.parent_ends.reserve(live.parent_ends.size() + 3);
-    } catch (...) {
-        live.unlock();
-        throw;
-    }
+    live.parent_ends.reserve(live.parent_ends.size() + 3);
     auto fail = [&](const char* what) {
         const int e = errno;
         for (int* fd : {&in_pipe[0], &in_pipe[1], &out_pipe[0], &out_pipe[1], &err_pipe[0], &err_pipe[1], &status_pipe[0], &status_pipe[1]}) {
             close_fd(*fd);
         }
-        live.unlock();
         throw error(where, std::string(what) + ": " + std::strerror(e));
     };
     // Close-on-exec from the start: children that other code forks never inherit them.
@@ -287,7 +281,7 @@ spawned spawn(Body&& body, const char* where) {
     ::close(err_pipe[1]);
     ::close(status_pipe[1]);
     live.parent_ends.insert(live.parent_ends.end(), {in_pipe[1], out_pipe[0], err_pipe[0]});
-    live.unlock();
+    held.unlock();
     spawned s;
     s.pid = pid;
     s.in = in_pipe[1];

@@ -2,9 +2,8 @@
 // classes, time-outs that kill a whole process group, persistent workers.
 #include <doctest/doctest.h>
 
-#include <signal.h>
-
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -125,7 +124,6 @@ TEST_CASE("worker_process: one reply line per request, restarted after a crash o
     CHECK(r.process.kind == tc::exit_kind::exited);
     CHECK(r.process.exit_code == 4);
 }
-
 
 // Descriptors open in the calling process (3 .. 1023), counted without allocating:
 // this also runs in a forked child.
