@@ -841,8 +841,8 @@ struct value_facts {
     /// These facts as data of dtype d holds them: integer and bool data lies in
     /// the dtype's range (a bool is 0 or 1, a u8 never negative). Facts that
     /// reach outside it were worked out without the wrap-around of integer
-    /// arithmetic, so only the dtype's range is kept of them. Floating dtypes:
-    /// as they are.
+    /// arithmetic, so only the dtype's range and the forced values that fit
+    /// are kept of them. Floating dtypes: as they are.
     [[nodiscard]] value_facts of_dtype(dtype d) const {
         const auto& i = info(d);
         if (i.is_floating) return *this;
@@ -852,7 +852,14 @@ struct value_facts {
             dhi = std::ldexp(1.0, i.is_signed ? i.bits - 1 : i.bits) - 1.0;
         }
         if (lo >= dlo && hi <= dhi) return *this;
-        return within(dlo, dhi);
+        // A forced value inside the range is still exact: wrap-around is
+        // arithmetic modulo 2^bits, so a result that fits is the true one
+        // (an exclusive CumSum's leading 0 whatever the sum's range).
+        value_facts out = within(dlo, dhi);
+        for (const double v : forced) {
+            if (v >= dlo && v <= dhi && v == std::floor(v)) out.forced.push_back(v);
+        }
+        return out;
     }
     /// Both values' elements in one (Concat, Pad's added constant): the hull, every forced value.
     value_facts& join(const value_facts& o) {
@@ -1617,6 +1624,10 @@ struct domain_rule {
     /// finite)): f(x, max finite of elementwise_input's dtype) <= 0. Used
     /// where the generator knows the dtype and `elementwise` is empty.
     std::function<double(double, double)> elementwise_at_limit;
+    /// The dtypes of input elementwise_input (input 0 for a rule over whole
+    /// tensors) the rule speaks of; on others it holds trivially and its loss
+    /// is 0 (Pow's X > 0 is for a floating X: an integer base may be 0).
+    dtype_set input_dtypes = types::all;
 
     domain_rule() = default;
     domain_rule(std::string what, std::function<double(std::span<const tensor>)> loss_of,
@@ -2255,6 +2266,24 @@ domain_rule cast_range_rule(Target target_of) {
             }};
 }
 
+/// hinge_rule for the elements of `input` only where its dtype is in `dtypes`
+/// (elsewhere the loss is 0 and the generator does not apply it).
+template <class F>
+domain_rule hinge_rule_for(dtype_set dtypes, std::string text, std::size_t input, F f) {
+    domain_rule r{std::move(text),
+                  [input, f, dtypes](std::span<const tensor> in) {
+                      return dtypes.contains(in[input].element_dtype()) ? hinge_loss(in[input], f) : 0.0;
+                  },
+                  [input, f, dtypes](std::span<const tensor> in) {
+                      return dtypes.contains(in[input].element_dtype()) ? hinge_gradient(in, input, f)
+                                                                        : std::vector<tensor>(in.size());
+                  }};
+    r.elementwise_input = input;
+    r.elementwise = [f](double x) { return static_cast<double>(f(x)); };
+    r.input_dtypes = dtypes;
+    return r;
+}
+
 /// Largest finite value of a floating dtype, as double.
 inline double max_finite(dtype d) {
     switch (d) {
@@ -2857,25 +2886,62 @@ struct Pow {
         for (std::size_t r = 0; r <= rank; ++r) ranks[r] = r;
         return {{{out}, ranks}, {exponent_types.members(), ranks}};
     }
+    /// The bound on Y * log(X): NNSmith's 40 (keeps later ops' values
+    /// moderate), or the log of the largest value X's dtype holds where that
+    /// is less (f16 overflows at e^11.1, int32 at e^21.5).
+    static double log_limit(dtype d) {
+        const auto& i = info(d);
+        const double top = i.is_floating ? detail::max_finite(d) : std::ldexp(1.0, i.is_signed ? i.bits - 1 : i.bits) - 1.0;
+        return std::min(40.0, std::log(top));
+    }
     template <int = 0>
     static std::vector<spec::domain_rule> domain(const spec::attribute_map&) {
         // NNSmith, Table 1: X > 0 and Y * log(X) <= 40 keep Pow finite and real.
-        return {detail::hinge_rule("X > 0", 0, [](double x) { return -x + 1e-10; }),
-                {"Y * log(X) <= 40",
+        // An integer base has no NaN to avoid but must not leave its dtype:
+        // 0 is fine unless Y < 0 (a pole), negative bases are left out (a
+        // fractional Y makes them NaN, which the cast back makes arbitrary).
+        spec::domain_rule zero_base{
+            "X = 0 needs Y >= 0 (integer X)",
+            [](std::span<const tensor> in) {
+                double loss = 0.0;
+                if (info(in[0].element_dtype()).is_floating) return loss;
+                for_each_pair(in, [&](std::size_t, std::size_t, double x, double y) {
+                    if (x == 0.0 && y < 0.0) loss += -y;
+                });
+                return loss;
+            },
+            [](std::span<const tensor> in) {  // d/dy = -1 where violated
+                std::vector<tensor> g(2);
+                if (info(in[0].element_dtype()).is_floating) return g;
+                auto gy = array<double>::from_shape(in[1].shape());
+                gy.fill(0.0);
+                for_each_pair(in, [&](std::size_t, std::size_t j, double x, double y) {
+                    if (x == 0.0 && y < 0.0) gy.data()[j] -= 1.0;
+                });
+                g[1] = tensor(gy);
+                return g;
+            }};
+        zero_base.input_dtypes = types & spec::types::integers;
+        return {detail::hinge_rule_for(types & spec::types::floating, "X > 0 (floating X)", 0, [](double x) { return -x + 1e-10; }),
+                detail::hinge_rule_for(types & spec::types::integers, "X >= 0 (integer X)", 0, [](double x) { return -x; }),
+                std::move(zero_base),
+                {"Y * log(X) <= min(40, log of X's largest value)",
                  [](std::span<const tensor> in) {
+                     const double limit = log_limit(in[0].element_dtype());
                      double loss = 0.0;
                      for_each_pair(in, [&](std::size_t, std::size_t, double x, double y) {
-                         const double h = x > 0 ? y * std::log(x) - 40.0 : 0.0;
+                         const double h = x > 0 ? y * std::log(x) - limit : 0.0;
                          loss += h > 0 ? h : 0.0;
                      });
                      return loss;
                  },
                  [](std::span<const tensor> in) {  // d/dx = y / x, d/dy = log x where violated
+                     const double limit = log_limit(in[0].element_dtype());
                      auto gx = array<double>::from_shape(in[0].shape()), gy = array<double>::from_shape(in[1].shape());
                      gx.fill(0.0);
                      gy.fill(0.0);
                      for_each_pair(in, [&](std::size_t i, std::size_t j, double x, double y) {
-                         if (!(x > 0) || !(y * std::log(x) - 40.0 > 0)) return;
+                         if (!(x > 0) || !(y * std::log(x) - limit > 0)) return;
                          gx.data()[i] += y / x;
                          gy.data()[j] += std::log(x);
                      });
@@ -16914,6 +16980,9 @@ public:
         for (const auto& r : rules) {
             if (!r.elementwise_input || *r.elementwise_input >= in.size()) continue;
             const std::size_t k = *r.elementwise_input;
+            const std::optional<dtype> dk = k < dtypes.size() ? dtypes[k] : std::nullopt;
+            // A rule for some dtypes only judges an input whose dtype is known to be one of them.
+            if (r.input_dtypes.mask != spec::types::all.mask && (!dk || !r.input_dtypes.contains(*dk))) continue;
             std::function<double(double)> at_limit;
             if (!r.elementwise) {
                 // A dtype-dependent rule (overflow), where the input's dtype is known.

@@ -386,6 +386,65 @@ TEST_CASE("generator: domains no data can reach are found, and reachable ones ar
     CHECK(why->find("Acosh") != std::string::npos);
 }
 
+TEST_CASE("generator: integer domains, and integer values' forced elements") {
+    const to::gen::generator gen(to::gen::config{});
+    const to::shape_type s{4, 3};
+    // base = fixed all-zero data of dtype `base`, y = a free f32 input, z = Pow(base, y).
+    auto pow_of_zeros = [&](to::dtype base) {
+        to::gen::graph_sketch sk;
+        sk.model.initializers.emplace("b", to::tensor::zeros(base, s));
+        sk.fixed.insert("b");
+        sk.model.inputs.push_back({"y", to::dtype::f32, s});
+        to::graph::node n;
+        n.op_type = "Pow";
+        n.inputs = {"b", "y"};
+        n.outputs = {"z"};
+        sk.model.nodes.push_back(n);
+        sk.model.outputs.push_back({"z", base, s});
+        for (const auto* v : {"b", "y", "z"}) sk.shapes.emplace(v, s);
+        sk.dtypes = {{"b", base}, {"y", to::dtype::f32}, {"z", base}};
+        return sk;
+    };
+    // 0 to a power Y >= 0 is defined for an integer base; a floating base keeps NNSmith's X > 0.
+    CHECK_FALSE(gen.unreachable_domain(pow_of_zeros(to::dtype::i32)));
+    CHECK_FALSE(gen.unreachable_domain(pow_of_zeros(to::dtype::i64)));
+    const auto why = gen.unreachable_domain(pow_of_zeros(to::dtype::f32));
+    REQUIRE(why);
+    CHECK(why->find("X > 0") != std::string::npos);
+
+    // An exclusive CumSum's leading 0 is forced in int32 too, although its sum's range is not known.
+    to::gen::graph_sketch sk;
+    sk.model.inputs.push_back({"x", to::dtype::i32, s});
+    auto axis = to::tensor::zeros(to::dtype::i64, {});
+    axis.values<std::int64_t>()[0] = 1;
+    sk.model.initializers.emplace("axis", axis);
+    sk.fixed.insert("axis");
+    to::graph::node cumsum;
+    cumsum.op_type = "CumSum";
+    cumsum.inputs = {"x", "axis"};
+    cumsum.outputs = {"c"};
+    cumsum.attributes = {{"exclusive", std::int64_t{1}}};
+    to::graph::node div;
+    div.op_type = "Div";
+    div.inputs = {"x", "c"};
+    div.outputs = {"q"};
+    sk.model.nodes = {cumsum, div};
+    sk.model.outputs.push_back({"q", to::dtype::i32, s});
+    for (const auto* v : {"x", "c", "q"}) sk.shapes.emplace(v, s);
+    sk.shapes.emplace("axis", to::shape_type{});
+    sk.dtypes = {{"x", to::dtype::i32}, {"c", to::dtype::i32}, {"q", to::dtype::i32}, {"axis", to::dtype::i64}};
+    const auto div_why = gen.unreachable_domain(sk);
+    REQUIRE(div_why);
+    CHECK(div_why->find("Div") != std::string::npos);
+    sk.model.nodes[0].attributes = {{"exclusive", std::int64_t{0}}};
+    CHECK_FALSE(gen.unreachable_domain(sk));
+    // Forced values outside the dtype, or not whole numbers, are dropped.
+    auto f = to::spec::value_facts::within(-1e30, 1e30);
+    f.force(0.0).force(3e10).force(0.5);
+    CHECK(f.of_dtype(to::dtype::i32).forced == std::vector<double>{0.0});
+    CHECK(f.of_dtype(to::dtype::i32).lo == -2147483648.0);
+}
+
 TEST_CASE("generator: value facts of norms, casts, LRN and Max/Min/Add put more domains out of reach") {
     const to::gen::generator gen(to::gen::config{});
     using attrs = to::spec::attribute_map;

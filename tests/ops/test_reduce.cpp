@@ -1237,6 +1237,42 @@ TEST_CASE("domain rules: losses are zero inside, positive outside") {
     CHECK(loss("BatchNormalization", {f32({1, 1}, {1}), c, c, c, f32({1}, {-1})}) > 0.0);
 }
 
+TEST_CASE("domain rules: Pow's rules follow the base's dtype") {
+    auto loss = [](const std::vector<to::tensor>& in) {
+        const auto& e = ops::get_op("Pow");
+        double l = 0.0;
+        for (const auto& rule : e.domain(e.normalize_attributes({}))) l += rule.loss(in);
+        return l;
+    };
+    const auto i32 = [](std::vector<double> v) { return make({to::dtype::i32, {v.size()}, v}); };
+    // A floating base must be positive (NNSmith); an integer base may be 0 unless Y < 0.
+    CHECK(loss({f32({2}, {0, 2}), f32({2}, {1, 1})}) > 0.0);
+    CHECK(loss({i32({0, 2}), f32({2}, {1, 3})}) == 0.0);
+    CHECK(loss({i32({0, 2}), i32({0, 3})}) == 0.0);
+    CHECK(loss({i32({0, 2}), f32({2}, {-1, 3})}) > 0.0);  // 0^-1 is a pole
+    CHECK(loss({i32({2, 0}), f32({2}, {-1, 3})}) == 0.0);  // 2^-1 truncates to 0: defined
+    CHECK(loss({i32({-2}), f32({1}, {0.5})}) > 0.0);       // NaN, then an undefined cast
+    // Overflow: Y log X within min(40, log of the dtype's largest value).
+    CHECK(loss({i32({10}), i32({9})}) == 0.0);   // 1e9 < 2^31
+    CHECK(loss({i32({10}), i32({10})}) > 0.0);   // 1e10 wraps in int32
+    CHECK(loss({make({to::dtype::i64, {1}, {10}}), i32({10})}) == 0.0);
+    CHECK(loss({make({to::dtype::f16, {1}, {10}}), f32({1}, {4})}) == 0.0);  // 10^4 < 65504
+    CHECK(loss({make({to::dtype::f16, {1}, {10}}), f32({1}, {5})}) > 0.0);   // 10^5 is inf in float16
+    CHECK(loss({f32({1}, {10}), f32({1}, {17})}) == 0.0);
+    CHECK(loss({f32({1}, {10}), f32({1}, {18})}) > 0.0);  // 18 log 10 = 41.4 > 40
+    // The zero-base rule's gradient raises Y where it is violated.
+    const auto& e = ops::get_op("Pow");
+    const auto rules = e.domain(e.normalize_attributes({}));
+    const std::vector<to::tensor> in{i32({0, 3}), f32({2}, {-1, -1})};
+    for (const auto& rule : rules) {
+        if (rule.loss(in) == 0.0) continue;
+        REQUIRE(rule.gradient);
+        const auto g = rule.gradient(in).at(1).to<double>();
+        CHECK(g(0) < 0.0);
+        CHECK(g(1) == 0.0);
+    }
+}
+
 TEST_CASE("domain rules: the loss gradient descends, also at a symmetric kink") {
     // |B| > 0 at B = 0 exactly (what ReLU outputs): the central difference of
     // -|B| is 0 there, which left the input search with nothing to follow.

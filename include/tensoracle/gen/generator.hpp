@@ -328,6 +328,9 @@ public:
         for (const auto& r : rules) {
             if (!r.elementwise_input || *r.elementwise_input >= in.size()) continue;
             const std::size_t k = *r.elementwise_input;
+            const std::optional<dtype> dk = k < dtypes.size() ? dtypes[k] : std::nullopt;
+            // A rule for some dtypes only judges an input whose dtype is known to be one of them.
+            if (r.input_dtypes.mask != spec::types::all.mask && (!dk || !r.input_dtypes.contains(*dk))) continue;
             std::function<double(double)> at_limit;
             if (!r.elementwise) {
                 // A dtype-dependent rule (overflow), where the input's dtype is known.

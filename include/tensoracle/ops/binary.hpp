@@ -380,25 +380,62 @@ struct Pow {
         for (std::size_t r = 0; r <= rank; ++r) ranks[r] = r;
         return {{{out}, ranks}, {exponent_types.members(), ranks}};
     }
+    /// The bound on Y * log(X): NNSmith's 40 (keeps later ops' values
+    /// moderate), or the log of the largest value X's dtype holds where that
+    /// is less (f16 overflows at e^11.1, int32 at e^21.5).
+    static double log_limit(dtype d) {
+        const auto& i = info(d);
+        const double top = i.is_floating ? detail::max_finite(d) : std::ldexp(1.0, i.is_signed ? i.bits - 1 : i.bits) - 1.0;
+        return std::min(40.0, std::log(top));
+    }
     template <int = 0>
     static std::vector<spec::domain_rule> domain(const spec::attribute_map&) {
         // NNSmith, Table 1: X > 0 and Y * log(X) <= 40 keep Pow finite and real.
-        return {detail::hinge_rule("X > 0", 0, [](double x) { return -x + 1e-10; }),
-                {"Y * log(X) <= 40",
+        // An integer base has no NaN to avoid but must not leave its dtype:
+        // 0 is fine unless Y < 0 (a pole), negative bases are left out (a
+        // fractional Y makes them NaN, which the cast back makes arbitrary).
+        spec::domain_rule zero_base{
+            "X = 0 needs Y >= 0 (integer X)",
+            [](std::span<const tensor> in) {
+                double loss = 0.0;
+                if (info(in[0].element_dtype()).is_floating) return loss;
+                for_each_pair(in, [&](std::size_t, std::size_t, double x, double y) {
+                    if (x == 0.0 && y < 0.0) loss += -y;
+                });
+                return loss;
+            },
+            [](std::span<const tensor> in) {  // d/dy = -1 where violated
+                std::vector<tensor> g(2);
+                if (info(in[0].element_dtype()).is_floating) return g;
+                auto gy = array<double>::from_shape(in[1].shape());
+                gy.fill(0.0);
+                for_each_pair(in, [&](std::size_t, std::size_t j, double x, double y) {
+                    if (x == 0.0 && y < 0.0) gy.data()[j] -= 1.0;
+                });
+                g[1] = tensor(gy);
+                return g;
+            }};
+        zero_base.input_dtypes = types & spec::types::integers;
+        return {detail::hinge_rule_for(types & spec::types::floating, "X > 0 (floating X)", 0, [](double x) { return -x + 1e-10; }),
+                detail::hinge_rule_for(types & spec::types::integers, "X >= 0 (integer X)", 0, [](double x) { return -x; }),
+                std::move(zero_base),
+                {"Y * log(X) <= min(40, log of X's largest value)",
                  [](std::span<const tensor> in) {
+                     const double limit = log_limit(in[0].element_dtype());
                      double loss = 0.0;
                      for_each_pair(in, [&](std::size_t, std::size_t, double x, double y) {
-                         const double h = x > 0 ? y * std::log(x) - 40.0 : 0.0;
+                         const double h = x > 0 ? y * std::log(x) - limit : 0.0;
                          loss += h > 0 ? h : 0.0;
                      });
                      return loss;
                  },
                  [](std::span<const tensor> in) {  // d/dx = y / x, d/dy = log x where violated
+                     const double limit = log_limit(in[0].element_dtype());
                      auto gx = array<double>::from_shape(in[0].shape()), gy = array<double>::from_shape(in[1].shape());
                      gx.fill(0.0);
                      gy.fill(0.0);
                      for_each_pair(in, [&](std::size_t i, std::size_t j, double x, double y) {
-                         if (!(x > 0) || !(y * std::log(x) - 40.0 > 0)) return;
+                         if (!(x > 0) || !(y * std::log(x) - limit > 0)) return;
                          gx.data()[i] += y / x;
                          gy.data()[j] += std::log(x);
                      });

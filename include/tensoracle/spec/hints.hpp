@@ -87,8 +87,8 @@ struct value_facts {
     /// These facts as data of dtype d holds them: integer and bool data lies in
     /// the dtype's range (a bool is 0 or 1, a u8 never negative). Facts that
     /// reach outside it were worked out without the wrap-around of integer
-    /// arithmetic, so only the dtype's range is kept of them. Floating dtypes:
-    /// as they are.
+    /// arithmetic, so only the dtype's range and the forced values that fit
+    /// are kept of them. Floating dtypes: as they are.
     [[nodiscard]] value_facts of_dtype(dtype d) const {
         const auto& i = info(d);
         if (i.is_floating) return *this;
@@ -98,7 +98,14 @@ struct value_facts {
             dhi = std::ldexp(1.0, i.is_signed ? i.bits - 1 : i.bits) - 1.0;
         }
         if (lo >= dlo && hi <= dhi) return *this;
-        return within(dlo, dhi);
+        // A forced value inside the range is still exact: wrap-around is
+        // arithmetic modulo 2^bits, so a result that fits is the true one
+        // (an exclusive CumSum's leading 0 whatever the sum's range).
+        value_facts out = within(dlo, dhi);
+        for (const double v : forced) {
+            if (v >= dlo && v <= dhi && v == std::floor(v)) out.forced.push_back(v);
+        }
+        return out;
     }
     /// Both values' elements in one (Concat, Pad's added constant): the hull, every forced value.
     value_facts& join(const value_facts& o) {

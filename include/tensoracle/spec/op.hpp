@@ -445,6 +445,10 @@ struct domain_rule {
     /// finite)): f(x, max finite of elementwise_input's dtype) <= 0. Used
     /// where the generator knows the dtype and `elementwise` is empty.
     std::function<double(double, double)> elementwise_at_limit;
+    /// The dtypes of input elementwise_input (input 0 for a rule over whole
+    /// tensors) the rule speaks of; on others it holds trivially and its loss
+    /// is 0 (Pow's X > 0 is for a floating X: an integer base may be 0).
+    dtype_set input_dtypes = types::all;
 
     domain_rule() = default;
     domain_rule(std::string what, std::function<double(std::span<const tensor>)> loss_of,

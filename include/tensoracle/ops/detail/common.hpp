@@ -152,6 +152,24 @@ domain_rule cast_range_rule(Target target_of) {
             }};
 }
 
+/// hinge_rule for the elements of `input` only where its dtype is in `dtypes`
+/// (elsewhere the loss is 0 and the generator does not apply it).
+template <class F>
+domain_rule hinge_rule_for(dtype_set dtypes, std::string text, std::size_t input, F f) {
+    domain_rule r{std::move(text),
+                  [input, f, dtypes](std::span<const tensor> in) {
+                      return dtypes.contains(in[input].element_dtype()) ? hinge_loss(in[input], f) : 0.0;
+                  },
+                  [input, f, dtypes](std::span<const tensor> in) {
+                      return dtypes.contains(in[input].element_dtype()) ? hinge_gradient(in, input, f)
+                                                                        : std::vector<tensor>(in.size());
+                  }};
+    r.elementwise_input = input;
+    r.elementwise = [f](double x) { return static_cast<double>(f(x)); };
+    r.input_dtypes = dtypes;
+    return r;
+}
+
 /// Largest finite value of a floating dtype, as double.
 inline double max_finite(dtype d) {
     switch (d) {
