@@ -53,8 +53,9 @@ if(MODE STREQUAL "planted")
   else()
     set(planted_timeout 3)
   endif()
-  # Most of this run is waiting: each of the dozen Floor cases sleeps out its time-out twice
-  # (the run, then the node that hangs alone), 24 s under a sanitizer. The planted hang
+  # Most of this run is waiting: each of the dozen Floor cases sleeps out its time-out four
+  # times over (the run, a confirming run with twice the limit, then the node that hangs
+  # alone), 48 s under a sanitizer. The planted hang
   # sleeps in pause(), so six lanes wait side by side at no CPU cost (two lanes took 150 s).
   campaign(planted --count 40 --jobs 6 --timeout ${planted_timeout} --backend reference
     --backend-cmd "${EXE} run-reference --plant-wrong Sigmoid --plant-crash Relu --plant-hang Floor --plant-nondeterministic Tanh {model} {inputs} {outputs}"

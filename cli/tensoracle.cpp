@@ -1020,7 +1020,7 @@ int main(int argc, char** argv) {
     camp->add_option("--jobs", ca.jobs, "Cases in flight at once")->capture_default_str()->check(CLI::Range(1u, 256u));
     camp->add_flag("--process-per-case", ca.process_per_case, "Built-in backends start a process per case instead of a persistent worker");
     camp->add_flag("--no-float64", ca.no_float64, "No float64 re-evaluation of low-precision graphs");
-    camp->add_flag("--no-recheck", ca.no_recheck, "Do not run a mismatch again to spot non-determinism");
+    camp->add_flag("--no-recheck", ca.no_recheck, "Do not run a mismatch again (non-determinism) or a time-out again (a hang is one that repeats)");
     camp->add_flag("--no-localize", ca.no_localize, "Do not mark intermediates as outputs to find the first disagreeing node");
     camp->add_flag("--quiet", ca.quiet, "No progress line");
     camp->add_flag("--no-reduce", ca.no_reduce, "Do not reduce each signature's smallest case into a bundle (reduced/<id>/)");
@@ -1063,7 +1063,7 @@ int main(int argc, char** argv) {
     red->add_flag("--no-attributes", rr.no_attributes, "Do not reset attributes to defaults");
     red->add_flag("--process-per-case", ra.process_per_case, "Built-in backends start a process per run");
     red->add_flag("--no-float64", ra.no_float64, "No float64 re-evaluation of low-precision graphs");
-    red->add_flag("--no-recheck", ra.no_recheck, "Do not run a mismatch again to spot non-determinism");
+    red->add_flag("--no-recheck", ra.no_recheck, "Do not run a mismatch again (non-determinism) or a time-out again (a hang is one that repeats)");
     red->add_flag("--no-localize", ra.no_localize, "Do not localize the first disagreeing node");
     red->add_flag("--quiet", ra.quiet, "No progress line");
 

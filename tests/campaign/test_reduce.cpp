@@ -234,6 +234,55 @@ TEST_CASE("reduce: an unlocalized signature (its place is the op set) reduces to
     CHECK(check.same_unlocalized_failure(other));
 }
 
+TEST_CASE("case_judge: a time-out is a hang only if a second run, with twice the limit, times out too") {
+    const auto original = tc::evaluate_case(chain(), feeds_for_chain());
+    tc::judge_options o;
+    o.timeout_seconds = 0.5;
+    o.localize = false;
+    auto judge = [&](tc::case_preparer make) {
+        tc::detail::lane lane;
+        lane.backends.push_back(std::make_unique<tc::callable_backend>("sys", std::move(make)));  // each run in a forked child
+        lane.scratch = scratch("late_lane");
+        return tc::case_judge(o).evaluate(lane, original).results.at(0);
+    };
+    // Late once (a marker file survives the forked child): judged on the second run, which passes.
+    const auto marker = scratch("late") / "ran_once";
+    fs::create_directories(marker.parent_path());
+    auto r = judge([marker](const tensoracle::graph::graph& g) {
+        auto body = correct_runner(g);
+        return [body, marker](const std::vector<tensor>& in) {
+            if (!fs::exists(marker)) {
+                std::ofstream(marker) << "late";
+                ::sleep(3);
+            }
+            return body(in);
+        };
+    });
+    CHECK(r.outcome == tc::outcome_class::pass);
+    CHECK(r.detail.find("a first run timed out after 0.5 s") != std::string::npos);
+    // Always stuck: a hang, and the detail says it was seen twice.
+    r = judge([](const tensoracle::graph::graph&) -> tc::case_runner {
+        return [](const std::vector<tensor>&) -> std::vector<tensor> { for (;;) ::pause(); };
+    });
+    CHECK(r.outcome == tc::outcome_class::hang);
+    CHECK(r.detail.find("a second run timed out too") != std::string::npos);
+    // Without rechecks a time-out is judged from one run.
+    o.recheck = false;
+    const auto marker2 = scratch("late2") / "ran_once";
+    fs::create_directories(marker2.parent_path());
+    r = judge([marker2](const tensoracle::graph::graph& g) {
+        auto body = correct_runner(g);
+        return [body, marker2](const std::vector<tensor>& in) {
+            if (!fs::exists(marker2)) {
+                std::ofstream(marker2) << "late";
+                ::sleep(3);
+            }
+            return body(in);
+        };
+    });
+    CHECK(r.outcome == tc::outcome_class::hang);
+}
+
 TEST_CASE("reduce: a disagreement between two configurations reduces against both, and its repro compares them") {
     auto make = [&] {
         std::vector<std::unique_ptr<tc::backend>> b;
