@@ -245,19 +245,23 @@ TEST_CASE("case_judge: a time-out is a hang only if a second run, with twice the
         lane.scratch = scratch("late_lane");
         return tc::case_judge(o).evaluate(lane, original).results.at(0);
     };
-    // Late once (a marker file survives the forked child): judged on the second run, which passes.
-    const auto marker = scratch("late") / "ran_once";
-    fs::create_directories(marker.parent_path());
-    auto r = judge([marker](const tensoracle::graph::graph& g) {
-        auto body = correct_runner(g);
-        return [body, marker](const std::vector<tensor>& in) {
-            if (!fs::exists(marker)) {
-                std::ofstream(marker) << "late";
-                ::sleep(3);
-            }
-            return body(in);
+    // Correct, but its first run sleeps past the limit (a marker file survives the forked child).
+    auto late_once = [](const std::string& name) -> tc::case_preparer {
+        const auto marker = scratch(name) / "ran_once";
+        fs::create_directories(marker.parent_path());
+        return [marker](const tensoracle::graph::graph& g) -> tc::case_runner {
+            auto body = correct_runner(g);
+            return [body, marker](const std::vector<tensor>& in) {
+                if (!fs::exists(marker)) {
+                    std::ofstream(marker) << "late";
+                    ::sleep(3);
+                }
+                return body(in);
+            };
         };
-    });
+    };
+    // Late once: judged on the second run, which passes.
+    auto r = judge(late_once("late"));
     CHECK(r.outcome == tc::outcome_class::pass);
     CHECK(r.detail.find("a first run timed out after 0.5 s") != std::string::npos);
     // Always stuck: a hang, and the detail says it was seen twice.
@@ -268,18 +272,7 @@ TEST_CASE("case_judge: a time-out is a hang only if a second run, with twice the
     CHECK(r.detail.find("a second run timed out too") != std::string::npos);
     // Without rechecks a time-out is judged from one run.
     o.recheck = false;
-    const auto marker2 = scratch("late2") / "ran_once";
-    fs::create_directories(marker2.parent_path());
-    r = judge([marker2](const tensoracle::graph::graph& g) {
-        auto body = correct_runner(g);
-        return [body, marker2](const std::vector<tensor>& in) {
-            if (!fs::exists(marker2)) {
-                std::ofstream(marker2) << "late";
-                ::sleep(3);
-            }
-            return body(in);
-        };
-    });
+    r = judge(late_once("late2"));
     CHECK(r.outcome == tc::outcome_class::hang);
 }
 
