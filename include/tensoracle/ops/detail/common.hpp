@@ -156,16 +156,13 @@ domain_rule cast_range_rule(Target target_of) {
 /// (elsewhere the loss is 0 and the generator does not apply it).
 template <class F>
 domain_rule hinge_rule_for(dtype_set dtypes, std::string text, std::size_t input, F f) {
-    domain_rule r{std::move(text),
-                  [input, f, dtypes](std::span<const tensor> in) {
-                      return dtypes.contains(in[input].element_dtype()) ? hinge_loss(in[input], f) : 0.0;
-                  },
-                  [input, f, dtypes](std::span<const tensor> in) {
-                      return dtypes.contains(in[input].element_dtype()) ? hinge_gradient(in, input, f)
-                                                                        : std::vector<tensor>(in.size());
-                  }};
-    r.elementwise_input = input;
-    r.elementwise = [f](double x) { return static_cast<double>(f(x)); };
+    auto r = hinge_rule(std::move(text), input, f);
+    r.loss = [input, dtypes, loss = std::move(r.loss)](std::span<const tensor> in) {
+        return dtypes.contains(in[input].element_dtype()) ? loss(in) : 0.0;
+    };
+    r.gradient = [input, dtypes, gradient = std::move(r.gradient)](std::span<const tensor> in) {
+        return dtypes.contains(in[input].element_dtype()) ? gradient(in) : std::vector<tensor>(in.size());
+    };
     r.input_dtypes = dtypes;
     return r;
 }
