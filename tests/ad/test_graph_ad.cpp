@@ -131,7 +131,7 @@ TEST_CASE("graph AD: non-differentiable ops cut the derivative and are listed, a
     TENSORACLE_CHECK_ALLCLOSE(r.gradients.at("x"), tensor(array<double>{0, 0, 0, 0}), (tolerance{}));
     REQUIRE(r.cut_at.size() == 1);  // EyeLike; Shape's output is int64 and loses nothing
     CHECK(r.cut_at[0].find("EyeLike") != std::string::npos);
-    const auto p = ad::vjp(g, f, w, {}, {.proxy = true, .elementwise_forward = false});
+    const auto p = ad::vjp(g, f, w, {}, {.proxy = true, .tensor_level = false});
     TENSORACLE_CHECK_ALLCLOSE(p.gradients.at("x"), tensor(array<double>{0.1, 0.2, 0.3, 0.4}), (tolerance{1e-15, 1e-15}));
 }
 

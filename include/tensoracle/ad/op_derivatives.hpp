@@ -8,6 +8,10 @@
 // second engine. V is the arithmetic of the derivative computation: double or
 // float for first order, dual<double>/dual<float> for second order
 // (forward-over-forward through jvp, forward-over-reverse through vjp).
+// The input search, which needs speed more than independence, asks for
+// tensor-level VJPs instead (reverse_options::tensor_level): element-wise ops
+// through forward mode, and a few large kernels' own VJPs (Op::vjp), which
+// tests hold to the tape's.
 //
 // Nothing here includes the op registry: a test of one op includes this, the
 // op's family header and ad/typed_engine.hpp, and instantiates that op only.
@@ -15,9 +19,11 @@
 #pragma once
 
 #include <algorithm>
+#include <concepts>
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "tensoracle/ad/dual.hpp"
@@ -67,19 +73,31 @@ struct reverse_options {
     /// descent on input-domain losses does not stall. Not a derivative: never
     /// compare it with finite differences.
     bool proxy = false;
-    /// For element-wise ops (elementwise_op), compute the VJP from one JVP per
-    /// differentiable input instead of a scalar tape: several times faster on
-    /// large tensors, which is what the input search needs. The two ways agree
-    /// except where a zero tangent meets an infinite partial derivative (0 * inf
-    /// is NaN in forward mode); the AD engines keep the tape, so that their
-    /// reverse mode stays independent of their forward mode.
-    bool elementwise_forward = false;
+    /// Compute the VJP at the tensor level instead of on a scalar tape:
+    /// element-wise ops (elementwise_op) from one JVP per differentiable input,
+    /// ops with their own VJP (has_tensor_vjp: Conv, ConvTranspose, MatMul,
+    /// Gemm, TopK) through it, in real V. Several to a hundred times faster on
+    /// large tensors, which is what the input search needs. The ways agree up to
+    /// rounding, except where a zero tangent meets an infinite partial
+    /// derivative (0 * inf is NaN in forward mode); the AD engines keep the
+    /// tape, so that their reverse mode stays independent of their forward mode
+    /// and of the kit's hand-written VJPs.
+    bool tensor_level = false;
 };
 
 /// An op whose single output's every element depends only on the inputs'
 /// elements at its (ONNX multidirectional) broadcast position.
 template <class Op>
 concept elementwise_op = requires { requires Op::elementwise; };
+
+/// An op with a tensor-level VJP of its own for real V:
+/// Op::vjp<V>(context, inputs, output cotangents) returns one cotangent per
+/// input (the differentiable ones; the others may be empty), written as the
+/// kernel's loops run backwards rather than recorded on a tape.
+template <class Op, class V>
+concept has_tensor_vjp = std::is_floating_point_v<V> && requires(const spec::context& c, const std::vector<array<V>>& x) {
+    { Op::template vjp<V>(c, x, x) } -> std::same_as<std::vector<array<V>>>;
+};
 
 namespace detail {
 template <class V>
@@ -222,6 +240,32 @@ template <class Op, class V>
     }
     return r;
 }
+
+/// The VJP through the op's own tensor-level rule (has_tensor_vjp), shaped as
+/// the tape's: values of the floating outputs, cotangents of the
+/// differentiable inputs, checked against the inputs' shapes.
+template <class Op, class V>
+[[nodiscard]] reverse_result<V> own_vjp(const spec::context& c, const std::vector<array<V>>& x,
+                                        const std::vector<array<V>>& w) {
+    const auto fl = floating_outputs<Op>(c);
+    reverse_result<V> r;
+    r.values = op_value<Op, V>(c, x);
+    for (std::size_t o = 0; o < r.values.size(); ++o) {
+        if (!fl[o]) r.values[o] = empty_array<V>();
+        if (o < w.size() && !is_empty(w[o])) {
+            check_same_shape(Op::op_type, "cotangent of output", o, r.values[o].shape(), w[o].shape());
+        }
+    }
+    r.cotangents.assign(c.input_count(), empty_array<V>());
+    const auto ids = differentiable_inputs_of<Op>(c);
+    if (ids.empty()) return r;
+    auto back = Op::template vjp<V>(c, x, w);
+    for (const std::size_t i : ids) {
+        check_same_shape(Op::op_type, "cotangent", i, x[i].shape(), back.at(i).shape());
+        r.cotangents[i] = std::move(back[i]);
+    }
+    return r;
+}
 }  // namespace detail
 
 /// VJP: outputs and the input cotangents Jᵀw for output cotangents w (one per
@@ -230,7 +274,9 @@ template <class Op, class V>
 [[nodiscard]] reverse_result<V> op_vjp(const spec::context& c, const std::vector<array<V>>& x,
                                        const std::vector<array<V>>& w, const reverse_options& options = {}) {
     if constexpr (elementwise_op<Op>) {
-        if (options.elementwise_forward) return detail::elementwise_vjp<Op, V>(c, x, w, options);
+        if (options.tensor_level) return detail::elementwise_vjp<Op, V>(c, x, w, options);
+    } else if constexpr (has_tensor_vjp<Op, V>) {
+        if (options.tensor_level) return detail::own_vjp<Op, V>(c, x, w);
     }
     using R = rvar<V>;
     tape_scope<V> scope;
@@ -294,7 +340,9 @@ struct derivative_rules {
     reverse_result<V> (*vjp)(const spec::context&, const std::vector<array<V>>&, const std::vector<array<V>>&,
                              const reverse_options&) = nullptr;
     double proxy_slope = 0.0;
-    bool elementwise = false;  ///< elementwise_op: vjp honours reverse_options::elementwise_forward
+    bool elementwise = false;  ///< elementwise_op
+    /// vjp honours reverse_options::tensor_level (elementwise_op or has_tensor_vjp)
+    bool tensor_level = false;
 };
 
 template <class V, class Op>
@@ -307,6 +355,7 @@ template <class V, class Op>
     r.vjp = &op_vjp<Op, V>;
     if constexpr (requires { Op::proxy_slope; }) r.proxy_slope = Op::proxy_slope;
     r.elementwise = elementwise_op<Op>;
+    r.tensor_level = elementwise_op<Op> || has_tensor_vjp<Op, V>;
     return r;
 }
 

@@ -146,7 +146,7 @@ struct broadcast_elementwise {
         requires(!requires { F::output_dtype; } && !(F::types & spec::types::floating).empty())
     static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
         if (!info(c.input_dtype(0)).is_floating) return {array<S>{}};
-        return {compute_all<S>(x, spec::parse_attributes<attributes>(c.attributes(), op_type))};
+        return detail::single_output(compute_all<S>(x, spec::parse_attributes<attributes>(c.attributes(), op_type)));
     }
     static spec::hints hints() {
         spec::hints h;
@@ -504,9 +504,9 @@ struct Pow {
     template <class S>
     static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
         if (!info(c.input_dtype(0)).is_floating) return {array<S>{}};
-        if (info(c.input_dtype(1)).is_floating) return {compute<S, S>(x[0], x[1])};
+        if (info(c.input_dtype(1)).is_floating) return detail::single_output(compute<S, S>(x[0], x[1]));
         // Integer exponents are exact in double, as in run()'s mixed-type path.
-        return {compute<S, double>(x[0], c.input(1).to<double>())};
+        return detail::single_output(compute<S, double>(x[0], c.input(1).to<double>()));
     }
     template <int = 0>
     static spec::hints hints() { return spec::hints{}.range(0, 0.5, 3.0).range(1, -2.0, 3.0); }
@@ -545,11 +545,16 @@ struct Where {
                                        shape_type(x.shape().begin(), x.shape().end()),
                                        shape_type(y.shape().begin(), y.shape().end())};
         const auto out_shape = detail::broadcast_shapes(shapes, op_type);
-        const auto off = detail::broadcast_offsets(shapes, out_shape);
         auto out = array<T>::from_shape(out_shape);
-        for (std::size_t f = 0; f < out.size(); ++f) {
-            out.data()[f] = cond.data()[off[0][f]] ? x.data()[off[1][f]] : y.data()[off[2][f]];
-        }
+        // Runs of output elements whose inputs advance by fixed steps: no offset table.
+        detail::for_each_broadcast_run(shapes, out_shape, [&](std::size_t f, std::size_t len,
+                                                              std::span<const std::size_t> base,
+                                                              std::span<const std::size_t> step) {
+            for (std::size_t i = 0; i < len; ++i) {
+                out.data()[f + i] = cond.data()[base[0] + i * step[0]] ? x.data()[base[1] + i * step[1]]
+                                                                       : y.data()[base[2] + i * step[2]];
+            }
+        });
         return out;
     }
     template <int = 0>
@@ -564,7 +569,7 @@ struct Where {
     template <class S>
     static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
         if (!info(c.input_dtype(1)).is_floating) return {array<S>{}};
-        return {compute<S>(c.input(0).as_array<bool>(), x[1], x[2])};
+        return detail::single_output(compute<S>(c.input(0).as_array<bool>(), x[1], x[2]));
     }
 };
 
@@ -631,7 +636,7 @@ struct PRelu {
     template <class S>
     static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
         if (!info(c.input_dtype(0)).is_floating) return {array<S>{}};
-        return {compute<S>(x[0], x[1])};
+        return detail::single_output(compute<S>(x[0], x[1]));
     }
     // Facts: X >= 0 passes unchanged (the slope never applies); otherwise nothing known.
     template <int = 0>
@@ -705,7 +710,7 @@ struct Clip {
             if (!c.has_input(i)) return std::nullopt;
             return x[i].data()[0];
         };
-        return {compute<S>(x[0], bound(1), bound(2))};
+        return detail::single_output(compute<S>(x[0], bound(1), bound(2)));
     }
     // Facts: min(max(x, lo), hi) is monotone in each input (an absent bound counts as unknown).
     template <int = 0>

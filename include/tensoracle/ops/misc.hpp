@@ -627,6 +627,27 @@ struct TopK {
         if (!info(c.input_dtype(0)).is_floating) return {array<S>{}, array<S>{}};
         return {compute<S>(x[0], axis, k, a).first, array<S>{}};
     }
+    /// The VJP of Values: each selected element gets its output's cotangent
+    /// back (ad/op_derivatives.hpp). Indices has none.
+    template <class V>
+    static std::vector<array<V>> vjp(const spec::context& c, const std::vector<array<V>>& x,
+                                     const std::vector<array<V>>& w) {
+        const auto a = spec::parse_attributes<attributes>(c.attributes(), op_type);
+        const auto axis = spec::normalize_axis(a.axis, c.input(0).shape().size(), op_type);
+        const auto k = k_of(c);
+        std::vector<array<V>> g{array<V>::from_shape(x[0].shape()), array<V>{}};
+        std::fill(g[0].begin(), g[0].end(), V(0));
+        if (w.empty() || w[0].size() == 0) return g;
+        const auto indices = compute<V>(x[0], axis, k, a).second;
+        // Values[outer, j, inner] is X[outer, indices[outer, j, inner], inner].
+        const std::size_t n = x[0].shape()[axis], stride = detail::strides_of(shape_type(x[0].shape().begin(), x[0].shape().end()))[axis];
+        for (std::size_t q = 0; q < indices.size(); ++q) {
+            const std::size_t outer = q / (k * stride), inner = q % stride;
+            const auto at = outer * n * stride + static_cast<std::size_t>(indices.data()[q]) * stride + inner;
+            g[0].data()[at] += w[0].data()[q];
+        }
+        return g;
+    }
     // sorted=0 leaves the order of the k outputs to the implementation: such a case has no
     // single right answer to compare a backend with, so generated cases keep the default.
     template <int = 0>

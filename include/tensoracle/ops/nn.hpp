@@ -186,20 +186,37 @@ struct matmul : spec::one_shape_model<matmul> {
     template <int = 0>
     static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
 
+    /// The checked dims of A (M x K) times B (K x N) per batch matrix, and the
+    /// batch matrices of A and B that each batch matrix of Y multiplies.
+    struct layout {
+        std::int64_t M = 1, K = 1, N = 1;
+        std::vector<std::vector<std::size_t>> batch_offsets;  ///< [A or B][batch matrix of Y]
+        shape_type y;
+    };
+    template <class Shape>
+    static layout layout_of(const Shape& as, const Shape& bs) {
+        namespace util = detail::nn;
+        const auto m = shape_model(util::constants(as), util::constants(bs));
+        util::check_constant(op_type, m.constraints);
+        const std::size_t ra = as.size(), rb = bs.size();
+        layout l;
+        l.M = ra >= 2 ? static_cast<std::int64_t>(as[ra - 2]) : 1;
+        l.K = static_cast<std::int64_t>(as[ra - 1]);
+        l.N = rb >= 2 ? static_cast<std::int64_t>(bs[rb - 1]) : 1;
+        shape_type batch_a(as.begin(), as.end() - (ra >= 2 ? 2 : 1));
+        shape_type batch_b(bs.begin(), bs.end() - (rb >= 2 ? 2 : 1));
+        const auto batch = detail::broadcast_shapes({batch_a, batch_b}, op_type);
+        l.batch_offsets = detail::broadcast_offsets({batch_a, batch_b}, batch);
+        l.y = util::to_shape(util::values(m.y), op_type);
+        return l;
+    }
     template <class T>
     static array<T> compute(const array<T>& a, const array<T>& b) {
         static_assert(spec::dtype_accepted<matmul, T>::value);
-        namespace util = detail::nn;
-        const auto m = shape_model(util::constants(a.shape()), util::constants(b.shape()));
-        util::check_constant(op_type, m.constraints);
-        const auto ad = util::dims_of(a), bd = util::dims_of(b);
-        const std::size_t ra = ad.size(), rb = bd.size();
-        const std::int64_t M = ra >= 2 ? ad[ra - 2] : 1, K = ad[ra - 1], N = rb >= 2 ? bd[rb - 1] : 1;
-        shape_type batch_a(a.shape().begin(), a.shape().end() - (ra >= 2 ? 2 : 1));
-        shape_type batch_b(b.shape().begin(), b.shape().end() - (rb >= 2 ? 2 : 1));
-        const auto batch = detail::broadcast_shapes({batch_a, batch_b}, op_type);
-        const auto off = detail::broadcast_offsets({batch_a, batch_b}, batch);
-        auto y = array<T>::from_shape(util::to_shape(util::values(m.y), op_type));
+        const auto l = layout_of(a.shape(), b.shape());
+        const std::int64_t M = l.M, K = l.K, N = l.N;
+        const auto& off = l.batch_offsets;
+        auto y = array<T>::from_shape(l.y);
         std::size_t f = 0;
         for (std::size_t bi = 0; bi < off[0].size(); ++bi) {
             const T* pa = a.data() + off[0][bi] * static_cast<std::size_t>(M * K);
@@ -278,6 +295,37 @@ struct matmul : spec::one_shape_model<matmul> {
         if (!info(c.input_dtype(0)).is_floating) return {array<S>{}};
         return {compute<S>(x[0], x[1])};
     }
+    /// The VJP of compute: compute's loops, each product sending Y's cotangent
+    /// back to both factors (ad/op_derivatives.hpp); broadcast batch matrices
+    /// gather the cotangents of every batch matrix they are used in.
+    template <class V>
+    static std::vector<array<V>> vjp(const spec::context&, const std::vector<array<V>>& x,
+                                     const std::vector<array<V>>& w) {
+        const auto l = layout_of(x[0].shape(), x[1].shape());
+        const std::int64_t M = l.M, K = l.K, N = l.N;
+        std::vector<array<V>> g{array<V>::from_shape(x[0].shape()), array<V>::from_shape(x[1].shape())};
+        for (auto& gi : g) std::fill(gi.begin(), gi.end(), V(0));
+        if (w.empty() || w[0].size() == 0) return g;
+        const V* gy = w[0].data();
+        for (std::size_t bi = 0; bi < l.batch_offsets[0].size(); ++bi) {
+            const std::size_t oa = l.batch_offsets[0][bi] * static_cast<std::size_t>(M * K);
+            const std::size_t ob = l.batch_offsets[1][bi] * static_cast<std::size_t>(K * N);
+            const V* pa = x[0].data() + oa;
+            const V* pb = x[1].data() + ob;
+            V* ga = g[0].data() + oa;
+            V* gb = g[1].data() + ob;
+            for (std::int64_t i = 0; i < M; ++i) {
+                for (std::int64_t j = 0; j < N; ++j) {
+                    const V gf = *gy++;
+                    for (std::int64_t k = 0; k < K; ++k) {
+                        ga[i * K + k] += gf * pb[k * N + j];
+                        gb[k * N + j] += gf * pa[i * K + k];
+                    }
+                }
+            }
+        }
+        return g;
+    }
     template <int = 0>
     static spec::hints hints() { return spec::hints{}.range(0, -3, 3).range(1, -3, 3); }
 };
@@ -317,6 +365,71 @@ struct two_inputs_and_optional_third {
         return Op::template compute<T>(get(0), get(1), third, at);
     }
 };
+
+/// The multiply-adds of Conv or ConvTranspose with constant dims:
+/// Y[f] = B[channel of f] + sum of X[xoff] * W[woff] over the taps (f, xoff, woff)
+/// that Op::for_each_tap(plan, fn) visits in the reference order.
+struct conv_plan {
+    std::size_t n = 0;  ///< spatial axes
+    std::vector<std::int64_t> xs, ks, os, pb, st, dl;  ///< X, kernel and Y spatial dims; pad_begin, strides, dilations
+    std::int64_t N = 0, C = 0, M = 0, Cg = 0, Mg = 0;  ///< images, X and Y channels, and per group
+    shape_type y;
+    [[nodiscard]] std::size_t plane() const { return static_cast<std::size_t>(util::count(os)); }
+};
+
+/// Op::compute<T> of a conv_plan: each output starts at its bias and adds
+/// its taps in the plan's order, in T's accumulator type.
+template <class Op, class T>
+array<T> sum_taps(const array<T>& x, const array<T>& w, const std::optional<array<T>>& b,
+                  const typename Op::attributes& at) {
+    using acc = acc_t<T>;
+    const shape_type bs = b ? shape_type(b->shape().begin(), b->shape().end()) : shape_type{};
+    const auto p = Op::plan(shape_type(x.shape().begin(), x.shape().end()), shape_type(w.shape().begin(), w.shape().end()),
+                            b ? &bs : nullptr, at);
+    auto y = array<T>::from_shape(p.y);
+    const std::size_t plane = p.plane(), channels = static_cast<std::size_t>(p.M);
+    std::vector<acc> sum(y.size(), acc(0));
+    if (b) {
+        for (std::size_t f = 0; f < sum.size(); ++f) sum[f] = static_cast<acc>(b->data()[(f / plane) % channels]);
+    }
+    Op::for_each_tap(p, [&](std::size_t f, std::size_t xoff, std::size_t woff) {
+        sum[f] += static_cast<acc>(x.data()[xoff]) * static_cast<acc>(w.data()[woff]);
+    });
+    for (std::size_t f = 0; f < sum.size(); ++f) y.data()[f] = value_cast<T>(sum[f]);
+    return y;
+}
+
+/// Op::vjp<V> of a conv_plan: each tap sends its output's cotangent back to
+/// both factors (times the other), and the bias gathers its channel's.
+template <class Op, class V>
+std::vector<array<V>> taps_vjp(const spec::context& c, const std::vector<array<V>>& x,
+                               const std::vector<array<V>>& w) {
+    const auto at = spec::parse_attributes<typename Op::attributes>(c.attributes(), Op::op_type);
+    const bool has_b = c.has_input(2);
+    const shape_type bs = has_b ? shape_type(x[2].shape().begin(), x[2].shape().end()) : shape_type{};
+    const auto p = Op::plan(shape_type(x[0].shape().begin(), x[0].shape().end()),
+                            shape_type(x[1].shape().begin(), x[1].shape().end()), has_b ? &bs : nullptr, at);
+    std::vector<array<V>> g;
+    for (std::size_t i = 0; i < c.input_count(); ++i) {
+        g.push_back(array<V>::from_shape(i < 2 || has_b ? x[i].shape() : shape_type{0}));
+        std::fill(g.back().begin(), g.back().end(), V(0));
+    }
+    if (w.empty() || w[0].size() == 0) return g;
+    const V* gy = w[0].data();
+    const V* px = x[0].data();
+    const V* pw = x[1].data();
+    V* gx = g[0].data();
+    V* gw = g[1].data();
+    Op::for_each_tap(p, [&](std::size_t f, std::size_t xoff, std::size_t woff) {
+        gx[xoff] += gy[f] * pw[woff];
+        gw[woff] += gy[f] * px[xoff];
+    });
+    if (has_b) {
+        const std::size_t plane = p.plane(), channels = static_cast<std::size_t>(p.M);
+        for (std::size_t f = 0; f < w[0].size(); ++f) g[2].data()[(f / plane) % channels] += gy[f];
+    }
+    return g;
+}
 
 }  // namespace nn
 
@@ -429,6 +542,49 @@ struct gemm : nn::two_inputs_and_optional_third<gemm>, spec::one_shape_model<gem
             }
         }
         return y;
+    }
+    /// The VJP of compute: compute's loops, each product sending alpha times
+    /// Y's cotangent back to both factors, and C gathering beta times the
+    /// cotangents of the elements it is broadcast to (ad/op_derivatives.hpp).
+    template <class V>
+    static std::vector<array<V>> vjp(const spec::context& c, const std::vector<array<V>>& x,
+                                     const std::vector<array<V>>& w) {
+        namespace util = detail::nn;
+        const auto at = spec::parse_attributes<attributes>(c.attributes(), op_type);
+        const bool has_c = c.has_input(2);
+        std::optional<std::vector<spec::expr>> cd;
+        if (has_c) cd = util::constants(x[2].shape());
+        const auto m = shape_model(util::constants(x[0].shape()), util::constants(x[1].shape()), cd, at.transA, at.transB);
+        util::check_constant(op_type, m.constraints);
+        const auto yd = util::values(m.y);
+        const std::int64_t M = yd[0], N = yd[1], K = at.transA != 0 ? util::dims_of(x[0])[0] : util::dims_of(x[0])[1];
+        const std::int64_t lda = util::dims_of(x[0])[1], ldb = util::dims_of(x[1])[1];
+        auto ia = [&](std::int64_t i, std::int64_t k) { return static_cast<std::size_t>(at.transA != 0 ? k * lda + i : i * lda + k); };
+        auto ib = [&](std::int64_t k, std::int64_t j) { return static_cast<std::size_t>(at.transB != 0 ? j * ldb + k : k * ldb + j); };
+        std::vector<array<V>> g;
+        for (std::size_t i = 0; i < c.input_count(); ++i) {
+            g.push_back(array<V>::from_shape(i < 2 || has_c ? x[i].shape() : shape_type{0}));
+            std::fill(g.back().begin(), g.back().end(), V(0));
+        }
+        if (w.empty() || w[0].size() == 0) return g;
+        std::vector<std::size_t> coff;
+        if (has_c) {
+            coff = detail::broadcast_offsets({shape_type(x[2].shape().begin(), x[2].shape().end())},
+                                             util::to_shape(yd, op_type))[0];
+        }
+        const V alpha = static_cast<V>(at.alpha), beta = static_cast<V>(at.beta);
+        for (std::int64_t i = 0; i < M; ++i) {
+            for (std::int64_t j = 0; j < N; ++j) {
+                const auto f = static_cast<std::size_t>(i * N + j);
+                const V gs = alpha * w[0].data()[f];
+                for (std::int64_t k = 0; k < K; ++k) {
+                    g[0].data()[ia(i, k)] += gs * x[1].data()[ib(k, j)];
+                    g[1].data()[ib(k, j)] += gs * x[0].data()[ia(i, k)];
+                }
+                if (has_c) g[2].data()[coff[f]] += beta * w[0].data()[f];
+            }
+        }
+        return g;
     }
     /// compute<T> through the plugged-in GEMM (ops/fast_paths.hpp): Y starts
     /// as beta C, then one GEMM adds alpha A' B'. Nothing when none is plugged
@@ -563,47 +719,70 @@ struct conv : nn::two_inputs_and_optional_third<conv>, spec::one_shape_model<con
     template <int = 0>
     static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
 
+    /// The multiply-adds of X (shape xs) and W (shape ws), checked.
+    static nn::conv_plan plan(const shape_type& xs, const shape_type& ws, const shape_type* bs, const attributes& at) {
+        namespace util = detail::nn;
+        dims d;
+        util::fill_conv_dims_from_shapes(d, xs, ws, bs, at, op_type);
+        const auto m = shape_model(d);
+        util::check_constant(op_type, m.constraints);
+        nn::conv_plan p;
+        p.n = xs.size() - 2;
+        for (std::size_t i = 0; i < p.n; ++i) {
+            p.xs.push_back(static_cast<std::int64_t>(xs[i + 2]));
+            p.ks.push_back(static_cast<std::int64_t>(ws[i + 2]));
+        }
+        p.os = util::values(m.geo.out);
+        p.pb = util::values(m.geo.pad_begin);
+        p.st = util::values(m.geo.stride);
+        p.dl = util::values(m.geo.dilation);
+        p.N = static_cast<std::int64_t>(xs[0]);
+        p.C = static_cast<std::int64_t>(xs[1]);
+        p.M = static_cast<std::int64_t>(ws[0]);
+        p.Cg = static_cast<std::int64_t>(ws[1]);
+        p.Mg = p.M / at.group;
+        p.y = util::to_shape(util::values(m.y), op_type);
+        return p;
+    }
+    /// fn(f, xoff, woff) for each product of Y[f]'s sum, output by output
+    /// (row-major), then by input channel and kernel position; padded positions
+    /// contribute nothing.
+    template <class Fn>
+    static void for_each_tap(const nn::conv_plan& p, Fn&& fn) {
+        namespace util = detail::nn;
+        std::size_t f = 0;
+        for (std::int64_t bi = 0; bi < p.N; ++bi) {
+            for (std::int64_t mi = 0; mi < p.M; ++mi) {
+                const std::int64_t g = mi / p.Mg;
+                util::for_each_index(p.os, [&](std::span<const std::int64_t> o) {
+                    for (std::int64_t c = 0; c < p.Cg; ++c) {
+                        util::for_each_index(p.ks, [&](std::span<const std::int64_t> k) {
+                            std::int64_t xoff = bi * p.C + g * p.Cg + c, woff = mi * p.Cg + c;
+                            for (std::size_t i = 0; i < p.n; ++i) {
+                                const std::int64_t xi = p.st[i] * o[i] + p.dl[i] * k[i] - p.pb[i];
+                                if (xi < 0 || xi >= p.xs[i]) return;  // zero padding
+                                xoff = xoff * p.xs[i] + xi;
+                                woff = woff * p.ks[i] + k[i];
+                            }
+                            fn(f, static_cast<std::size_t>(xoff), static_cast<std::size_t>(woff));
+                        });
+                    }
+                    ++f;
+                });
+            }
+        }
+    }
     template <class T>
     static array<T> compute(const array<T>& x, const array<T>& w, const std::optional<array<T>>& b,
                             const attributes& at = {}) {
         static_assert(spec::dtype_accepted<conv, T>::value);
-        namespace util = detail::nn;
-        using acc = nn::acc_t<T>;
-        dims d;
-        util::fill_conv_dims(d, x, w, b, at, op_type);
-        const auto m = shape_model(d);
-        util::check_constant(op_type, m.constraints);
-
-        const auto xd = util::dims_of(x), wd = util::dims_of(w);
-        const std::size_t n = xd.size() - 2;
-        const std::vector<std::int64_t> xs(xd.begin() + 2, xd.end()), ks(wd.begin() + 2, wd.end());
-        const auto os = util::values(m.geo.out), pb = util::values(m.geo.pad_begin);
-        const auto st = util::values(m.geo.stride), dl = util::values(m.geo.dilation);
-        const std::int64_t N = xd[0], C = xd[1], M = wd[0], Cg = wd[1], Mg = M / at.group;
-        auto y = array<T>::from_shape(util::to_shape(util::values(m.y), op_type));
-        std::size_t f = 0;
-        for (std::int64_t bi = 0; bi < N; ++bi) {
-            for (std::int64_t mi = 0; mi < M; ++mi) {
-                const std::int64_t g = mi / Mg;
-                util::for_each_index(os, [&](std::span<const std::int64_t> o) {
-                    acc s = b ? static_cast<acc>(b->data()[mi]) : acc(0);
-                    for (std::int64_t c = 0; c < Cg; ++c) {
-                        util::for_each_index(ks, [&](std::span<const std::int64_t> k) {
-                            std::int64_t xoff = bi * C + g * Cg + c, woff = mi * Cg + c;
-                            for (std::size_t i = 0; i < n; ++i) {
-                                const std::int64_t xi = st[i] * o[i] + dl[i] * k[i] - pb[i];
-                                if (xi < 0 || xi >= xs[i]) return;  // zero padding
-                                xoff = xoff * xs[i] + xi;
-                                woff = woff * ks[i] + k[i];
-                            }
-                            s += static_cast<acc>(x.data()[xoff]) * static_cast<acc>(w.data()[woff]);
-                        });
-                    }
-                    y.data()[f++] = value_cast<T>(s);
-                });
-            }
-        }
-        return y;
+        return nn::sum_taps<conv, T>(x, w, b, at);
+    }
+    /// The VJP of compute: the same taps, run backwards (ad/op_derivatives.hpp).
+    template <class V>
+    static std::vector<array<V>> vjp(const spec::context& c, const std::vector<array<V>>& x,
+                                     const std::vector<array<V>>& w) {
+        return nn::taps_vjp<conv, V>(c, x, w);
     }
     /// compute<T> as im2col + one GEMM per image and group through the
     /// plugged-in GEMM (ops/fast_paths.hpp), bias added after. Nothing when
@@ -848,57 +1027,76 @@ struct conv_transpose : nn::two_inputs_and_optional_third<conv_transpose>,
     template <int = 0>
     static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
 
-    template <class T>
-    static array<T> compute(const array<T>& x, const array<T>& w, const std::optional<array<T>>& b,
-                            const attributes& at = {}) {
-        static_assert(spec::dtype_accepted<conv_transpose, T>::value);
+    /// The multiply-adds of X (shape xs) and W (shape ws), checked.
+    static nn::conv_plan plan(const shape_type& xs, const shape_type& ws, const shape_type* bs, const attributes& at) {
         namespace util = detail::nn;
-        using acc = nn::acc_t<T>;
         dims d;
-        util::fill_conv_dims(d, x, w, b, at, op_type);
+        util::fill_conv_dims_from_shapes(d, xs, ws, bs, at, op_type);
         d.output_padding = util::constants(at.output_padding);
         d.output_shape = util::constants(at.output_shape);
         const auto m = shape_model(d);
         util::check_constant(op_type, m.constraints);
-
-        const auto xd = util::dims_of(x), wd = util::dims_of(w), yd = util::values(m.y);
-        const std::size_t n = xd.size() - 2;
-        const std::vector<std::int64_t> xs(xd.begin() + 2, xd.end()), ks(wd.begin() + 2, wd.end()),
-            os(yd.begin() + 2, yd.end());
-        const auto pb = util::values(m.pad_begin), st = util::values(m.strides), dl = util::values(m.dilations);
-        const std::int64_t N = xd[0], C = xd[1], Mg = wd[1], M = yd[1], Cg = C / at.group;
-        const std::int64_t plane = util::count(os);
-        std::vector<acc> sum(static_cast<std::size_t>(N * M * plane), acc(0));
-        for (std::int64_t bi = 0; bi < N; ++bi) {
-            for (std::int64_t mi = 0; mi < M; ++mi) {
-                const acc bias = b ? static_cast<acc>(b->data()[mi]) : acc(0);
-                for (std::int64_t f = 0; f < plane; ++f) sum[static_cast<std::size_t>((bi * M + mi) * plane + f)] = bias;
-            }
-            for (std::int64_t ci = 0; ci < C; ++ci) {
-                const std::int64_t g = ci / Cg;
-                util::for_each_index(xs, [&](std::span<const std::int64_t> j) {
-                    std::int64_t xoff = bi * C + ci;
-                    for (std::size_t i = 0; i < n; ++i) xoff = xoff * xs[i] + j[i];
-                    const acc xv = static_cast<acc>(x.data()[xoff]);
-                    for (std::int64_t mm = 0; mm < Mg; ++mm) {
-                        const std::int64_t mi = g * Mg + mm;
-                        util::for_each_index(ks, [&](std::span<const std::int64_t> k) {
-                            std::int64_t yoff = bi * M + mi, woff = ci * Mg + mm;
-                            for (std::size_t i = 0; i < n; ++i) {
-                                const std::int64_t yi = st[i] * j[i] + dl[i] * k[i] - pb[i];
-                                if (yi < 0 || yi >= os[i]) return;  // cropped by pads / output_shape
-                                yoff = yoff * os[i] + yi;
-                                woff = woff * ks[i] + k[i];
+        nn::conv_plan p;
+        const auto yd = util::values(m.y);
+        p.n = xs.size() - 2;
+        for (std::size_t i = 0; i < p.n; ++i) {
+            p.xs.push_back(static_cast<std::int64_t>(xs[i + 2]));
+            p.ks.push_back(static_cast<std::int64_t>(ws[i + 2]));
+        }
+        p.os.assign(yd.begin() + 2, yd.end());
+        p.pb = util::values(m.pad_begin);
+        p.st = util::values(m.strides);
+        p.dl = util::values(m.dilations);
+        p.N = static_cast<std::int64_t>(xs[0]);
+        p.C = static_cast<std::int64_t>(xs[1]);
+        p.Mg = static_cast<std::int64_t>(ws[1]);
+        p.M = yd[1];
+        p.Cg = p.C / at.group;
+        p.y = util::to_shape(yd, op_type);
+        return p;
+    }
+    /// fn(yoff, xoff, woff) for each product X[xoff] * W[woff] scattered into
+    /// Y[yoff], input element by input element (row-major), then by output
+    /// channel of its group and kernel position; positions cropped by pads or
+    /// output_shape receive nothing.
+    template <class Fn>
+    static void for_each_tap(const nn::conv_plan& p, Fn&& fn) {
+        namespace util = detail::nn;
+        for (std::int64_t bi = 0; bi < p.N; ++bi) {
+            for (std::int64_t ci = 0; ci < p.C; ++ci) {
+                const std::int64_t g = ci / p.Cg;
+                util::for_each_index(p.xs, [&](std::span<const std::int64_t> j) {
+                    std::int64_t xoff = bi * p.C + ci;
+                    for (std::size_t i = 0; i < p.n; ++i) xoff = xoff * p.xs[i] + j[i];
+                    for (std::int64_t mm = 0; mm < p.Mg; ++mm) {
+                        const std::int64_t mi = g * p.Mg + mm;
+                        util::for_each_index(p.ks, [&](std::span<const std::int64_t> k) {
+                            std::int64_t yoff = bi * p.M + mi, woff = ci * p.Mg + mm;
+                            for (std::size_t i = 0; i < p.n; ++i) {
+                                const std::int64_t yi = p.st[i] * j[i] + p.dl[i] * k[i] - p.pb[i];
+                                if (yi < 0 || yi >= p.os[i]) return;  // cropped by pads / output_shape
+                                yoff = yoff * p.os[i] + yi;
+                                woff = woff * p.ks[i] + k[i];
                             }
-                            sum[static_cast<std::size_t>(yoff)] += xv * static_cast<acc>(w.data()[woff]);
+                            fn(static_cast<std::size_t>(yoff), static_cast<std::size_t>(xoff),
+                               static_cast<std::size_t>(woff));
                         });
                     }
                 });
             }
         }
-        auto y = array<T>::from_shape(util::to_shape(yd, op_type));
-        for (std::size_t f = 0; f < sum.size(); ++f) y.data()[f] = value_cast<T>(sum[f]);
-        return y;
+    }
+    template <class T>
+    static array<T> compute(const array<T>& x, const array<T>& w, const std::optional<array<T>>& b,
+                            const attributes& at = {}) {
+        static_assert(spec::dtype_accepted<conv_transpose, T>::value);
+        return nn::sum_taps<conv_transpose, T>(x, w, b, at);
+    }
+    /// The VJP of compute: the same taps, run backwards (ad/op_derivatives.hpp).
+    template <class V>
+    static std::vector<array<V>> vjp(const spec::context& c, const std::vector<array<V>>& x,
+                                     const std::vector<array<V>>& w) {
+        return nn::taps_vjp<conv_transpose, V>(c, x, w);
     }
     template <int = 0>
     static spec::hints hints() {

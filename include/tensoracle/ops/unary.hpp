@@ -95,7 +95,7 @@ struct unary_elementwise {
     static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
         if (!info(c.input_dtype(0)).is_floating) return {array<S>{}};
         // Unchecked: S is over double also for f32-only ops (Celu), since the AD path lifts f32 to double.
-        return {compute_unchecked<S>(x[0], spec::parse_attributes<attributes>(c.attributes(), op_type))};
+        return detail::single_output(compute_unchecked<S>(x[0], spec::parse_attributes<attributes>(c.attributes(), op_type)));
     }
     static spec::hints hints() {
         spec::hints h;
