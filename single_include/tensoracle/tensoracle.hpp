@@ -2127,6 +2127,7 @@ inline std::vector<std::vector<std::size_t>> broadcast_offsets(const std::vector
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -2160,6 +2161,22 @@ std::vector<T> single_output(T&& t) {
     std::vector<T> out;
     out.push_back(std::move(t));
     return out;
+}
+
+/// For an op's own VJP (ad::has_tensor_vjp): the cotangent of output o, or
+/// null when it is absent or empty (zeros); one of another shape than the
+/// output's is an error, since the VJP indexes it by the output's layout.
+template <class V, class Shape>
+const array<V>* output_cotangent(std::string_view op_type, const std::vector<array<V>>& w, std::size_t o,
+                                 const Shape& shape) {
+    if (o >= w.size() || (w[o].dimension() == 1 && w[o].shape()[0] == 0)) return nullptr;
+    if (!std::equal(shape.begin(), shape.end(), w[o].shape().begin(), w[o].shape().end())) {
+        throw shape_error(std::string(op_type) + " VJP",
+                          "cotangent of output " + std::to_string(o) + " has shape " +
+                              to_string(shape_type(w[o].shape().begin(), w[o].shape().end())) + " but the output has shape " +
+                              to_string(shape_type(shape.begin(), shape.end())));
+    }
+    return &w[o];
 }
 
 /// The domain rules of a formula struct F, or none when it declares none.
@@ -3960,14 +3977,15 @@ struct TopK {
         const auto k = k_of(c);
         std::vector<array<V>> g{array<V>::from_shape(x[0].shape()), array<V>{}};
         std::fill(g[0].begin(), g[0].end(), V(0));
-        if (w.empty() || w[0].size() == 0) return g;
         const auto indices = compute<V>(x[0], axis, k, a).second;
+        const auto* wy = detail::output_cotangent(op_type, w, 0, indices.shape());
+        if (wy == nullptr) return g;
         // Values[outer, j, inner] is X[outer, indices[outer, j, inner], inner].
         const std::size_t n = x[0].shape()[axis], stride = detail::strides_of(shape_type(x[0].shape().begin(), x[0].shape().end()))[axis];
         for (std::size_t q = 0; q < indices.size(); ++q) {
             const std::size_t outer = q / (k * stride), inner = q % stride;
             const auto at = outer * n * stride + static_cast<std::size_t>(indices.data()[q]) * stride + inner;
-            g[0].data()[at] += w[0].data()[q];
+            g[0].data()[at] += wy->data()[q];
         }
         return g;
     }
@@ -4590,8 +4608,9 @@ struct matmul : spec::one_shape_model<matmul> {
         const std::int64_t M = l.M, K = l.K, N = l.N;
         std::vector<array<V>> g{array<V>::from_shape(x[0].shape()), array<V>::from_shape(x[1].shape())};
         for (auto& gi : g) std::fill(gi.begin(), gi.end(), V(0));
-        if (w.empty() || w[0].size() == 0) return g;
-        const V* gy = w[0].data();
+        const auto* wy = detail::output_cotangent(op_type, w, 0, l.y);
+        if (wy == nullptr) return g;
+        const V* gy = wy->data();
         for (std::size_t bi = 0; bi < l.batch_offsets[0].size(); ++bi) {
             const std::size_t oa = l.batch_offsets[0][bi] * static_cast<std::size_t>(M * K);
             const std::size_t ob = l.batch_offsets[1][bi] * static_cast<std::size_t>(K * N);
@@ -4699,8 +4718,9 @@ std::vector<array<V>> taps_vjp(const spec::context& c, const std::vector<array<V
         g.push_back(array<V>::from_shape(i < 2 || has_b ? x[i].shape() : shape_type{0}));
         std::fill(g.back().begin(), g.back().end(), V(0));
     }
-    if (w.empty() || w[0].size() == 0) return g;
-    const V* gy = w[0].data();
+    const auto* wy = ops::detail::output_cotangent(Op::op_type, w, 0, p.y);
+    if (wy == nullptr) return g;
+    const V* gy = wy->data();
     const V* px = x[0].data();
     const V* pw = x[1].data();
     V* gx = g[0].data();
@@ -4711,7 +4731,7 @@ std::vector<array<V>> taps_vjp(const spec::context& c, const std::vector<array<V
     });
     if (has_b) {
         const std::size_t plane = p.plane(), channels = static_cast<std::size_t>(p.M);
-        for (std::size_t f = 0; f < w[0].size(); ++f) g[2].data()[(f / plane) % channels] += gy[f];
+        for (std::size_t f = 0; f < wy->size(); ++f) g[2].data()[(f / plane) % channels] += gy[f];
     }
     return g;
 }
@@ -4851,7 +4871,8 @@ struct gemm : nn::two_inputs_and_optional_third<gemm>, spec::one_shape_model<gem
             g.push_back(array<V>::from_shape(i < 2 || has_c ? x[i].shape() : shape_type{0}));
             std::fill(g.back().begin(), g.back().end(), V(0));
         }
-        if (w.empty() || w[0].size() == 0) return g;
+        const auto* wy = detail::output_cotangent(op_type, w, 0, util::to_shape(yd, op_type));
+        if (wy == nullptr) return g;
         std::vector<std::size_t> coff;
         if (has_c) {
             coff = detail::broadcast_offsets({shape_type(x[2].shape().begin(), x[2].shape().end())},
@@ -4861,12 +4882,12 @@ struct gemm : nn::two_inputs_and_optional_third<gemm>, spec::one_shape_model<gem
         for (std::int64_t i = 0; i < M; ++i) {
             for (std::int64_t j = 0; j < N; ++j) {
                 const auto f = static_cast<std::size_t>(i * N + j);
-                const V gs = alpha * w[0].data()[f];
+                const V gs = alpha * wy->data()[f];
                 for (std::int64_t k = 0; k < K; ++k) {
                     g[0].data()[ia(i, k)] += gs * x[1].data()[ib(k, j)];
                     g[1].data()[ib(k, j)] += gs * x[0].data()[ia(i, k)];
                 }
-                if (has_c) g[2].data()[coff[f]] += beta * w[0].data()[f];
+                if (has_c) g[2].data()[coff[f]] += beta * wy->data()[f];
             }
         }
         return g;
@@ -5035,21 +5056,30 @@ struct conv : nn::two_inputs_and_optional_third<conv>, spec::one_shape_model<con
     template <class Fn>
     static void for_each_tap(const nn::conv_plan& p, Fn&& fn) {
         namespace util = detail::nn;
+        const std::size_t last = p.n - 1;
+        const std::vector<std::int64_t> outer_ks(p.ks.begin(), p.ks.end() - 1);
         std::size_t f = 0;
         for (std::int64_t bi = 0; bi < p.N; ++bi) {
             for (std::int64_t mi = 0; mi < p.M; ++mi) {
                 const std::int64_t g = mi / p.Mg;
                 util::for_each_index(p.os, [&](std::span<const std::int64_t> o) {
+                    // The last kernel axis reads X at a + dl * k: only the k in
+                    // [k_lo, k_hi) fall inside X, the rest are zero padding.
+                    const std::int64_t a = p.st[last] * o[last] - p.pb[last], d = p.dl[last];
+                    const std::int64_t k_lo = a >= 0 ? 0 : (-a + d - 1) / d;
+                    const std::int64_t k_hi = std::min(p.ks[last], p.xs[last] - 1 - a < 0 ? 0 : (p.xs[last] - 1 - a) / d + 1);
                     for (std::int64_t c = 0; c < p.Cg; ++c) {
-                        util::for_each_index(p.ks, [&](std::span<const std::int64_t> k) {
+                        util::for_each_index(outer_ks, [&](std::span<const std::int64_t> k) {
                             std::int64_t xoff = bi * p.C + g * p.Cg + c, woff = mi * p.Cg + c;
-                            for (std::size_t i = 0; i < p.n; ++i) {
+                            for (std::size_t i = 0; i < last; ++i) {
                                 const std::int64_t xi = p.st[i] * o[i] + p.dl[i] * k[i] - p.pb[i];
                                 if (xi < 0 || xi >= p.xs[i]) return;  // zero padding
                                 xoff = xoff * p.xs[i] + xi;
                                 woff = woff * p.ks[i] + k[i];
                             }
-                            fn(f, static_cast<std::size_t>(xoff), static_cast<std::size_t>(woff));
+                            auto xo = static_cast<std::size_t>(xoff * p.xs[last] + a + d * k_lo);
+                            auto wo = static_cast<std::size_t>(woff * p.ks[last] + k_lo);
+                            for (std::int64_t kl = k_lo; kl < k_hi; ++kl, xo += static_cast<std::size_t>(d), ++wo) fn(f, xo, wo);
                         });
                     }
                     ++f;
@@ -5347,24 +5377,33 @@ struct conv_transpose : nn::two_inputs_and_optional_third<conv_transpose>,
     template <class Fn>
     static void for_each_tap(const nn::conv_plan& p, Fn&& fn) {
         namespace util = detail::nn;
+        const std::size_t last = p.n - 1;
+        const std::vector<std::int64_t> outer_ks(p.ks.begin(), p.ks.end() - 1);
         for (std::int64_t bi = 0; bi < p.N; ++bi) {
             for (std::int64_t ci = 0; ci < p.C; ++ci) {
                 const std::int64_t g = ci / p.Cg;
                 util::for_each_index(p.xs, [&](std::span<const std::int64_t> j) {
                     std::int64_t xoff = bi * p.C + ci;
                     for (std::size_t i = 0; i < p.n; ++i) xoff = xoff * p.xs[i] + j[i];
+                    // The last kernel axis writes Y at a + dl * k: only the k in
+                    // [k_lo, k_hi) fall inside Y, the rest are cropped.
+                    const std::int64_t a = p.st[last] * j[last] - p.pb[last], d = p.dl[last];
+                    const std::int64_t k_lo = a >= 0 ? 0 : (-a + d - 1) / d;
+                    const std::int64_t k_hi = std::min(p.ks[last], p.os[last] - 1 - a < 0 ? 0 : (p.os[last] - 1 - a) / d + 1);
                     for (std::int64_t mm = 0; mm < p.Mg; ++mm) {
                         const std::int64_t mi = g * p.Mg + mm;
-                        util::for_each_index(p.ks, [&](std::span<const std::int64_t> k) {
+                        util::for_each_index(outer_ks, [&](std::span<const std::int64_t> k) {
                             std::int64_t yoff = bi * p.M + mi, woff = ci * p.Mg + mm;
-                            for (std::size_t i = 0; i < p.n; ++i) {
+                            for (std::size_t i = 0; i < last; ++i) {
                                 const std::int64_t yi = p.st[i] * j[i] + p.dl[i] * k[i] - p.pb[i];
                                 if (yi < 0 || yi >= p.os[i]) return;  // cropped by pads / output_shape
                                 yoff = yoff * p.os[i] + yi;
                                 woff = woff * p.ks[i] + k[i];
                             }
-                            fn(static_cast<std::size_t>(yoff), static_cast<std::size_t>(xoff),
-                               static_cast<std::size_t>(woff));
+                            auto yo = static_cast<std::size_t>(yoff * p.os[last] + a + d * k_lo);
+                            auto wo = static_cast<std::size_t>(woff * p.ks[last] + k_lo);
+                            const auto xo = static_cast<std::size_t>(xoff);
+                            for (std::int64_t kl = k_lo; kl < k_hi; ++kl, yo += static_cast<std::size_t>(d), ++wo) fn(yo, xo, wo);
                         });
                     }
                 });
@@ -12182,6 +12221,10 @@ struct reverse_options {
     /// tape, so that their reverse mode stays independent of their forward mode
     /// and of the kit's hand-written VJPs.
     bool tensor_level = false;
+    /// false: an op's own VJP (has_tensor_vjp) leaves reverse_result::values
+    /// empty instead of running the op forward once more for them (the input
+    /// search has every value from its forward run). Other paths fill them anyway.
+    bool values = true;
 };
 
 /// An op whose single output's every element depends only on the inputs'
@@ -12192,7 +12235,8 @@ concept elementwise_op = requires { requires Op::elementwise; };
 /// An op with a tensor-level VJP of its own for real V:
 /// Op::vjp<V>(context, inputs, output cotangents) returns one cotangent per
 /// input (the differentiable ones; the others may be empty), written as the
-/// kernel's loops run backwards rather than recorded on a tape.
+/// kernel's loops run backwards rather than recorded on a tape. It checks
+/// that each non-empty cotangent has its output's shape.
 template <class Op, class V>
 concept has_tensor_vjp = std::is_floating_point_v<V> && requires(const spec::context& c, const std::vector<array<V>>& x) {
     { Op::template vjp<V>(c, x, x) } -> std::same_as<std::vector<array<V>>>;
@@ -12343,17 +12387,19 @@ template <class Op, class V>
 /// The VJP through the op's own tensor-level rule (has_tensor_vjp), shaped as
 /// the tape's: values of the floating outputs, cotangents of the
 /// differentiable inputs, checked against the inputs' shapes.
+/// (Op::vjp checks the cotangents' shapes against the outputs' itself.)
 template <class Op, class V>
 [[nodiscard]] reverse_result<V> own_vjp(const spec::context& c, const std::vector<array<V>>& x,
-                                        const std::vector<array<V>>& w) {
+                                        const std::vector<array<V>>& w, const reverse_options& options) {
     const auto fl = floating_outputs<Op>(c);
     reverse_result<V> r;
-    r.values = op_value<Op, V>(c, x);
-    for (std::size_t o = 0; o < r.values.size(); ++o) {
-        if (!fl[o]) r.values[o] = empty_array<V>();
-        if (o < w.size() && !is_empty(w[o])) {
-            check_same_shape(Op::op_type, "cotangent of output", o, r.values[o].shape(), w[o].shape());
+    if (options.values) {
+        r.values = op_value<Op, V>(c, x);
+        for (std::size_t o = 0; o < r.values.size(); ++o) {
+            if (!fl[o]) r.values[o] = empty_array<V>();
         }
+    } else {
+        r.values.assign(fl.size(), empty_array<V>());
     }
     r.cotangents.assign(c.input_count(), empty_array<V>());
     const auto ids = differentiable_inputs_of<Op>(c);
@@ -12375,7 +12421,7 @@ template <class Op, class V>
     if constexpr (elementwise_op<Op>) {
         if (options.tensor_level) return detail::elementwise_vjp<Op, V>(c, x, w, options);
     } else if constexpr (has_tensor_vjp<Op, V>) {
-        if (options.tensor_level) return detail::own_vjp<Op, V>(c, x, w);
+        if (options.tensor_level) return detail::own_vjp<Op, V>(c, x, w, options);
     }
     using R = rvar<V>;
     tape_scope<V> scope;
@@ -12442,6 +12488,10 @@ struct derivative_rules {
     bool elementwise = false;  ///< elementwise_op
     /// vjp honours reverse_options::tensor_level (elementwise_op or has_tensor_vjp)
     bool tensor_level = false;
+    /// false: an op's own VJP (has_tensor_vjp) leaves reverse_result::values
+    /// empty instead of running the op forward once more for them (the input
+    /// search has every value from its forward run). Other paths fill them anyway.
+    bool values = true;
 };
 
 template <class V, class Op>
@@ -18155,7 +18205,7 @@ inline std::vector<tensor> estimate_gradient(const spec::domain_rule& rule, std:
                                                                             : ad::detail::empty_array<double>());
                 }
                 result.work += 3.0 * std::max(node_work[k], 0.0);
-                const auto back = r->vjp(ctx, xs, w, {.proxy = true, .tensor_level = true});
+                const auto back = r->vjp(ctx, xs, w, {.proxy = true, .tensor_level = true, .values = false});
                 for (const std::size_t i : ids) accumulate(node.inputs[i], back.cotangents[i]);
             } catch (const error&) {
                 continue;

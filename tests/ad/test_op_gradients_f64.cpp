@@ -68,7 +68,21 @@ TEST_CASE("op gradients: tensor-level VJPs equal the tape's (element-wise ops, b
                 }
                 proxied += proxy && rules.proxy_slope != 0.0 ? 1 : 0;
             }
-            if (!rules.elementwise) own.insert(rules.op_type);
+            if (!rules.elementwise) {
+                own.insert(rules.op_type);
+                // Without values (the input search's call): the same cotangents, no forward run.
+                const auto fast = rules.vjp(ctx, xs, w, {.tensor_level = true});
+                const auto lean = rules.vjp(ctx, xs, w, {.tensor_level = true, .values = false});
+                for (const auto& v : lean.values) CHECK(ad::detail::is_empty(v));
+                for (const std::size_t i : ids) {
+                    TENSORACLE_CHECK_ALLCLOSE(tensor(lean.cotangents[i]), tensor(fast.cotangents[i]), (tolerance{0.0, 0.0}));
+                }
+                // A cotangent of another shape than its output's is an error naming both.
+                auto wrong = w;
+                wrong[0] = array<double>::from_shape({w[0].size() + 1});
+                CHECK_THROWS_WITH_AS((void)rules.vjp(ctx, xs, wrong, {.tensor_level = true, .values = false}),
+                                     doctest::Contains("cotangent of output 0 has shape"), shape_error);
+            }
             ++checked;
         }
     }

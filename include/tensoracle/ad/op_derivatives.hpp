@@ -83,6 +83,10 @@ struct reverse_options {
     /// tape, so that their reverse mode stays independent of their forward mode
     /// and of the kit's hand-written VJPs.
     bool tensor_level = false;
+    /// false: an op's own VJP (has_tensor_vjp) leaves reverse_result::values
+    /// empty instead of running the op forward once more for them (the input
+    /// search has every value from its forward run). Other paths fill them anyway.
+    bool values = true;
 };
 
 /// An op whose single output's every element depends only on the inputs'
@@ -93,7 +97,8 @@ concept elementwise_op = requires { requires Op::elementwise; };
 /// An op with a tensor-level VJP of its own for real V:
 /// Op::vjp<V>(context, inputs, output cotangents) returns one cotangent per
 /// input (the differentiable ones; the others may be empty), written as the
-/// kernel's loops run backwards rather than recorded on a tape.
+/// kernel's loops run backwards rather than recorded on a tape. It checks
+/// that each non-empty cotangent has its output's shape.
 template <class Op, class V>
 concept has_tensor_vjp = std::is_floating_point_v<V> && requires(const spec::context& c, const std::vector<array<V>>& x) {
     { Op::template vjp<V>(c, x, x) } -> std::same_as<std::vector<array<V>>>;
@@ -244,17 +249,19 @@ template <class Op, class V>
 /// The VJP through the op's own tensor-level rule (has_tensor_vjp), shaped as
 /// the tape's: values of the floating outputs, cotangents of the
 /// differentiable inputs, checked against the inputs' shapes.
+/// (Op::vjp checks the cotangents' shapes against the outputs' itself.)
 template <class Op, class V>
 [[nodiscard]] reverse_result<V> own_vjp(const spec::context& c, const std::vector<array<V>>& x,
-                                        const std::vector<array<V>>& w) {
+                                        const std::vector<array<V>>& w, const reverse_options& options) {
     const auto fl = floating_outputs<Op>(c);
     reverse_result<V> r;
-    r.values = op_value<Op, V>(c, x);
-    for (std::size_t o = 0; o < r.values.size(); ++o) {
-        if (!fl[o]) r.values[o] = empty_array<V>();
-        if (o < w.size() && !is_empty(w[o])) {
-            check_same_shape(Op::op_type, "cotangent of output", o, r.values[o].shape(), w[o].shape());
+    if (options.values) {
+        r.values = op_value<Op, V>(c, x);
+        for (std::size_t o = 0; o < r.values.size(); ++o) {
+            if (!fl[o]) r.values[o] = empty_array<V>();
         }
+    } else {
+        r.values.assign(fl.size(), empty_array<V>());
     }
     r.cotangents.assign(c.input_count(), empty_array<V>());
     const auto ids = differentiable_inputs_of<Op>(c);
@@ -276,7 +283,7 @@ template <class Op, class V>
     if constexpr (elementwise_op<Op>) {
         if (options.tensor_level) return detail::elementwise_vjp<Op, V>(c, x, w, options);
     } else if constexpr (has_tensor_vjp<Op, V>) {
-        if (options.tensor_level) return detail::own_vjp<Op, V>(c, x, w);
+        if (options.tensor_level) return detail::own_vjp<Op, V>(c, x, w, options);
     }
     using R = rvar<V>;
     tape_scope<V> scope;
@@ -343,6 +350,10 @@ struct derivative_rules {
     bool elementwise = false;  ///< elementwise_op
     /// vjp honours reverse_options::tensor_level (elementwise_op or has_tensor_vjp)
     bool tensor_level = false;
+    /// false: an op's own VJP (has_tensor_vjp) leaves reverse_result::values
+    /// empty instead of running the op forward once more for them (the input
+    /// search has every value from its forward run). Other paths fill them anyway.
+    bool values = true;
 };
 
 template <class V, class Op>

@@ -493,7 +493,7 @@ inline std::vector<tensor> estimate_gradient(const spec::domain_rule& rule, std:
                                                                             : ad::detail::empty_array<double>());
                 }
                 result.work += 3.0 * std::max(node_work[k], 0.0);
-                const auto back = r->vjp(ctx, xs, w, {.proxy = true, .tensor_level = true});
+                const auto back = r->vjp(ctx, xs, w, {.proxy = true, .tensor_level = true, .values = false});
                 for (const std::size_t i : ids) accumulate(node.inputs[i], back.cotangents[i]);
             } catch (const error&) {
                 continue;

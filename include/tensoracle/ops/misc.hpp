@@ -637,14 +637,15 @@ struct TopK {
         const auto k = k_of(c);
         std::vector<array<V>> g{array<V>::from_shape(x[0].shape()), array<V>{}};
         std::fill(g[0].begin(), g[0].end(), V(0));
-        if (w.empty() || w[0].size() == 0) return g;
         const auto indices = compute<V>(x[0], axis, k, a).second;
+        const auto* wy = detail::output_cotangent(op_type, w, 0, indices.shape());
+        if (wy == nullptr) return g;
         // Values[outer, j, inner] is X[outer, indices[outer, j, inner], inner].
         const std::size_t n = x[0].shape()[axis], stride = detail::strides_of(shape_type(x[0].shape().begin(), x[0].shape().end()))[axis];
         for (std::size_t q = 0; q < indices.size(); ++q) {
             const std::size_t outer = q / (k * stride), inner = q % stride;
             const auto at = outer * n * stride + static_cast<std::size_t>(indices.data()[q]) * stride + inner;
-            g[0].data()[at] += w[0].data()[q];
+            g[0].data()[at] += wy->data()[q];
         }
         return g;
     }

@@ -305,8 +305,9 @@ struct matmul : spec::one_shape_model<matmul> {
         const std::int64_t M = l.M, K = l.K, N = l.N;
         std::vector<array<V>> g{array<V>::from_shape(x[0].shape()), array<V>::from_shape(x[1].shape())};
         for (auto& gi : g) std::fill(gi.begin(), gi.end(), V(0));
-        if (w.empty() || w[0].size() == 0) return g;
-        const V* gy = w[0].data();
+        const auto* wy = detail::output_cotangent(op_type, w, 0, l.y);
+        if (wy == nullptr) return g;
+        const V* gy = wy->data();
         for (std::size_t bi = 0; bi < l.batch_offsets[0].size(); ++bi) {
             const std::size_t oa = l.batch_offsets[0][bi] * static_cast<std::size_t>(M * K);
             const std::size_t ob = l.batch_offsets[1][bi] * static_cast<std::size_t>(K * N);
@@ -414,8 +415,9 @@ std::vector<array<V>> taps_vjp(const spec::context& c, const std::vector<array<V
         g.push_back(array<V>::from_shape(i < 2 || has_b ? x[i].shape() : shape_type{0}));
         std::fill(g.back().begin(), g.back().end(), V(0));
     }
-    if (w.empty() || w[0].size() == 0) return g;
-    const V* gy = w[0].data();
+    const auto* wy = ops::detail::output_cotangent(Op::op_type, w, 0, p.y);
+    if (wy == nullptr) return g;
+    const V* gy = wy->data();
     const V* px = x[0].data();
     const V* pw = x[1].data();
     V* gx = g[0].data();
@@ -426,7 +428,7 @@ std::vector<array<V>> taps_vjp(const spec::context& c, const std::vector<array<V
     });
     if (has_b) {
         const std::size_t plane = p.plane(), channels = static_cast<std::size_t>(p.M);
-        for (std::size_t f = 0; f < w[0].size(); ++f) g[2].data()[(f / plane) % channels] += gy[f];
+        for (std::size_t f = 0; f < wy->size(); ++f) g[2].data()[(f / plane) % channels] += gy[f];
     }
     return g;
 }
@@ -566,7 +568,8 @@ struct gemm : nn::two_inputs_and_optional_third<gemm>, spec::one_shape_model<gem
             g.push_back(array<V>::from_shape(i < 2 || has_c ? x[i].shape() : shape_type{0}));
             std::fill(g.back().begin(), g.back().end(), V(0));
         }
-        if (w.empty() || w[0].size() == 0) return g;
+        const auto* wy = detail::output_cotangent(op_type, w, 0, util::to_shape(yd, op_type));
+        if (wy == nullptr) return g;
         std::vector<std::size_t> coff;
         if (has_c) {
             coff = detail::broadcast_offsets({shape_type(x[2].shape().begin(), x[2].shape().end())},
@@ -576,12 +579,12 @@ struct gemm : nn::two_inputs_and_optional_third<gemm>, spec::one_shape_model<gem
         for (std::int64_t i = 0; i < M; ++i) {
             for (std::int64_t j = 0; j < N; ++j) {
                 const auto f = static_cast<std::size_t>(i * N + j);
-                const V gs = alpha * w[0].data()[f];
+                const V gs = alpha * wy->data()[f];
                 for (std::int64_t k = 0; k < K; ++k) {
                     g[0].data()[ia(i, k)] += gs * x[1].data()[ib(k, j)];
                     g[1].data()[ib(k, j)] += gs * x[0].data()[ia(i, k)];
                 }
-                if (has_c) g[2].data()[coff[f]] += beta * w[0].data()[f];
+                if (has_c) g[2].data()[coff[f]] += beta * wy->data()[f];
             }
         }
         return g;
@@ -750,21 +753,30 @@ struct conv : nn::two_inputs_and_optional_third<conv>, spec::one_shape_model<con
     template <class Fn>
     static void for_each_tap(const nn::conv_plan& p, Fn&& fn) {
         namespace util = detail::nn;
+        const std::size_t last = p.n - 1;
+        const std::vector<std::int64_t> outer_ks(p.ks.begin(), p.ks.end() - 1);
         std::size_t f = 0;
         for (std::int64_t bi = 0; bi < p.N; ++bi) {
             for (std::int64_t mi = 0; mi < p.M; ++mi) {
                 const std::int64_t g = mi / p.Mg;
                 util::for_each_index(p.os, [&](std::span<const std::int64_t> o) {
+                    // The last kernel axis reads X at a + dl * k: only the k in
+                    // [k_lo, k_hi) fall inside X, the rest are zero padding.
+                    const std::int64_t a = p.st[last] * o[last] - p.pb[last], d = p.dl[last];
+                    const std::int64_t k_lo = a >= 0 ? 0 : (-a + d - 1) / d;
+                    const std::int64_t k_hi = std::min(p.ks[last], p.xs[last] - 1 - a < 0 ? 0 : (p.xs[last] - 1 - a) / d + 1);
                     for (std::int64_t c = 0; c < p.Cg; ++c) {
-                        util::for_each_index(p.ks, [&](std::span<const std::int64_t> k) {
+                        util::for_each_index(outer_ks, [&](std::span<const std::int64_t> k) {
                             std::int64_t xoff = bi * p.C + g * p.Cg + c, woff = mi * p.Cg + c;
-                            for (std::size_t i = 0; i < p.n; ++i) {
+                            for (std::size_t i = 0; i < last; ++i) {
                                 const std::int64_t xi = p.st[i] * o[i] + p.dl[i] * k[i] - p.pb[i];
                                 if (xi < 0 || xi >= p.xs[i]) return;  // zero padding
                                 xoff = xoff * p.xs[i] + xi;
                                 woff = woff * p.ks[i] + k[i];
                             }
-                            fn(f, static_cast<std::size_t>(xoff), static_cast<std::size_t>(woff));
+                            auto xo = static_cast<std::size_t>(xoff * p.xs[last] + a + d * k_lo);
+                            auto wo = static_cast<std::size_t>(woff * p.ks[last] + k_lo);
+                            for (std::int64_t kl = k_lo; kl < k_hi; ++kl, xo += static_cast<std::size_t>(d), ++wo) fn(f, xo, wo);
                         });
                     }
                     ++f;
@@ -1062,24 +1074,33 @@ struct conv_transpose : nn::two_inputs_and_optional_third<conv_transpose>,
     template <class Fn>
     static void for_each_tap(const nn::conv_plan& p, Fn&& fn) {
         namespace util = detail::nn;
+        const std::size_t last = p.n - 1;
+        const std::vector<std::int64_t> outer_ks(p.ks.begin(), p.ks.end() - 1);
         for (std::int64_t bi = 0; bi < p.N; ++bi) {
             for (std::int64_t ci = 0; ci < p.C; ++ci) {
                 const std::int64_t g = ci / p.Cg;
                 util::for_each_index(p.xs, [&](std::span<const std::int64_t> j) {
                     std::int64_t xoff = bi * p.C + ci;
                     for (std::size_t i = 0; i < p.n; ++i) xoff = xoff * p.xs[i] + j[i];
+                    // The last kernel axis writes Y at a + dl * k: only the k in
+                    // [k_lo, k_hi) fall inside Y, the rest are cropped.
+                    const std::int64_t a = p.st[last] * j[last] - p.pb[last], d = p.dl[last];
+                    const std::int64_t k_lo = a >= 0 ? 0 : (-a + d - 1) / d;
+                    const std::int64_t k_hi = std::min(p.ks[last], p.os[last] - 1 - a < 0 ? 0 : (p.os[last] - 1 - a) / d + 1);
                     for (std::int64_t mm = 0; mm < p.Mg; ++mm) {
                         const std::int64_t mi = g * p.Mg + mm;
-                        util::for_each_index(p.ks, [&](std::span<const std::int64_t> k) {
+                        util::for_each_index(outer_ks, [&](std::span<const std::int64_t> k) {
                             std::int64_t yoff = bi * p.M + mi, woff = ci * p.Mg + mm;
-                            for (std::size_t i = 0; i < p.n; ++i) {
+                            for (std::size_t i = 0; i < last; ++i) {
                                 const std::int64_t yi = p.st[i] * j[i] + p.dl[i] * k[i] - p.pb[i];
                                 if (yi < 0 || yi >= p.os[i]) return;  // cropped by pads / output_shape
                                 yoff = yoff * p.os[i] + yi;
                                 woff = woff * p.ks[i] + k[i];
                             }
-                            fn(static_cast<std::size_t>(yoff), static_cast<std::size_t>(xoff),
-                               static_cast<std::size_t>(woff));
+                            auto yo = static_cast<std::size_t>(yoff * p.os[last] + a + d * k_lo);
+                            auto wo = static_cast<std::size_t>(woff * p.ks[last] + k_lo);
+                            const auto xo = static_cast<std::size_t>(xoff);
+                            for (std::int64_t kl = k_lo; kl < k_hi; ++kl, yo += static_cast<std::size_t>(d), ++wo) fn(yo, xo, wo);
                         });
                     }
                 });

@@ -9,6 +9,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -46,6 +47,22 @@ std::vector<T> single_output(T&& t) {
     std::vector<T> out;
     out.push_back(std::move(t));
     return out;
+}
+
+/// For an op's own VJP (ad::has_tensor_vjp): the cotangent of output o, or
+/// null when it is absent or empty (zeros); one of another shape than the
+/// output's is an error, since the VJP indexes it by the output's layout.
+template <class V, class Shape>
+const array<V>* output_cotangent(std::string_view op_type, const std::vector<array<V>>& w, std::size_t o,
+                                 const Shape& shape) {
+    if (o >= w.size() || (w[o].dimension() == 1 && w[o].shape()[0] == 0)) return nullptr;
+    if (!std::equal(shape.begin(), shape.end(), w[o].shape().begin(), w[o].shape().end())) {
+        throw shape_error(std::string(op_type) + " VJP",
+                          "cotangent of output " + std::to_string(o) + " has shape " +
+                              to_string(shape_type(w[o].shape().begin(), w[o].shape().end())) + " but the output has shape " +
+                              to_string(shape_type(shape.begin(), shape.end())));
+    }
+    return &w[o];
 }
 
 /// The domain rules of a formula struct F, or none when it declares none.
