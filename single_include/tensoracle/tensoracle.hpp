@@ -4736,6 +4736,28 @@ std::vector<array<V>> taps_vjp(const spec::context& c, const std::vector<array<V
     return g;
 }
 
+/// compute<T> (sum_taps) and vjp<V> (taps_vjp) of Conv and ConvTranspose
+/// from their plan() and for_each_tap(). Attrs is a parameter, not
+/// Op::attributes: Op is incomplete where this base is instantiated.
+template <class Op>
+struct tap_kernel {
+    template <class T, class Attrs>
+    static array<T> compute(const array<T>& x, const array<T>& w, const std::optional<array<T>>& b, const Attrs& at) {
+        static_assert(spec::dtype_accepted<Op, T>::value);
+        return sum_taps<Op, T>(x, w, b, at);
+    }
+    template <class T>
+    static array<T> compute(const array<T>& x, const array<T>& w, const std::optional<array<T>>& b) {
+        return compute<T>(x, w, b, typename Op::attributes{});
+    }
+    /// The VJP of compute: the same taps, run backwards (ad/op_derivatives.hpp).
+    template <class V>
+    static std::vector<array<V>> vjp(const spec::context& c, const std::vector<array<V>>& x,
+                                     const std::vector<array<V>>& w) {
+        return taps_vjp<Op, V>(c, x, w);
+    }
+};
+
 }  // namespace nn
 
 struct gemm_attr {
@@ -4948,7 +4970,7 @@ struct conv_attr {
 /// Conv(X, W, B?): X (N, C, D1..Dn), W (M, C/group, k1..kn), B (M).
 /// Y[b, m, o] = B[m] + sum_{c < C/group} sum_{k} X[b, g*C/group + c, s*o + d*k - pad_begin] * W[m, c, k]
 /// with g = m / (M/group) and zero padding (positions outside X contribute 0).
-struct conv : nn::two_inputs_and_optional_third<conv>, spec::one_shape_model<conv> {
+struct conv : nn::two_inputs_and_optional_third<conv>, nn::tap_kernel<conv>, spec::one_shape_model<conv> {
     static constexpr std::string_view op_type = "Conv";
     static constexpr int opset = 11;
     using attributes = conv_attr;
@@ -5087,18 +5109,6 @@ struct conv : nn::two_inputs_and_optional_third<conv>, spec::one_shape_model<con
             }
         }
     }
-    template <class T>
-    static array<T> compute(const array<T>& x, const array<T>& w, const std::optional<array<T>>& b,
-                            const attributes& at = {}) {
-        static_assert(spec::dtype_accepted<conv, T>::value);
-        return nn::sum_taps<conv, T>(x, w, b, at);
-    }
-    /// The VJP of compute: the same taps, run backwards (ad/op_derivatives.hpp).
-    template <class V>
-    static std::vector<array<V>> vjp(const spec::context& c, const std::vector<array<V>>& x,
-                                     const std::vector<array<V>>& w) {
-        return nn::taps_vjp<conv, V>(c, x, w);
-    }
     /// compute<T> as im2col + one GEMM per image and group through the
     /// plugged-in GEMM (ops/fast_paths.hpp), bias added after. Nothing when
     /// none is plugged in for T, a dim is 0 or a value is not finite.
@@ -5231,7 +5241,7 @@ struct conv_transpose_attr {
 /// ConvTranspose(X, W, B?): X (N, C, D1..Dn), W (C, M/group, k1..kn), B (M).
 /// Y[b, g*M/group + m, s*j + d*k - pad_begin] += X[b, g*C/group + c, j] * W[g*C/group + c, m, k],
 /// Y starts at B; the full size per axis is s*(x-1) + output_padding + d*(k-1) + 1 - pads.
-struct conv_transpose : nn::two_inputs_and_optional_third<conv_transpose>,
+struct conv_transpose : nn::two_inputs_and_optional_third<conv_transpose>, nn::tap_kernel<conv_transpose>,
                         spec::one_shape_model<conv_transpose> {
     static constexpr std::string_view op_type = "ConvTranspose";
     static constexpr int opset = 11;
@@ -5409,18 +5419,6 @@ struct conv_transpose : nn::two_inputs_and_optional_third<conv_transpose>,
                 });
             }
         }
-    }
-    template <class T>
-    static array<T> compute(const array<T>& x, const array<T>& w, const std::optional<array<T>>& b,
-                            const attributes& at = {}) {
-        static_assert(spec::dtype_accepted<conv_transpose, T>::value);
-        return nn::sum_taps<conv_transpose, T>(x, w, b, at);
-    }
-    /// The VJP of compute: the same taps, run backwards (ad/op_derivatives.hpp).
-    template <class V>
-    static std::vector<array<V>> vjp(const spec::context& c, const std::vector<array<V>>& x,
-                                     const std::vector<array<V>>& w) {
-        return nn::taps_vjp<conv_transpose, V>(c, x, w);
     }
     template <int = 0>
     static spec::hints hints() {
