@@ -12486,10 +12486,6 @@ struct derivative_rules {
     bool elementwise = false;  ///< elementwise_op
     /// vjp honours reverse_options::tensor_level (elementwise_op or has_tensor_vjp)
     bool tensor_level = false;
-    /// false: an op's own VJP (has_tensor_vjp) leaves reverse_result::values
-    /// empty instead of running the op forward once more for them (the input
-    /// search has every value from its forward run). Other paths fill them anyway.
-    bool values = true;
 };
 
 template <class V, class Op>
