@@ -49,6 +49,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <boost/hana/adapt_struct.hpp>
@@ -376,7 +377,28 @@ struct conv_plan {
     std::int64_t N = 0, C = 0, M = 0, Cg = 0, Mg = 0;  ///< images, X and Y channels, and per group
     shape_type y;
     [[nodiscard]] std::size_t plane() const { return static_cast<std::size_t>(util::count(os)); }
+    /// n, xs, ks, N and C from X's and W's shapes (both ops read them alike).
+    static conv_plan of_shapes(const shape_type& x, const shape_type& w) {
+        conv_plan p;
+        p.n = x.size() - 2;
+        for (std::size_t i = 0; i < p.n; ++i) {
+            p.xs.push_back(static_cast<std::int64_t>(x[i + 2]));
+            p.ks.push_back(static_cast<std::int64_t>(w[i + 2]));
+        }
+        p.N = static_cast<std::int64_t>(x[0]);
+        p.C = static_cast<std::int64_t>(x[1]);
+        return p;
+    }
 };
+
+/// The kernel positions k in [0, ks) whose tap a + d * k lies in [0, limit):
+/// [first, end) (empty when none). d >= 1.
+inline std::pair<std::int64_t, std::int64_t> taps_in_bounds(std::int64_t a, std::int64_t d, std::int64_t ks,
+                                                            std::int64_t limit) {
+    const std::int64_t first = a >= 0 ? 0 : (-a + d - 1) / d;
+    const std::int64_t end = std::min(ks, limit - 1 - a < 0 ? 0 : (limit - 1 - a) / d + 1);
+    return {first, end};
+}
 
 /// Op::compute<T> of a conv_plan: each output starts at its bias and adds
 /// its taps in the plan's order, in T's accumulator type.
@@ -751,18 +773,11 @@ struct conv : nn::two_inputs_and_optional_third<conv>, nn::tap_kernel<conv>, spe
         util::fill_conv_dims_from_shapes(d, xs, ws, bs, at, op_type);
         const auto m = shape_model(d);
         util::check_constant(op_type, m.constraints);
-        nn::conv_plan p;
-        p.n = xs.size() - 2;
-        for (std::size_t i = 0; i < p.n; ++i) {
-            p.xs.push_back(static_cast<std::int64_t>(xs[i + 2]));
-            p.ks.push_back(static_cast<std::int64_t>(ws[i + 2]));
-        }
+        auto p = nn::conv_plan::of_shapes(xs, ws);
         p.os = util::values(m.geo.out);
         p.pb = util::values(m.geo.pad_begin);
         p.st = util::values(m.geo.stride);
         p.dl = util::values(m.geo.dilation);
-        p.N = static_cast<std::int64_t>(xs[0]);
-        p.C = static_cast<std::int64_t>(xs[1]);
         p.M = static_cast<std::int64_t>(ws[0]);
         p.Cg = static_cast<std::int64_t>(ws[1]);
         p.Mg = p.M / at.group;
@@ -785,8 +800,9 @@ struct conv : nn::two_inputs_and_optional_third<conv>, nn::tap_kernel<conv>, spe
                     // The last kernel axis reads X at a + dl * k: only the k in
                     // [k_lo, k_hi) fall inside X, the rest are zero padding.
                     const std::int64_t a = p.st[last] * o[last] - p.pb[last], d = p.dl[last];
-                    const std::int64_t k_lo = a >= 0 ? 0 : (-a + d - 1) / d;
-                    const std::int64_t k_hi = std::min(p.ks[last], p.xs[last] - 1 - a < 0 ? 0 : (p.xs[last] - 1 - a) / d + 1);
+                    // (Named copies, not a structured binding: Clang 14 cannot capture one in the lambda below.)
+                    const auto range = nn::taps_in_bounds(a, d, p.ks[last], p.xs[last]);
+                    const std::int64_t k_lo = range.first, k_hi = range.second;
                     for (std::int64_t c = 0; c < p.Cg; ++c) {
                         util::for_each_index(outer_ks, [&](std::span<const std::int64_t> k) {
                             std::int64_t xoff = bi * p.C + g * p.Cg + c, woff = mi * p.Cg + c;
@@ -1058,19 +1074,12 @@ struct conv_transpose : nn::two_inputs_and_optional_third<conv_transpose>, nn::t
         d.output_shape = util::constants(at.output_shape);
         const auto m = shape_model(d);
         util::check_constant(op_type, m.constraints);
-        nn::conv_plan p;
+        auto p = nn::conv_plan::of_shapes(xs, ws);
         const auto yd = util::values(m.y);
-        p.n = xs.size() - 2;
-        for (std::size_t i = 0; i < p.n; ++i) {
-            p.xs.push_back(static_cast<std::int64_t>(xs[i + 2]));
-            p.ks.push_back(static_cast<std::int64_t>(ws[i + 2]));
-        }
         p.os.assign(yd.begin() + 2, yd.end());
         p.pb = util::values(m.pad_begin);
         p.st = util::values(m.strides);
         p.dl = util::values(m.dilations);
-        p.N = static_cast<std::int64_t>(xs[0]);
-        p.C = static_cast<std::int64_t>(xs[1]);
         p.Mg = static_cast<std::int64_t>(ws[1]);
         p.M = yd[1];
         p.Cg = p.C / at.group;
@@ -1095,8 +1104,9 @@ struct conv_transpose : nn::two_inputs_and_optional_third<conv_transpose>, nn::t
                     // The last kernel axis writes Y at a + dl * k: only the k in
                     // [k_lo, k_hi) fall inside Y, the rest are cropped.
                     const std::int64_t a = p.st[last] * j[last] - p.pb[last], d = p.dl[last];
-                    const std::int64_t k_lo = a >= 0 ? 0 : (-a + d - 1) / d;
-                    const std::int64_t k_hi = std::min(p.ks[last], p.os[last] - 1 - a < 0 ? 0 : (p.os[last] - 1 - a) / d + 1);
+                    // (Named copies, not a structured binding: Clang 14 cannot capture one in the lambda below.)
+                    const auto range = nn::taps_in_bounds(a, d, p.ks[last], p.os[last]);
+                    const std::int64_t k_lo = range.first, k_hi = range.second;
                     for (std::int64_t mm = 0; mm < p.Mg; ++mm) {
                         const std::int64_t mi = g * p.Mg + mm;
                         util::for_each_index(outer_ks, [&](std::span<const std::int64_t> k) {
