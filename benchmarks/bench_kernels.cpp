@@ -259,6 +259,47 @@ int main(int argc, char** argv) {
     }
 
     elementwise_section(reps, g);
+    // MaxPool and AveragePool 3x3, stride 1, pad 1 (padding excluded from the
+    // mean) against a plain loop over the same windows
+    // (rows of the element-wise section's table).
+    {
+        const std::size_t ch = 32, hw = 64;
+        const to::tensor x(g.normal_array<float>({1, ch, hw, hw}));
+        const auto xv = x.values<float>();
+        const to::spec::attribute_map attrs{{"kernel_shape", std::vector<std::int64_t>{3, 3}},
+                                            {"pads", std::vector<std::int64_t>{1, 1, 1, 1}}};
+        for (const bool max : {true, false}) {
+            to::tensor ref;
+            const double t_ref = median_seconds(reps, [&] { ref = run_op(max ? "MaxPool" : "AveragePool", {&x}, attrs); });
+            std::vector<float> out(ch * hw * hw);
+            const auto h = static_cast<std::ptrdiff_t>(hw);
+            const double t_loop = median_seconds(reps, [&] {
+                for (std::size_t c = 0; c < ch; ++c) {
+                    const float* plane = xv.data() + c * hw * hw;
+                    for (std::ptrdiff_t y = 0; y < h; ++y) {
+                        for (std::ptrdiff_t xx = 0; xx < h; ++xx) {
+                            float acc = max ? -std::numeric_limits<float>::infinity() : 0.0f;
+                            int count = 0;
+                            for (std::ptrdiff_t iy = std::max<std::ptrdiff_t>(y - 1, 0); iy <= std::min(y + 1, h - 1); ++iy) {
+                                for (std::ptrdiff_t ix = std::max<std::ptrdiff_t>(xx - 1, 0); ix <= std::min(xx + 1, h - 1); ++ix) {
+                                    const float v = plane[iy * h + ix];
+                                    acc = max ? std::max(acc, v) : acc + v;
+                                    ++count;
+                                }
+                            }
+                            out[(c * hw + static_cast<std::size_t>(y)) * hw + static_cast<std::size_t>(xx)] =
+                                max ? acc : acc / static_cast<float>(count);
+                        }
+                    }
+                }
+            });
+            auto loop = to::array<float>::from_shape({1, ch, hw, hw});
+            std::copy(out.begin(), out.end(), loop.data());
+            loop_row(std::string(max ? "MaxPool" : "AveragePool") + " 3x3 pad 1 C=32 64x64", static_cast<double>(out.size()),
+                     t_ref, t_loop, to::compare(ref, to::tensor(loop)).passes(to::tolerance{1e-5, 1e-5}));
+        }
+    }
+
     interpreter_section(reps, g);
 
 #ifdef TENSORACLE_BENCH_WITH_ONNX

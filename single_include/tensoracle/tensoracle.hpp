@@ -5493,6 +5493,70 @@ inline spec::expr pool_work(const spec::context& c, const std::vector<std::vecto
     return spec::product(out[0]) * spec::product(c.attr_ints("kernel_shape"));
 }
 
+/// The taps of one pooling window that lie inside X, in row-major kernel
+/// order (the order the ONNX formula sums and compares them in): each tap
+/// p_i = stride_i * o_i + dilation_i * k_i - pad_begin_i inside [0, X_i) on
+/// every axis. The in-bounds kernel positions form a box, found per axis
+/// (taps_in_bounds), so no tap is tested for padding one by one.
+class window_taps {
+public:
+    /// dl empty: dilation 1 on every axis (AveragePool).
+    window_taps(std::span<const std::int64_t> xs, std::span<const std::int64_t> ks, std::span<const std::int64_t> st,
+                std::span<const std::int64_t> dl, std::span<const std::int64_t> pb)
+        : xs_(xs), ks_(ks), st_(st), pb_(pb), n_(xs.size()), dl_(n_, 1), lo_(n_), hi_(n_), k_(n_), rs_(n_), cs_(n_) {
+        if (!dl.empty()) dl_.assign(dl.begin(), dl.end());
+        for (std::size_t i = n_, r = 1; i-- > 0;) {
+            rs_[i] = static_cast<std::int64_t>(r);
+            r *= static_cast<std::size_t>(xs[i]);
+        }
+        for (std::size_t i = 0, c = 1; i < n_; ++i) {
+            cs_[i] = static_cast<std::int64_t>(c);
+            c *= static_cast<std::size_t>(xs[i]);
+        }
+    }
+    /// fn(row, column) for each in-bounds tap of output position o: the tap's
+    /// offset in its plane, row-major and column-major (MaxPool's
+    /// storage_order 1). Returns how many taps there were.
+    template <class Fn>
+    std::int64_t visit(std::span<const std::int64_t> o, Fn&& fn) {
+        std::int64_t row = 0, col = 0;
+        for (std::size_t i = 0; i < n_; ++i) {
+            const std::int64_t a = st_[i] * o[i] - pb_[i];
+            const auto range = taps_in_bounds(a, dl_[i], ks_[i], xs_[i]);
+            if (range.first >= range.second) return 0;
+            lo_[i] = k_[i] = range.first;
+            hi_[i] = range.second;
+            row += (a + dl_[i] * range.first) * rs_[i];
+            col += (a + dl_[i] * range.first) * cs_[i];
+        }
+        // The last axis as one run; the axes before it as an odometer.
+        const std::size_t last = n_ - 1;
+        const std::int64_t run = hi_[last] - lo_[last], row_step = dl_[last], col_step = dl_[last] * cs_[last];
+        std::int64_t count = 0;
+        for (;;) {
+            for (std::int64_t j = 0, r = row, c = col; j < run; ++j, r += row_step, c += col_step) fn(r, c);
+            count += run;
+            for (std::size_t i = last;;) {
+                if (i == 0) return count;
+                --i;
+                if (++k_[i] < hi_[i]) {
+                    row += dl_[i] * rs_[i];
+                    col += dl_[i] * cs_[i];
+                    break;
+                }
+                row -= (hi_[i] - 1 - lo_[i]) * dl_[i] * rs_[i];
+                col -= (hi_[i] - 1 - lo_[i]) * dl_[i] * cs_[i];
+                k_[i] = lo_[i];
+            }
+        }
+    }
+
+private:
+    std::span<const std::int64_t> xs_, ks_, st_, pb_;
+    std::size_t n_;
+    std::vector<std::int64_t> dl_, lo_, hi_, k_, rs_, cs_;  // dilations, box, odometer, row- and column-major strides
+};
+
 }  // namespace nn
 
 struct max_pool_attr {
@@ -5552,7 +5616,6 @@ struct max_pool : spec::one_shape_model<max_pool> {
         util::check_constant(op_type, m.constraints);
         if (at.storage_order != 0 && at.storage_order != 1) throw error(std::string(op_type), "storage_order must be 0 or 1");
         const auto xd = util::dims_of(x), yd = util::values(m.y);
-        const std::size_t n = xd.size() - 2;
         const std::vector<std::int64_t> xs(xd.begin() + 2, xd.end()), os(yd.begin() + 2, yd.end());
         const auto ks = at.kernel_shape;
         const auto pb = util::values(m.geo.pad_begin), st = util::values(m.geo.stride), dl = util::values(m.geo.dilation);
@@ -5561,23 +5624,13 @@ struct max_pool : spec::one_shape_model<max_pool> {
         auto y = array<T>::from_shape(shape);
         auto ind = array<std::int64_t>::from_shape(shape);
         std::size_t f = 0;
-        std::vector<std::int64_t> pos(n);
+        nn::window_taps taps(xs, ks, st, dl, pb);  // padding taps are ignored
         for (std::int64_t pl = 0; pl < planes; ++pl) {
             util::for_each_index(os, [&](std::span<const std::int64_t> o) {
                 bool found = false;
                 T best{};
                 std::int64_t best_idx = 0;
-                util::for_each_index(ks, [&](std::span<const std::int64_t> k) {
-                    for (std::size_t i = 0; i < n; ++i) {
-                        pos[i] = st[i] * o[i] + dl[i] * k[i] - pb[i];
-                        if (pos[i] < 0 || pos[i] >= xs[i]) return;  // padding: ignored
-                    }
-                    std::int64_t row = 0, col = 0, step = 1;
-                    for (std::size_t i = 0; i < n; ++i) row = row * xs[i] + pos[i];
-                    for (std::size_t i = 0; i < n; ++i) {
-                        col += pos[i] * step;
-                        step *= xs[i];
-                    }
+                taps.visit(o, [&](std::int64_t row, std::int64_t col) {
                     const T v = x.data()[pl * plane + row];
                     bool take = !found || v > best;
                     if constexpr (real_scalar<T>) {
@@ -5686,24 +5739,19 @@ struct average_pool : spec::one_shape_model<average_pool> {
         const std::int64_t planes = xd[0] * xd[1], plane = util::count(xs);
         auto y = array<T>::from_shape(util::to_shape(yd, op_type));
         std::size_t f = 0;
+        nn::window_taps taps(xs, ks, st, {}, pb);
         for (std::int64_t pl = 0; pl < planes; ++pl) {
             util::for_each_index(os, [&](std::span<const std::int64_t> o) {
                 acc s = 0;
-                std::int64_t inside = 0, padded = 0;
-                util::for_each_index(ks, [&](std::span<const std::int64_t> k) {
-                    std::int64_t row = 0;
-                    bool in_x = true;
-                    for (std::size_t i = 0; i < n; ++i) {
-                        const std::int64_t p = st[i] * o[i] + k[i] - pb[i];
-                        if (p >= xs[i] + pe[i]) return;  // past the end padding (ceil_mode)
-                        if (p < 0 || p >= xs[i]) in_x = false;
-                        row = row * xs[i] + p;
-                    }
-                    ++padded;
-                    if (!in_x) return;
-                    ++inside;
+                const std::int64_t inside = taps.visit(o, [&](std::int64_t row, std::int64_t) {
                     s += static_cast<acc>(x.data()[pl * plane + row]);
                 });
+                // count_include_pad counts the pads too, but not the taps past
+                // them that ceil_mode adds: per axis, positions before X_i + pad_end_i.
+                std::int64_t padded = 1;
+                for (std::size_t i = 0; i < n; ++i) {
+                    padded *= std::clamp<std::int64_t>(xs[i] + pe[i] - (st[i] * o[i] - pb[i]), 0, ks[i]);
+                }
                 const std::int64_t divisor = at.count_include_pad != 0 ? padded : inside;
                 if (divisor == 0) throw error(std::string(op_type), "a pooling window covers only padding");
                 y.data()[f++] = value_cast<T>(s / static_cast<acc>(divisor));

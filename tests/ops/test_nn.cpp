@@ -301,6 +301,131 @@ TEST_CASE("nn: ConvTranspose is the adjoint of Conv: <conv(x), y> == <x, convT(y
     }
 }
 
+namespace {
+
+/// The ONNX pooling formula one tap at a time, every bound tested per tap:
+/// the reference the kernels' in-bounds boxes (nn::window_taps) are held to.
+/// Output shape and pad_end come from the kernel's own output (shape
+/// inference is the node tests' and the generator's to check).
+struct direct_pool_result {
+    std::vector<double> y;
+    std::vector<std::int64_t> indices;
+};
+direct_pool_result direct_pool(bool max, const array<double>& x, const shape_type& y_shape, const std::vector<std::int64_t>& ks,
+                               const std::vector<std::int64_t>& st, const std::vector<std::int64_t>& dl,
+                               const std::vector<std::int64_t>& pads, bool include_pad, bool column_major) {
+    const std::size_t n = ks.size();
+    std::vector<std::int64_t> xs(n), os(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        xs[i] = static_cast<std::int64_t>(x.shape()[i + 2]);
+        os[i] = static_cast<std::int64_t>(y_shape[i + 2]);
+    }
+    std::int64_t plane = 1, outs = 1, taps = 1;
+    for (std::size_t i = 0; i < n; ++i) {
+        plane *= xs[i];
+        outs *= os[i];
+        taps *= ks[i];
+    }
+    const auto planes = static_cast<std::int64_t>(x.shape()[0] * x.shape()[1]);
+    direct_pool_result r;
+    for (std::int64_t pl = 0; pl < planes; ++pl) {
+        for (std::int64_t fo = 0; fo < outs; ++fo) {
+            std::vector<std::int64_t> o(n);
+            for (std::size_t i = n, rest = static_cast<std::size_t>(fo); i-- > 0;) {
+                o[i] = static_cast<std::int64_t>(rest % static_cast<std::size_t>(os[i]));
+                rest /= static_cast<std::size_t>(os[i]);
+            }
+            double sum = 0.0, best = 0.0;
+            std::int64_t inside = 0, counted = 0, best_index = -1;
+            for (std::int64_t t = 0; t < taps; ++t) {  // row-major over the kernel
+                std::vector<std::int64_t> k(n);
+                for (std::size_t i = n, rest = static_cast<std::size_t>(t); i-- > 0;) {
+                    k[i] = static_cast<std::int64_t>(rest % static_cast<std::size_t>(ks[i]));
+                    rest /= static_cast<std::size_t>(ks[i]);
+                }
+                bool in_x = true, before_end = true;
+                std::int64_t row = 0, col = 0, step = 1;
+                for (std::size_t i = 0; i < n; ++i) {
+                    const std::int64_t p = st[i] * o[i] + dl[i] * k[i] - pads[i];
+                    in_x = in_x && p >= 0 && p < xs[i];
+                    before_end = before_end && p < xs[i] + pads[n + i];
+                    row = row * xs[i] + p;
+                    col += p * step;
+                    step *= xs[i];
+                }
+                counted += before_end ? 1 : 0;
+                if (!in_x) continue;
+                ++inside;
+                const double v = x.data()[static_cast<std::size_t>(pl * plane + row)];
+                sum += v;
+                // The first maximum in kernel order; a NaN, once taken, stays.
+                if (best_index < 0 || (!std::isnan(best) && (v > best || std::isnan(v)))) {
+                    best = v;
+                    best_index = pl * plane + (column_major ? col : row);
+                }
+            }
+            if (max) {
+                r.y.push_back(best);
+                r.indices.push_back(best_index);
+            } else {
+                r.y.push_back(sum / static_cast<double>(include_pad ? counted : inside));
+            }
+        }
+    }
+    return r;
+}
+
+}  // namespace
+
+TEST_CASE("nn: MaxPool and AveragePool equal the per-tap formula on random geometries") {
+    to::rng g(4242);
+    int compared = 0;
+    for (int trial = 0; trial < 400; ++trial) {
+        const bool max = trial % 2 == 0;
+        const std::size_t n = static_cast<std::size_t>(g.integer(1, 3));
+        shape_type xs{static_cast<std::size_t>(g.integer(1, 2)), static_cast<std::size_t>(g.integer(1, 3))};
+        std::vector<std::int64_t> ks(n), st(n), dl(n, 1), pads(2 * n);
+        for (std::size_t i = 0; i < n; ++i) {
+            ks[i] = g.integer(1, 4);
+            st[i] = g.integer(1, 3);
+            if (max) dl[i] = g.integer(1, 3);
+            xs.push_back(static_cast<std::size_t>(g.integer(1, 9)));
+        }
+        // Pads below the kernel, as ONNX requires; often none, often asymmetric.
+        for (std::size_t i = 0; i < 2 * n; ++i) pads[i] = g.bernoulli(0.3) ? 0 : g.integer(0, ks[i % n] - 1);
+        const bool ceil = g.bernoulli(0.4), include_pad = g.bernoulli(0.5), column_major = g.bernoulli(0.3);
+        // Small integers make ties (the first maximum wins); a few NaNs.
+        auto x = g.uniform_array<double>(xs, -3.0, 3.0);
+        for (auto& v : x) v = g.bernoulli(0.03) ? std::nan("") : std::round(v);
+        to::spec::attribute_map a{{"kernel_shape", ks}, {"strides", st}, {"pads", pads}, {"ceil_mode", std::int64_t{ceil}}};
+        if (max) {
+            a["dilations"] = dl;
+            a["storage_order"] = std::int64_t{column_major};
+        } else {
+            a["count_include_pad"] = std::int64_t{include_pad};
+        }
+        std::vector<tensor> out;
+        try {
+            out = eval(max ? "MaxPool" : "AveragePool", {tensor(x)}, a);
+        } catch (const to::error&) {
+            continue;  // a geometry the spec refuses (empty output, a window only in padding)
+        }
+        ++compared;
+        CAPTURE(trial);
+        const shape_type ys(out[0].shape().begin(), out[0].shape().end());
+        const auto want = direct_pool(max, x, ys, ks, st, dl, pads, include_pad, column_major);
+        REQUIRE(out[0].size() == want.y.size());
+        for (std::size_t f = 0; f < want.y.size(); ++f) {
+            const double got = out[0].value_as_double(f);
+            CAPTURE(f);
+            // The same taps in the same order: equal, NaN where the formula gives NaN.
+            CHECK((std::isnan(want.y[f]) ? std::isnan(got) : got == want.y[f]));
+            if (max) CHECK(out[1].value_as_double(f) == static_cast<double>(want.indices[f]));
+        }
+    }
+    CHECK(compared >= 250);  // most geometries are valid: the comparison is not skipped
+}
+
 TEST_CASE("nn: GlobalAveragePool equals AveragePool over the whole plane, and Gemm equals MatMul plus C") {
     to::rng g(3);
     const auto x = random_array(g, {2, 3, 4, 5});
