@@ -1211,6 +1211,15 @@ public:
             c *= static_cast<std::size_t>(xs[i]);
         }
     }
+    /// How many in-bounds taps output position o has.
+    [[nodiscard]] std::int64_t count(std::span<const std::int64_t> o) const {
+        std::int64_t c = 1;
+        for (std::size_t i = 0; i < n_; ++i) {
+            const auto range = taps_in_bounds(st_[i] * o[i] - pb_[i], dl_[i], ks_[i], xs_[i]);
+            c *= std::max<std::int64_t>(range.second - range.first, 0);
+        }
+        return c;
+    }
     /// fn(row, column) for each in-bounds tap of output position o: the tap's
     /// offset in its plane, row-major and column-major (MaxPool's
     /// storage_order 1). Returns how many taps there were.
@@ -1366,6 +1375,21 @@ struct max_pool : spec::one_shape_model<max_pool> {
         if (!info(c.input_dtype(0)).is_floating) return {array<S>{}, array<S>{}};
         return {compute<S>(x[0], at).first, array<S>{}};
     }
+    /// The VJP of Y: each output's cotangent to the element it selected
+    /// (ad/op_derivatives.hpp). Indices has none.
+    template <class V>
+    static std::vector<array<V>> vjp(const spec::context& c, const std::vector<array<V>>& x,
+                                     const std::vector<array<V>>& w) {
+        auto at = spec::parse_attributes<attributes>(c.attributes(), op_type);
+        at.storage_order = 0;  // row-major indices are offsets into X
+        const auto selected = compute<V>(x[0], at).second;
+        std::vector<array<V>> g{array<V>::from_shape(x[0].shape())};
+        std::fill(g[0].begin(), g[0].end(), V(0));
+        const auto* wy = detail::output_cotangent(op_type, w, 0, selected.shape());
+        if (wy == nullptr) return g;
+        for (std::size_t f = 0; f < selected.size(); ++f) g[0].data()[static_cast<std::size_t>(selected.data()[f])] += wy->data()[f];
+        return g;
+    }
     template <int = 0>
     static spec::hints hints() {
         return spec::hints{}.facts(spec::facts::selection_of(0))
@@ -1419,42 +1443,89 @@ struct average_pool : spec::one_shape_model<average_pool> {
     template <int = 0>
     static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
 
+    /// The windows of X under `at`, shared by compute and vjp: fn(f, base, o,
+    /// taps, divisor) for each output f, with base the offset of its plane in
+    /// X, o its spatial position and taps its in-bounds taps (taps.visit(o, ...)).
+    class windows {
+    public:
+        template <class Shape>
+        windows(const Shape& x_shape, const attributes& at) {
+            namespace util = detail::nn;
+            const auto m = nn::pool_shape_model(util::constants(x_shape), util::constants(at.kernel_shape),
+                                                util::constants(at.strides), {}, util::constants(at.pads),
+                                                util::parse_auto_pad(at.auto_pad, op_type), spec::expr(at.ceil_mode));
+            util::check_constant(op_type, m.constraints);
+            const auto yd = util::values(m.y);
+            for (std::size_t i = 2; i < x_shape.size(); ++i) xs_.push_back(static_cast<std::int64_t>(x_shape[i]));
+            os_.assign(yd.begin() + 2, yd.end());
+            ks_ = at.kernel_shape;
+            pb_ = util::values(m.geo.pad_begin);
+            pe_ = util::values(m.geo.pad_end);
+            st_ = util::values(m.geo.stride);
+            planes_ = static_cast<std::int64_t>(x_shape[0] * x_shape[1]);
+            plane_ = util::count(xs_);
+            include_pad_ = at.count_include_pad != 0;
+            y_ = util::to_shape(yd, op_type);
+        }
+        [[nodiscard]] const shape_type& y() const noexcept { return y_; }
+        template <class Fn>
+        void for_each(Fn&& fn) const {
+            nn::window_taps taps(xs_, ks_, st_, {}, pb_);
+            std::size_t f = 0;
+            for (std::int64_t pl = 0; pl < planes_; ++pl) {
+                detail::nn::for_each_index(os_, [&](std::span<const std::int64_t> o) {
+                    std::int64_t divisor = taps.count(o);
+                    if (include_pad_) {
+                        // The pads count too, but not the taps past them that
+                        // ceil_mode adds: per axis, positions before X_i + pad_end_i.
+                        divisor = 1;
+                        for (std::size_t i = 0; i < xs_.size(); ++i) {
+                            divisor *= std::clamp<std::int64_t>(xs_[i] + pe_[i] - (st_[i] * o[i] - pb_[i]), 0, ks_[i]);
+                        }
+                    }
+                    if (divisor == 0) throw error(std::string(op_type), "a pooling window covers only padding");
+                    fn(f++, pl * plane_, o, taps, divisor);
+                });
+            }
+        }
+
+    private:
+        std::vector<std::int64_t> xs_, os_, ks_, pb_, pe_, st_;
+        std::int64_t planes_ = 0, plane_ = 0;
+        bool include_pad_ = false;
+        shape_type y_;
+    };
+
     template <class T>
     static array<T> compute(const array<T>& x, const attributes& at) {
         static_assert(spec::dtype_accepted<average_pool, T>::value);
-        namespace util = detail::nn;
         using acc = nn::acc_t<T>;
-        const auto m = nn::pool_shape_model(util::constants(x.shape()), util::constants(at.kernel_shape),
-                                            util::constants(at.strides), {}, util::constants(at.pads),
-                                            util::parse_auto_pad(at.auto_pad, op_type), spec::expr(at.ceil_mode));
-        util::check_constant(op_type, m.constraints);
-        const auto xd = util::dims_of(x), yd = util::values(m.y);
-        const std::size_t n = xd.size() - 2;
-        const std::vector<std::int64_t> xs(xd.begin() + 2, xd.end()), os(yd.begin() + 2, yd.end());
-        const auto ks = at.kernel_shape;
-        const auto pb = util::values(m.geo.pad_begin), pe = util::values(m.geo.pad_end), st = util::values(m.geo.stride);
-        const std::int64_t planes = xd[0] * xd[1], plane = util::count(xs);
-        auto y = array<T>::from_shape(util::to_shape(yd, op_type));
-        std::size_t f = 0;
-        nn::window_taps taps(xs, ks, st, {}, pb);
-        for (std::int64_t pl = 0; pl < planes; ++pl) {
-            util::for_each_index(os, [&](std::span<const std::int64_t> o) {
-                acc s = 0;
-                const std::int64_t inside = taps.visit(o, [&](std::int64_t row, std::int64_t) {
-                    s += static_cast<acc>(x.data()[pl * plane + row]);
-                });
-                // count_include_pad counts the pads too, but not the taps past
-                // them that ceil_mode adds: per axis, positions before X_i + pad_end_i.
-                std::int64_t padded = 1;
-                for (std::size_t i = 0; i < n; ++i) {
-                    padded *= std::clamp<std::int64_t>(xs[i] + pe[i] - (st[i] * o[i] - pb[i]), 0, ks[i]);
-                }
-                const std::int64_t divisor = at.count_include_pad != 0 ? padded : inside;
-                if (divisor == 0) throw error(std::string(op_type), "a pooling window covers only padding");
-                y.data()[f++] = value_cast<T>(s / static_cast<acc>(divisor));
-            });
-        }
+        const windows win(x.shape(), at);
+        auto y = array<T>::from_shape(win.y());
+        win.for_each([&](std::size_t f, std::int64_t base, std::span<const std::int64_t> o, nn::window_taps& taps,
+                         std::int64_t divisor) {
+            acc s = 0;
+            taps.visit(o, [&](std::int64_t row, std::int64_t) { s += static_cast<acc>(x.data()[base + row]); });
+            y.data()[f] = value_cast<T>(s / static_cast<acc>(divisor));
+        });
         return y;
+    }
+    /// The VJP: each output's cotangent, over its divisor, to every in-bounds
+    /// tap of its window (ad/op_derivatives.hpp).
+    template <class V>
+    static std::vector<array<V>> vjp(const spec::context& c, const std::vector<array<V>>& x,
+                                     const std::vector<array<V>>& w) {
+        const windows win(x[0].shape(), spec::parse_attributes<attributes>(c.attributes(), op_type));
+        std::vector<array<V>> g{array<V>::from_shape(x[0].shape())};
+        std::fill(g[0].begin(), g[0].end(), V(0));
+        const auto* wy = detail::output_cotangent(op_type, w, 0, win.y());
+        if (wy == nullptr) return g;
+        win.for_each([&](std::size_t f, std::int64_t base, std::span<const std::int64_t> o, nn::window_taps& taps,
+                         std::int64_t divisor) {
+            const V share = wy->data()[f] / static_cast<V>(divisor);
+            taps.visit(o, [&](std::int64_t row, std::int64_t) { g[0].data()[base + row] += share; });
+        });
+        return g;
     }
     template <int = 0>
     static std::vector<tensor> run(const spec::context& c) {

@@ -682,6 +682,14 @@ struct softmax_fn {
         for (A& x : v) s += (x = math::exp(x - m));
         for (A& x : v) x /= s;
     }
+    /// Row VJP: with y = softmax(x), x's cotangent is y * (w - <w, y>); x is scratch.
+    template <class V>
+    static void vjp(std::vector<V>& x, std::vector<V>& w) {
+        apply(x);
+        V dot = 0;
+        for (std::size_t i = 0; i < x.size(); ++i) dot += w[i] * x[i];
+        for (std::size_t i = 0; i < x.size(); ++i) w[i] = x[i] * (w[i] - dot);
+    }
     /// Rows of length n: (0, 1] (0 on underflow), one element <= 1/n and one >= 1/n
     /// (1% slack for rounding); all ones when n = 1.
     static spec::value_facts facts(std::size_t n) {
@@ -704,6 +712,14 @@ struct log_softmax_fn {
         const A ls = math::log(s);
         for (A& x : v) x = (x - m) - ls;
     }
+    /// Row VJP: x's cotangent is w - softmax(x) * sum(w); x is scratch.
+    template <class V>
+    static void vjp(std::vector<V>& x, std::vector<V>& w) {
+        softmax_fn::apply(x);
+        V sum = 0;
+        for (const V& wi : w) sum += wi;
+        for (std::size_t i = 0; i < x.size(); ++i) w[i] -= x[i] * sum;
+    }
     /// (-inf, 0], one element <= -log n (1% slack for rounding); all zeros when n = 1.
     static spec::value_facts facts(std::size_t n) {
         if (n == 1) return spec::value_facts::constant(0.0);
@@ -722,6 +738,11 @@ struct hardmax_fn {
             if (replaces<true>(v[i], v[best], false)) best = i;
         }
         for (std::size_t i = 0; i < v.size(); ++i) v[i] = i == best ? A(1) : A(0);
+    }
+    /// Row VJP: a one-hot output is constant wherever it is defined.
+    template <class V>
+    static void vjp(std::vector<V>&, std::vector<V>& w) {
+        std::fill(w.begin(), w.end(), V(0));
     }
     /// A one in every row, zeros beside it when n > 1.
     static spec::value_facts facts(std::size_t n) {
@@ -779,6 +800,30 @@ struct axis_normalizer {
     template <class S>
     static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
         return {compute<S>(x[0], spec::parse_attributes<attributes>(c.attributes(), op_type))};
+    }
+    /// The VJP, one slice along `axis` at a time (F::vjp; ad/op_derivatives.hpp).
+    template <class V>
+    static std::vector<array<V>> vjp(const spec::context& c, const std::vector<array<V>>& x,
+                                     const std::vector<array<V>>& w) {
+        const auto a = spec::parse_attributes<attributes>(c.attributes(), op_type);
+        const shape_type s(x[0].shape().begin(), x[0].shape().end());
+        const auto sp = detail::split_at(s, spec::normalize_axis(a.axis, s.size(), op_type));
+        std::vector<array<V>> g{array<V>::from_shape(x[0].shape())};
+        std::fill(g[0].begin(), g[0].end(), V(0));
+        const auto* wy = detail::output_cotangent(op_type, w, 0, s);
+        if (wy == nullptr) return g;
+        std::vector<V> row(sp.n), wrow(sp.n);
+        for (std::size_t o = 0; o < sp.outer; ++o) {
+            for (std::size_t j = 0; j < sp.inner; ++j) {
+                for (std::size_t i = 0; i < sp.n; ++i) {
+                    row[i] = x[0].data()[sp.at(o, i, j)];
+                    wrow[i] = wy->data()[sp.at(o, i, j)];
+                }
+                F::vjp(row, wrow);
+                for (std::size_t i = 0; i < sp.n; ++i) g[0].data()[sp.at(o, i, j)] = wrow[i];
+            }
+        }
+        return g;
     }
     static spec::hints hints() {
         return spec::hints{}.range(0, -6, 6).facts(
