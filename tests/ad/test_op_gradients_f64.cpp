@@ -90,7 +90,64 @@ TEST_CASE("op gradients: tensor-level VJPs equal the tape's (element-wise ops, b
     CHECK(broadcast >= 20);
     CHECK(proxied >= 20);
     CHECK(own == std::set<std::string_view>{"AveragePool", "Conv", "ConvTranspose", "Gemm", "Hardmax", "LogSoftmax", "MatMul",
-                                            "MaxPool", "Softmax", "TopK"});
+                                            "MaxPool", "ReduceLogSum", "ReduceLogSumExp", "ReduceMax", "ReduceMean",
+                                            "ReduceMin", "ReduceSum", "ReduceSumSquare", "Softmax", "TopK"});
+}
+
+TEST_CASE("op gradients: own VJPs of selecting ops pick the tape's element on ties and NaN") {
+    // Sampled instances draw distinct floats; here every group has ties and
+    // some hold a NaN, so a VJP that picks another of equal elements (the last
+    // maximum, or a maximum after a NaN) than the kernel does fails.
+    using namespace tensoracle;
+    using ints = std::vector<std::int64_t>;
+    rng g(77);
+    struct instance {
+        const char* op;
+        shape_type x;
+        spec::attribute_map attrs;
+    };
+    const std::vector<instance> cases{
+        {"ReduceMax", {4, 6, 5}, {{"axes", ints{1}}}},
+        {"ReduceMax", {3, 4, 5}, {{"axes", ints{0, 2}}, {"keepdims", std::int64_t{0}}}},
+        {"ReduceMin", {4, 6, 5}, {{"axes", ints{-1}}}},
+        {"ReduceMin", {2, 3, 4}, {}},
+        {"MaxPool", {1, 2, 7, 6}, {{"kernel_shape", ints{3, 2}}, {"pads", ints{1, 0, 1, 1}}}},
+        {"MaxPool", {2, 1, 9}, {{"kernel_shape", ints{3}}, {"dilations", ints{2}}, {"storage_order", std::int64_t{0}}}},
+        {"TopK", {3, 8}, {{"axis", std::int64_t{1}}}},
+    };
+    int with_nan = 0;
+    for (const auto& k : cases) {
+        for (int round = 0; round < 4; ++round) {
+            INFO(k.op, " X ", to_string(k.x), " round ", round);
+            auto x = g.uniform_array<double>(k.x, -2.0, 2.0);
+            for (auto& v : x) v = std::round(v);  // five values: ties everywhere
+            if (round % 2 == 1) {
+                x.data()[g.below(x.size())] = std::nan("");
+                ++with_nan;
+            }
+            ad::tensors in{tensor(x)};
+            if (std::string_view(k.op) == "TopK") {
+                auto kk = array<std::int64_t>::from_shape({1});
+                kk.data()[0] = 3;
+                in.push_back(tensor(kk));
+            }
+            const auto ctx = ad::make_context(ops::get_op(k.op), ad::detail::pointers(in), k.attrs);
+            const auto* rules = ad::find_rules<double>(k.op);
+            REQUIRE(rules != nullptr);
+            std::vector<array<double>> xs{x};
+            if (in.size() > 1) xs.push_back(ad::detail::empty_array<double>());
+            const auto y = rules->value(ctx, xs);
+            std::vector<array<double>> w;
+            for (const auto& yo : y) {
+                w.push_back(ad::detail::is_empty(yo) ? ad::detail::empty_array<double>()
+                                                     : g.uniform_tensor(dtype::f64, shape_type(yo.shape().begin(), yo.shape().end()), -1, 1).to<double>());
+            }
+            const auto tape = rules->vjp(ctx, xs, w, {});
+            const auto fast = rules->vjp(ctx, xs, w, {.tensor_level = true, .values = false});
+            TENSORACLE_CHECK_ALLCLOSE(tensor(fast.cotangents[0]), tensor(tape.cotangents[0]), (tolerance{0.0, 0.0}));
+        }
+    }
+    CHECK(with_nan == 14);
 }
 
 /// Conv / ConvTranspose forward by their ONNX formulas, one tap at a time with

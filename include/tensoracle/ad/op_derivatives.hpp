@@ -76,7 +76,8 @@ struct reverse_options {
     /// Compute the VJP at the tensor level instead of on a scalar tape:
     /// element-wise ops (elementwise_op) from one JVP per differentiable input,
     /// ops with their own VJP (has_tensor_vjp: Conv, ConvTranspose, MatMul,
-    /// Gemm, TopK, MaxPool, AveragePool, Softmax, LogSoftmax, Hardmax) through
+    /// Gemm, TopK, MaxPool, AveragePool, Softmax, LogSoftmax, Hardmax and the
+    /// reductions Sum, Mean, SumSquare, LogSum, LogSumExp, Max, Min) through
     /// it, in real V. Several to a hundred times faster on
     /// large tensors, which is what the input search needs. The ways agree up to
     /// rounding, except where a zero tangent meets an infinite partial

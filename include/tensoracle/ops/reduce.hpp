@@ -120,6 +120,28 @@ A log_sum_exp(std::span<const A> v) {
     return m + math::log(s);
 }
 
+/// Partials of a selecting reduction, walked as its reduce() walks: 1 at the
+/// element it returns (the first NaN, else the last element `better` than the
+/// running value, which starts at `init`), 0 elsewhere; all 0 when none is
+/// taken (the result is then `init`, a constant).
+template <class V, class Better>
+void select_partials(std::span<const V> v, std::span<V> d, V init, Better better) {
+    std::fill(d.begin(), d.end(), V(0));
+    std::size_t at = v.size();
+    V m = init;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        if (std::isnan(v[i])) {
+            at = i;
+            break;
+        }
+        if (better(v[i], m)) {
+            m = v[i];
+            at = i;
+        }
+    }
+    if (at < v.size()) d[at] = V(1);
+}
+
 #define TENSORACLE_REDUCE(NAME, OPTYPE, TYPES)               \
     struct NAME##_fn {                                        \
         static constexpr std::string_view op_type = OPTYPE;  \
@@ -138,6 +160,11 @@ TENSORACLE_REDUCE(sum, "ReduceSum", sum_types)
         for (const A& x : v) s = detail::acc_add(s, x);
         return s;
     }
+    /// d reduced / d v[i], for the op's own VJP (reduce_op::vjp).
+    template <class V>
+    static void partials(std::span<const V>, std::span<V> d) {
+        std::fill(d.begin(), d.end(), V(1));
+    }
 };
 // reduced = sum(x) / count (empty: 0 / 0 = NaN)
 TENSORACLE_REDUCE(mean, "ReduceMean", sum_types)
@@ -148,6 +175,10 @@ TENSORACLE_REDUCE(mean, "ReduceMean", sum_types)
         A s{0};
         for (const A& x : v) s += x;
         return s / static_cast<A>(v.size());
+    }
+    template <class V>
+    static void partials(std::span<const V> v, std::span<V> d) {
+        std::fill(d.begin(), d.end(), V(1) / static_cast<V>(v.size()));
     }
 };
 // reduced = max(x) (empty: -inf / lowest; NaN propagates)
@@ -169,6 +200,11 @@ TENSORACLE_REDUCE(max, "ReduceMax", minmax_types)
         }
         return m;
     }
+    /// 1 at the element reduce() returns (the first NaN, else the first maximum), 0 elsewhere.
+    template <class V>
+    static void partials(std::span<const V> v, std::span<V> d) {
+        select_partials(v, d, -std::numeric_limits<V>::infinity(), [](const V& x, const V& m) { return x > m; });
+    }
 };
 // reduced = min(x) (empty: +inf / max; NaN propagates)
 TENSORACLE_REDUCE(min, "ReduceMin", minmax_types)
@@ -188,6 +224,10 @@ TENSORACLE_REDUCE(min, "ReduceMin", minmax_types)
             m = x < m ? x : m;
         }
         return m;
+    }
+    template <class V>
+    static void partials(std::span<const V> v, std::span<V> d) {
+        select_partials(v, d, std::numeric_limits<V>::infinity(), [](const V& x, const V& m) { return x < m; });
     }
 };
 // reduced = prod(x) (empty: 1)
@@ -248,6 +288,10 @@ TENSORACLE_REDUCE(sum_square, "ReduceSumSquare", sum_types)
         for (const A& x : v) s = detail::acc_add(s, detail::acc_mul(x, x));
         return s;
     }
+    template <class V>
+    static void partials(std::span<const V> v, std::span<V> d) {
+        for (std::size_t i = 0; i < v.size(); ++i) d[i] = v[i] + v[i];
+    }
 };
 // reduced = log(sum(x)) (empty: -inf)
 TENSORACLE_REDUCE(log_sum, "ReduceLogSum", sum_types)
@@ -257,6 +301,12 @@ TENSORACLE_REDUCE(log_sum, "ReduceLogSum", sum_types)
         A s{0};
         for (const A& x : v) s += x;
         return math::log(s);
+    }
+    template <class V>
+    static void partials(std::span<const V> v, std::span<V> d) {
+        V s{0};
+        for (const V& x : v) s += x;
+        std::fill(d.begin(), d.end(), V(1) / s);
     }
     static std::vector<std::pair<std::string, double (*)(std::span<const double>, dtype)>> rules() {
         return {{"sum(X) > 0 over each reduced group", [](std::span<const double> g, dtype) {
@@ -275,6 +325,14 @@ TENSORACLE_REDUCE(log_sum_exp, "ReduceLogSumExp", sum_types)
     template <class T, class A>
     static A reduce(std::span<const A> v) {
         return log_sum_exp(v);
+    }
+    /// softmax(v): exp(v - max) / sum(exp(v - max)).
+    template <class V>
+    static void partials(std::span<const V> v, std::span<V> d) {
+        V m = -std::numeric_limits<V>::infinity(), sum{0};
+        for (const V& x : v) m = std::max(m, x);
+        for (std::size_t i = 0; i < v.size(); ++i) sum += (d[i] = std::exp(v[i] - m));
+        for (V& x : d) x /= sum;
     }
     static std::vector<std::pair<std::string, double (*)(std::span<const double>, dtype)>> rules() {
         // Kept inside the range where the naive formula log(sum(exp(X))) is finite
@@ -494,6 +552,42 @@ struct reduce_op {
     static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
         if (!spec::types::floating.contains(c.input_dtype(0))) return {array<S>{}};
         return {run_typed<S>(c, x[0])};
+    }
+    /// The VJP for reductions whose partials F states (F::partials): each
+    /// group's output cotangent times d reduced / d element, walked over the
+    /// same groups as the kernel; the identity (noop_with_empty_axes) passes w on.
+    template <class V>
+        requires requires(std::span<const V> v, std::span<V> d) { F::partials(v, d); }
+    static std::vector<array<V>> vjp(const spec::context& c, const std::vector<array<V>>& x,
+                                     const std::vector<array<V>>& w) {
+        const auto a = parse(c.attributes());
+        const shape_type s(x[0].shape().begin(), x[0].shape().end());
+        const auto axes_in = axes_input_of(c);
+        const std::vector<std::int64_t> axes = axes_in ? *axes_in : a.axes.value_or(std::vector<std::int64_t>{});
+        const bool identity = axes.empty() && noop(a);
+        const auto mask = identity ? std::vector<bool>(s.size(), false)
+                                   : axes.empty() ? std::vector<bool>(s.size(), true) : detail::axis_mask(axes, s.size(), op_type);
+        std::vector<array<V>> g(x.size());
+        g[0] = array<V>::from_shape(x[0].shape());
+        std::fill(g[0].begin(), g[0].end(), V(0));
+        const auto* wy = detail::output_cotangent(op_type, w, 0, identity ? s : detail::reduced_shape(s, mask, a.keepdims != 0));
+        if (wy == nullptr) return g;
+        if (identity) {
+            std::copy(wy->begin(), wy->end(), g[0].begin());
+            return g;
+        }
+        // Each element's position rides along through the same grouping.
+        std::vector<V> position(x[0].size());
+        for (std::size_t k = 0; k < position.size(); ++k) position[k] = static_cast<V>(k);
+        const auto values = detail::reduce_groups<V>(std::span<const V>(x[0].data(), x[0].size()), s, mask);
+        const auto where = detail::reduce_groups<V>(std::span<const V>(position), s, mask);
+        std::vector<V> d;
+        for (std::size_t o = 0; o < values.size(); ++o) {
+            d.resize(values[o].size());
+            F::partials(std::span<const V>(values[o]), std::span<V>(d));
+            for (std::size_t i = 0; i < d.size(); ++i) g[0].data()[static_cast<std::size_t>(where[o][i])] += d[i] * wy->data()[o];
+        }
+        return g;
     }
     static spec::hints hints() {
         spec::hints h;
