@@ -5524,15 +5524,14 @@ public:
         return c;
     }
     /// fn(row, column) for each in-bounds tap of output position o: the tap's
-    /// offset in its plane, row-major and column-major (MaxPool's
-    /// storage_order 1). Returns how many taps there were.
+    /// offset in its plane, row-major and column-major (MaxPool's storage_order 1).
     template <class Fn>
-    std::int64_t visit(std::span<const std::int64_t> o, Fn&& fn) {
+    void visit(std::span<const std::int64_t> o, Fn&& fn) {
         std::int64_t row = 0, col = 0;
         for (std::size_t i = 0; i < n_; ++i) {
             const std::int64_t a = st_[i] * o[i] - pb_[i];
             const auto range = taps_in_bounds(a, dl_[i], ks_[i], xs_[i]);
-            if (range.first >= range.second) return 0;
+            if (range.first >= range.second) return;
             lo_[i] = k_[i] = range.first;
             hi_[i] = range.second;
             row += (a + dl_[i] * range.first) * rs_[i];
@@ -5541,12 +5540,10 @@ public:
         // The last axis as one run; the axes before it as an odometer.
         const std::size_t last = n_ - 1;
         const std::int64_t run = hi_[last] - lo_[last], row_step = dl_[last], col_step = dl_[last] * cs_[last];
-        std::int64_t count = 0;
         for (;;) {
             for (std::int64_t j = 0, r = row, c = col; j < run; ++j, r += row_step, c += col_step) fn(r, c);
-            count += run;
             for (std::size_t i = last;;) {
-                if (i == 0) return count;
+                if (i == 0) return;
                 --i;
                 if (++k_[i] < hi_[i]) {
                     row += dl_[i] * rs_[i];
@@ -5564,6 +5561,61 @@ private:
     std::span<const std::int64_t> xs_, ks_, st_, pb_;
     std::size_t n_;
     std::vector<std::int64_t> dl_, lo_, hi_, k_, rs_, cs_;  // dilations, box, odometer, row- and column-major strides
+};
+
+/// A pool's windows over X (shape model checked), shared by MaxPool and
+/// AveragePool, compute and vjp: for_each calls fn(f, base, o, taps) for each
+/// output f, with base the offset of its plane in X, o its spatial position
+/// and taps its in-bounds taps (taps.visit(o, ...)).
+class pool_windows {
+public:
+    /// dilations empty: 1 on every axis (AveragePool has none).
+    template <class Shape>
+    pool_windows(std::string_view op_type, const Shape& x_shape, const std::vector<std::int64_t>& kernel_shape,
+                 const std::vector<std::int64_t>& strides, const std::vector<std::int64_t>& dilations,
+                 const std::vector<std::int64_t>& pads, std::string_view auto_pad, std::int64_t ceil_mode) {
+        namespace util = detail::nn;
+        const auto m = pool_shape_model(util::constants(x_shape), util::constants(kernel_shape), util::constants(strides),
+                                        util::constants(dilations), util::constants(pads),
+                                        util::parse_auto_pad(auto_pad, op_type), spec::expr(ceil_mode));
+        util::check_constant(op_type, m.constraints);
+        const auto yd = util::values(m.y);
+        for (std::size_t i = 2; i < x_shape.size(); ++i) xs_.push_back(static_cast<std::int64_t>(x_shape[i]));
+        os_.assign(yd.begin() + 2, yd.end());
+        ks_ = kernel_shape;
+        pb_ = util::values(m.geo.pad_begin);
+        pe_ = util::values(m.geo.pad_end);
+        st_ = util::values(m.geo.stride);
+        dl_ = util::values(m.geo.dilation);
+        planes_ = static_cast<std::int64_t>(x_shape[0] * x_shape[1]);
+        plane_ = util::count(xs_);
+        y_ = util::to_shape(yd, op_type);
+    }
+    [[nodiscard]] const shape_type& y() const noexcept { return y_; }
+    template <class Fn>
+    void for_each(Fn&& fn) const {
+        window_taps taps(xs_, ks_, st_, dl_, pb_);
+        std::size_t f = 0;
+        for (std::int64_t pl = 0; pl < planes_; ++pl) {
+            detail::nn::for_each_index(os_, [&](std::span<const std::int64_t> o) { fn(f++, pl * plane_, o, taps); });
+        }
+    }
+    /// AveragePool's divisor at o: its in-bounds taps, or with include_pad the
+    /// pads too but not the taps past them that ceil_mode adds (per axis,
+    /// positions before X_i + pad_end_i). 0 for a window wholly in padding.
+    [[nodiscard]] std::int64_t divisor(std::span<const std::int64_t> o, const window_taps& taps, bool include_pad) const {
+        if (!include_pad) return taps.count(o);
+        std::int64_t d = 1;
+        for (std::size_t i = 0; i < xs_.size(); ++i) {
+            d *= std::clamp<std::int64_t>(xs_[i] + pe_[i] - (st_[i] * o[i] - pb_[i]), 0, ks_[i]);
+        }
+        return d;
+    }
+
+private:
+    std::vector<std::int64_t> xs_, os_, ks_, pb_, pe_, st_, dl_;
+    std::int64_t planes_ = 0, plane_ = 0;
+    shape_type y_;
 };
 
 }  // namespace nn
@@ -5617,47 +5669,32 @@ struct max_pool : spec::one_shape_model<max_pool> {
     template <class T>
     static std::pair<array<T>, array<std::int64_t>> compute(const array<T>& x, const attributes& at) {
         static_assert(spec::dtype_accepted<max_pool, T>::value);
-        namespace util = detail::nn;
-        const auto m = nn::pool_shape_model(util::constants(x.shape()), util::constants(at.kernel_shape),
-                                            util::constants(at.strides), util::constants(at.dilations),
-                                            util::constants(at.pads), util::parse_auto_pad(at.auto_pad, op_type),
-                                            spec::expr(at.ceil_mode));
-        util::check_constant(op_type, m.constraints);
+        const nn::pool_windows win(op_type, x.shape(), at.kernel_shape, at.strides, at.dilations, at.pads, at.auto_pad,
+                                   at.ceil_mode);
         if (at.storage_order != 0 && at.storage_order != 1) throw error(std::string(op_type), "storage_order must be 0 or 1");
-        const auto xd = util::dims_of(x), yd = util::values(m.y);
-        const std::vector<std::int64_t> xs(xd.begin() + 2, xd.end()), os(yd.begin() + 2, yd.end());
-        const auto ks = at.kernel_shape;
-        const auto pb = util::values(m.geo.pad_begin), st = util::values(m.geo.stride), dl = util::values(m.geo.dilation);
-        const std::int64_t planes = xd[0] * xd[1], plane = util::count(xs);
-        const auto shape = util::to_shape(yd, op_type);
-        auto y = array<T>::from_shape(shape);
-        auto ind = array<std::int64_t>::from_shape(shape);
-        std::size_t f = 0;
-        nn::window_taps taps(xs, ks, st, dl, pb);  // padding taps are ignored
-        for (std::int64_t pl = 0; pl < planes; ++pl) {
-            util::for_each_index(os, [&](std::span<const std::int64_t> o) {
-                bool found = false;
-                T best{};
-                std::int64_t best_idx = 0;
-                taps.visit(o, [&](std::int64_t row, std::int64_t col) {
-                    const T v = x.data()[pl * plane + row];
-                    bool take = !found || v > best;
-                    if constexpr (real_scalar<T>) {
-                        if (found && nn::is_nan(best)) take = false;  // NaN stays
-                        if (found && nn::is_nan(v) && !nn::is_nan(best)) take = true;
-                    }
-                    if (take) {
-                        best = v;
-                        best_idx = pl * plane + (at.storage_order == 0 ? row : col);
-                        found = true;
-                    }
-                });
-                if (!found) throw error(std::string(op_type), "a pooling window covers only padding (dilations too large)");
-                y.data()[f] = best;
-                ind.data()[f] = best_idx;
-                ++f;
+        auto y = array<T>::from_shape(win.y());
+        auto ind = array<std::int64_t>::from_shape(win.y());
+        win.for_each([&](std::size_t f, std::int64_t base, std::span<const std::int64_t> o, nn::window_taps& taps) {
+            bool found = false;
+            T best{};
+            std::int64_t best_idx = 0;
+            taps.visit(o, [&](std::int64_t row, std::int64_t col) {  // padding taps are ignored
+                const T v = x.data()[base + row];
+                bool take = !found || v > best;
+                if constexpr (real_scalar<T>) {
+                    if (found && nn::is_nan(best)) take = false;  // NaN stays
+                    if (found && nn::is_nan(v) && !nn::is_nan(best)) take = true;
+                }
+                if (take) {
+                    best = v;
+                    best_idx = base + (at.storage_order == 0 ? row : col);
+                    found = true;
+                }
             });
-        }
+            if (!found) throw error(std::string(op_type), "a pooling window covers only padding (dilations too large)");
+            y.data()[f] = best;
+            ind.data()[f] = best_idx;
+        });
         return {std::move(y), std::move(ind)};
     }
     template <int = 0>
@@ -5746,67 +5783,26 @@ struct average_pool : spec::one_shape_model<average_pool> {
     template <int = 0>
     static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
 
-    /// The windows of X under `at`, shared by compute and vjp: fn(f, base, o,
-    /// taps, divisor) for each output f, with base the offset of its plane in
-    /// X, o its spatial position and taps its in-bounds taps (taps.visit(o, ...)).
-    class windows {
-    public:
-        template <class Shape>
-        windows(const Shape& x_shape, const attributes& at) {
-            namespace util = detail::nn;
-            const auto m = nn::pool_shape_model(util::constants(x_shape), util::constants(at.kernel_shape),
-                                                util::constants(at.strides), {}, util::constants(at.pads),
-                                                util::parse_auto_pad(at.auto_pad, op_type), spec::expr(at.ceil_mode));
-            util::check_constant(op_type, m.constraints);
-            const auto yd = util::values(m.y);
-            for (std::size_t i = 2; i < x_shape.size(); ++i) xs_.push_back(static_cast<std::int64_t>(x_shape[i]));
-            os_.assign(yd.begin() + 2, yd.end());
-            ks_ = at.kernel_shape;
-            pb_ = util::values(m.geo.pad_begin);
-            pe_ = util::values(m.geo.pad_end);
-            st_ = util::values(m.geo.stride);
-            planes_ = static_cast<std::int64_t>(x_shape[0] * x_shape[1]);
-            plane_ = util::count(xs_);
-            include_pad_ = at.count_include_pad != 0;
-            y_ = util::to_shape(yd, op_type);
-        }
-        [[nodiscard]] const shape_type& y() const noexcept { return y_; }
-        template <class Fn>
-        void for_each(Fn&& fn) const {
-            nn::window_taps taps(xs_, ks_, st_, {}, pb_);
-            std::size_t f = 0;
-            for (std::int64_t pl = 0; pl < planes_; ++pl) {
-                detail::nn::for_each_index(os_, [&](std::span<const std::int64_t> o) {
-                    std::int64_t divisor = taps.count(o);
-                    if (include_pad_) {
-                        // The pads count too, but not the taps past them that
-                        // ceil_mode adds: per axis, positions before X_i + pad_end_i.
-                        divisor = 1;
-                        for (std::size_t i = 0; i < xs_.size(); ++i) {
-                            divisor *= std::clamp<std::int64_t>(xs_[i] + pe_[i] - (st_[i] * o[i] - pb_[i]), 0, ks_[i]);
-                        }
-                    }
-                    if (divisor == 0) throw error(std::string(op_type), "a pooling window covers only padding");
-                    fn(f++, pl * plane_, o, taps, divisor);
-                });
-            }
-        }
 
-    private:
-        std::vector<std::int64_t> xs_, os_, ks_, pb_, pe_, st_;
-        std::int64_t planes_ = 0, plane_ = 0;
-        bool include_pad_ = false;
-        shape_type y_;
-    };
-
+    /// X's windows under `at`, shared by compute and vjp.
+    template <class Shape>
+    static nn::pool_windows windows(const Shape& x_shape, const attributes& at) {
+        return {op_type, x_shape, at.kernel_shape, at.strides, {}, at.pads, at.auto_pad, at.ceil_mode};
+    }
+    static std::int64_t checked_divisor(const nn::pool_windows& win, std::span<const std::int64_t> o,
+                                        const nn::window_taps& taps, const attributes& at) {
+        const auto d = win.divisor(o, taps, at.count_include_pad != 0);
+        if (d == 0) throw error(std::string(op_type), "a pooling window covers only padding");
+        return d;
+    }
     template <class T>
     static array<T> compute(const array<T>& x, const attributes& at) {
         static_assert(spec::dtype_accepted<average_pool, T>::value);
         using acc = nn::acc_t<T>;
-        const windows win(x.shape(), at);
+        const auto win = windows(x.shape(), at);
         auto y = array<T>::from_shape(win.y());
-        win.for_each([&](std::size_t f, std::int64_t base, std::span<const std::int64_t> o, nn::window_taps& taps,
-                         std::int64_t divisor) {
+        win.for_each([&](std::size_t f, std::int64_t base, std::span<const std::int64_t> o, nn::window_taps& taps) {
+            const auto divisor = checked_divisor(win, o, taps, at);
             acc s = 0;
             taps.visit(o, [&](std::int64_t row, std::int64_t) { s += static_cast<acc>(x.data()[base + row]); });
             y.data()[f] = value_cast<T>(s / static_cast<acc>(divisor));
@@ -5818,14 +5814,14 @@ struct average_pool : spec::one_shape_model<average_pool> {
     template <class V>
     static std::vector<array<V>> vjp(const spec::context& c, const std::vector<array<V>>& x,
                                      const std::vector<array<V>>& w) {
-        const windows win(x[0].shape(), spec::parse_attributes<attributes>(c.attributes(), op_type));
+        const auto at = spec::parse_attributes<attributes>(c.attributes(), op_type);
+        const auto win = windows(x[0].shape(), at);
         std::vector<array<V>> g{array<V>::from_shape(x[0].shape())};
         std::fill(g[0].begin(), g[0].end(), V(0));
         const auto* wy = detail::output_cotangent(op_type, w, 0, win.y());
         if (wy == nullptr) return g;
-        win.for_each([&](std::size_t f, std::int64_t base, std::span<const std::int64_t> o, nn::window_taps& taps,
-                         std::int64_t divisor) {
-            const V share = wy->data()[f] / static_cast<V>(divisor);
+        win.for_each([&](std::size_t f, std::int64_t base, std::span<const std::int64_t> o, nn::window_taps& taps) {
+            const V share = wy->data()[f] / static_cast<V>(checked_divisor(win, o, taps, at));
             taps.visit(o, [&](std::int64_t row, std::int64_t) { g[0].data()[base + row] += share; });
         });
         return g;
