@@ -386,6 +386,173 @@ TEST_CASE("generator: domains no data can reach are found, and reachable ones ar
     CHECK(why->find("Acosh") != std::string::npos);
 }
 
+namespace {
+/// A sketch of f32 values: free inputs (name, shape), then nodes (op, attributes,
+/// input names, output name, output shape); every value's shape and dtype recorded.
+struct sketch_builder {
+    to::gen::graph_sketch s;
+    sketch_builder& input(const std::string& name, const to::shape_type& shape) {
+        s.model.inputs.push_back({name, to::dtype::f32, shape});
+        s.shapes.emplace(name, shape);
+        s.dtypes.emplace(name, to::dtype::f32);
+        return *this;
+    }
+    sketch_builder& node(const std::string& op, to::spec::attribute_map attrs, std::vector<std::string> inputs,
+                         const std::string& out, const to::shape_type& shape) {
+        to::graph::node n;
+        n.op_type = op;
+        n.attributes = std::move(attrs);
+        n.inputs = std::move(inputs);
+        n.outputs = {out};
+        s.model.nodes.push_back(n);
+        s.shapes.emplace(out, shape);
+        s.dtypes.emplace(out, to::dtype::f32);
+        return *this;
+    }
+};
+}  // namespace
+
+TEST_CASE("generator: value facts from shapes (reduction groups, untouched Conv outputs, one-element rows)") {
+    const to::gen::generator gen(to::gen::config{});
+    using attrs = to::spec::attribute_map;
+    using ints = std::vector<std::int64_t>;
+    // A sum of n values of Sigmoid(Tanh(x)), each in [0.27, 0.73]: n = 4,096 overflows Exp
+    // in float32 whatever x is (the sum is >= 1,101); n = 64 does not (17 to 47).
+    auto sum_then_exp = [](std::size_t rows) {
+        sketch_builder b;
+        b.input("x", {rows, 64})
+            .node("Tanh", {}, {"x"}, "t", {rows, 64})
+            .node("Sigmoid", {}, {"t"}, "s", {rows, 64})
+            .node("ReduceSum", attrs{{"keepdims", std::int64_t{0}}}, {"s"}, "r", {})
+            .node("Exp", {}, {"r"}, "e", {});
+        return b.s;
+    };
+    const auto why = gen.unreachable_domain(sum_then_exp(64));
+    REQUIRE(why);
+    CHECK(why->find("Exp") != std::string::npos);
+    CHECK_FALSE(gen.unreachable_domain(sum_then_exp(1)));
+    // A log-sum-exp of n values in [-1, 1] is at least log n - 1: Atanh needs it below 1.
+    auto lse_then_atanh = [](std::size_t n) {
+        sketch_builder b;
+        b.input("x", {n})
+            .node("Tanh", {}, {"x"}, "t", {n})
+            .node("ReduceLogSumExp", attrs{{"keepdims", std::int64_t{0}}}, {"t"}, "l", {})
+            .node("Atanh", {}, {"l"}, "a", {});
+        return b.s;
+    };
+    CHECK(gen.unreachable_domain(lse_then_atanh(53)));
+    CHECK_FALSE(gen.unreachable_domain(lse_then_atanh(2)));
+    // 0 / y is 0: a Log of it fails; Mul by a value that is always 0 too (its corners are taken at finite values).
+    const to::shape_type s{4, 3};
+    auto zero_then = [&](const std::string& op, bool zero_first) {
+        sketch_builder b;  // z: a LayerNormalization over rows of one element, without B: all 0
+        b.input("x", {4, 1}).input("scale", {1}).input("y", s);
+        b.node("LayerNormalization", attrs{{"axis", std::int64_t{-1}}}, {"x", "scale"}, "z", {4, 1})
+            .node(op, {}, zero_first ? std::vector<std::string>{"z", "y"} : std::vector<std::string>{"y", "z"}, "q", s)
+            .node("Log", {}, {"q"}, "l", s);
+        return b.s;
+    };
+    CHECK(gen.unreachable_domain(zero_then("Div", true)));
+    CHECK(gen.unreachable_domain(zero_then("Mul", true)));
+    CHECK(gen.unreachable_domain(zero_then("Mul", false)));
+    CHECK_FALSE(gen.unreachable_domain(zero_then("Add", true)));
+    // A LogSoftmax over an axis of one element is 0, and so is any sum of its squares.
+    auto log_softmax_squares = [](std::size_t n) {
+        sketch_builder b;
+        b.input("x", {4, n})
+            .node("LogSoftmax", attrs{{"axis", std::int64_t{1}}}, {"x"}, "l", {4, n})
+            .node("ReduceSumSquare", attrs{{"keepdims", std::int64_t{0}}}, {"l"}, "q", {})
+            .node("Log", {}, {"q"}, "y", {});
+        return b.s;
+    };
+    CHECK(gen.unreachable_domain(log_softmax_squares(1)));
+    CHECK_FALSE(gen.unreachable_domain(log_softmax_squares(3)));
+
+    // Without B, outputs that no tap reaches are 0 for every data: a Reciprocal of them fails.
+    auto conv_then_reciprocal = [](const std::string& op, const attrs& a, std::size_t out, bool bias) {
+        sketch_builder b;
+        b.input("x", {1, 1, 4}).input("w", {1, 1, 1});
+        std::vector<std::string> in{"x", "w"};
+        if (bias) {
+            b.input("b", {1});
+            in.emplace_back("b");
+        }
+        b.node(op, a, in, "y", {1, 1, out}).node("Reciprocal", {}, {"y"}, "r", {1, 1, out});
+        return b.s;
+    };
+    CHECK(gen.unreachable_domain(conv_then_reciprocal("ConvTranspose", attrs{{"strides", ints{2}}}, 7, false)));
+    CHECK_FALSE(gen.unreachable_domain(conv_then_reciprocal("ConvTranspose", attrs{{"strides", ints{1}}}, 4, false)));
+    CHECK_FALSE(gen.unreachable_domain(conv_then_reciprocal("ConvTranspose", attrs{{"strides", ints{2}}}, 7, true)));
+    CHECK(gen.unreachable_domain(conv_then_reciprocal("Conv", attrs{{"pads", ints{2, 2}}}, 8, false)));
+    CHECK_FALSE(gen.unreachable_domain(conv_then_reciprocal("Conv", attrs{{"pads", ints{0, 0}}}, 4, false)));
+    CHECK_FALSE(gen.unreachable_domain(conv_then_reciprocal("Conv", attrs{{"pads", ints{2, 2}}}, 8, true)));
+
+    // Normalizing rows of one element leaves x - mean = 0: Y is B, or 0 without it.
+    auto layer_norm_then_log = [](std::size_t n, bool bias) {
+        sketch_builder b;
+        b.input("x", {4, n}).input("scale", {n});
+        std::vector<std::string> in{"x", "scale"};
+        if (bias) {
+            b.input("b", {n});
+            in.emplace_back("b");
+        }
+        b.node("LayerNormalization", attrs{{"axis", std::int64_t{-1}}}, in, "y", {4, n}).node("Log", {}, {"y"}, "l", {4, n});
+        return b.s;
+    };
+    CHECK(gen.unreachable_domain(layer_norm_then_log(1, false)));
+    CHECK_FALSE(gen.unreachable_domain(layer_norm_then_log(1, true)));
+    CHECK_FALSE(gen.unreachable_domain(layer_norm_then_log(3, false)));
+
+    // An exclusive CumSum along an axis of one element is all 0 (ReduceLogSum needs a positive sum).
+    CHECK(gen.unreachable_domain(chain({{"CumSum", attrs{{"exclusive", std::int64_t{1}}}}, {"ReduceLogSum", attrs{}}}, {1, 1})));
+    CHECK_FALSE(gen.unreachable_domain(chain({{"CumSum", attrs{{"exclusive", std::int64_t{1}}}}, {"ReduceLogSum", attrs{}}}, {1, 3})));
+
+    // LRN over one channel is element-wise: Exp(Hardmax)'s forced 1 becomes 1 / 2^0.75 < 1, which Acosh cannot take.
+    CHECK(gen.unreachable_domain(chain(
+        {{"Hardmax", attrs{}}, {"Exp", attrs{}}, {"LRN", attrs{{"size", std::int64_t{1}}, {"bias", 2.0}}}, {"Acosh", attrs{}}}, s)));
+    CHECK_FALSE(gen.unreachable_domain(chain(
+        {{"Hardmax", attrs{}}, {"Exp", attrs{}}, {"LRN", attrs{{"size", std::int64_t{3}}, {"bias", 2.0}}}, {"Acosh", attrs{}}}, s)));
+
+    // Integers: Round, Floor and Sign give them, and Atanh's (-1, 1) holds only 0 of them,
+    // which a Reciprocal (or a Log) of the Atanh cannot take; Asin's [-1, 1] holds three.
+    CHECK(gen.unreachable_domain(chain({{"Round", attrs{}}, {"Atanh", attrs{}}, {"Reciprocal", attrs{}}}, s)));
+    CHECK(gen.unreachable_domain(chain({{"Floor", attrs{}}, {"Relu", attrs{}}, {"Atanh", attrs{}}, {"Log", attrs{}}}, s)));
+    CHECK(gen.unreachable_domain(chain({{"Sign", attrs{}}, {"Atanh", attrs{}}, {"Log", attrs{}}}, s)));
+    CHECK_FALSE(gen.unreachable_domain(chain({{"Round", attrs{}}, {"Atanh", attrs{}}}, s)));
+    CHECK_FALSE(gen.unreachable_domain(chain({{"Round", attrs{}}, {"Asin", attrs{}}, {"Reciprocal", attrs{}}}, s)));
+    CHECK_FALSE(gen.unreachable_domain(chain({{"Tanh", attrs{}}, {"Atanh", attrs{}}, {"Reciprocal", attrs{}}}, s)));
+    // A mean of integers is not one: nothing is concluded through ReduceMean.
+    CHECK_FALSE(gen.unreachable_domain(chain({{"Round", attrs{}}, {"ReduceMean", attrs{}}, {"Atanh", attrs{}}, {"Reciprocal", attrs{}}}, s)));
+
+    // Nearest and linear Resize stay within X's range (Erf's [-1, 1] never reaches Acosh's x > 1); cubic overshoots.
+    CHECK(gen.unreachable_domain(chain({{"Erf", attrs{}}, {"Resize", attrs{{"mode", std::string("nearest")}}}, {"Acosh", attrs{}}}, s)));
+    CHECK(gen.unreachable_domain(chain({{"Erf", attrs{}}, {"Resize", attrs{{"mode", std::string("linear")}}}, {"Acosh", attrs{}}}, s)));
+    CHECK_FALSE(gen.unreachable_domain(chain({{"Erf", attrs{}}, {"Resize", attrs{{"mode", std::string("cubic")}}}, {"Acosh", attrs{}}}, s)));
+}
+
+TEST_CASE("generator: an integer Erf's free input is drawn from 6 up, where it is not 0") {
+    to::gen::config cfg;
+    cfg.include_ops = {"Erf"};
+    cfg.dtypes = {to::dtype::i32};
+    cfg.max_nodes = 1;
+    const to::gen::generator gen(cfg);
+    to::gen::generation_stats stats;
+    std::size_t seen = 0;
+    for (std::uint64_t i = 0; i < 8; ++i) {
+        auto g = to::gen::case_rng(5, i, cfg.hash());
+        const auto sk = gen.generate(g, stats);
+        for (const auto& [name, range] : sk.ranges) {
+            CHECK(range == std::make_pair(6.0, 12.0));
+            ++seen;
+        }
+    }
+    CHECK(seen > 0);
+    // Float data keeps the default range (a float Erf is not flat near 0).
+    const auto h = to::ops::find_op("Erf")->hints();
+    REQUIRE(h.input(0) != nullptr);
+    CHECK_FALSE(h.input(0)->range);
+}
+
 TEST_CASE("generator: integer domains, and integer values' forced elements") {
     const to::gen::generator gen(to::gen::config{});
     const to::shape_type s{4, 3};

@@ -1235,6 +1235,13 @@ TEST_CASE("domain rules: losses are zero inside, positive outside") {
     const auto c = f32({1}, {1});
     CHECK(loss("BatchNormalization", {f32({1, 1}, {1}), c, c, c, f32({1}, {0})}) == 0.0);
     CHECK(loss("BatchNormalization", {f32({1, 1}, {1}), c, c, c, f32({1}, {-1})}) > 0.0);
+    // Overflow limits follow the dtype, float64 included (Sinh's once computed 2 * max finite: inf in double).
+    CHECK(loss("Sinh", {make({to::dtype::f64, {1}, {700}})}) == 0.0);
+    CHECK(loss("Sinh", {make({to::dtype::f64, {1}, {-711}})}) > 0.0);
+    CHECK(loss("Sinh", {f32({1}, {88})}) == 0.0);
+    CHECK(loss("Sinh", {f32({1}, {90})}) > 0.0);
+    CHECK(loss("Cosh", {make({to::dtype::f64, {1}, {711}})}) > 0.0);
+    CHECK(loss("Exp", {make({to::dtype::f64, {1}, {710}})}) > 0.0);
 }
 
 TEST_CASE("domain rules: Pow's rules follow the base's dtype") {

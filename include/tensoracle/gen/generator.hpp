@@ -290,7 +290,14 @@ public:
             for (std::size_t k = 0; k < n.inputs.size(); ++k) {
                 if (!n.inputs[k].empty() && !in[k].is_unknown()) facts.insert_or_assign(n.inputs[k], in[k]);
             }
-            const auto out = output_facts(*p, n.attributes, in, in_shapes, n.outputs.size());
+            std::vector<shape_type> out_shapes;
+            if (p->hints.facts_read_output_shapes) {
+                for (const auto& name : n.outputs) {
+                    const auto it = sketch.shapes.find(name);
+                    out_shapes.push_back(it == sketch.shapes.end() ? shape_type{} : it->second);
+                }
+            }
+            const auto out = output_facts(*p, n.attributes, in, in_shapes, n.outputs.size(), out_shapes);
             for (std::size_t o = 0; o < n.outputs.size(); ++o) {
                 if (n.outputs[o].empty()) continue;
                 const auto d = dtype_of(n.outputs[o]);
@@ -368,6 +375,27 @@ public:
                 }
             }
             if (lo > hi) return op + ": " + r.description + " (input " + std::to_string(k) + " holds no value inside it)";
+            if (x.integral) {
+                // Integers only: Atanh's (-1, 1) leaves 0, Asin's [-1, 1] all of -1, 0, 1. The
+                // rule is judged at the integers themselves (a closed end such as Asin's 1 is
+                // in the domain, which the strict test above leaves out): every one near 0,
+                // and the sampled range's ends rounded inwards.
+                double ilo = std::numeric_limits<double>::infinity(), ihi = -ilo;
+                auto try_integer = [&](double v) {
+                    if (v >= x.lo && v <= x.hi && f(v) <= 0.0) {
+                        ilo = std::min(ilo, v);
+                        ihi = std::max(ihi, v);
+                    }
+                };
+                for (double v = std::max(std::ceil(x.lo), -16.0); v <= std::min(std::floor(x.hi), 16.0); v += 1.0) try_integer(v);
+                try_integer(std::ceil(lo));
+                try_integer(std::floor(hi));
+                if (ilo > ihi) return op + ": " + r.description + " (input " + std::to_string(k) + " holds no integer inside it)";
+                lo = std::min(lo, ilo);
+                hi = std::max(hi, ihi);
+                lo = std::ceil(lo);
+                hi = std::floor(hi);
+            }
             if (r.elementwise_any) continue;
             x.lo = std::max(x.lo, lo);
             x.hi = std::min(x.hi, hi);
@@ -379,12 +407,19 @@ public:
     [[nodiscard]] static std::vector<spec::value_facts> output_facts(const op_profile& p, const spec::attribute_map& attrs,
                                                                      const std::vector<spec::value_facts>& in,
                                                                      const std::vector<shape_type>& in_shapes,
-                                                                     std::size_t count) {
+                                                                     std::size_t count,
+                                                                     std::span<const shape_type> out_shapes = {}) {
         std::vector<spec::value_facts> out(count);
         if (!p.hints.output_facts) return out;
         std::vector<spec::value_facts> given;
         try {
-            given = p.hints.output_facts(in, attrs, in_shapes);
+            if (p.hints.facts_read_output_shapes) {
+                std::vector<shape_type> shapes(in_shapes);
+                shapes.insert(shapes.end(), out_shapes.begin(), out_shapes.end());
+                given = p.hints.output_facts(in, attrs, shapes);
+            } else {
+                given = p.hints.output_facts(in, attrs, in_shapes);
+            }
         } catch (const error&) {
             return out;
         }
@@ -592,7 +627,7 @@ private:
             for (const auto& [b_slot, b_value] : bound) s.values[b_value].facts = in_facts[b_slot];
         }
         add_node(s, *inst, bound, std::nullopt,
-                 output_facts(p, inst->attributes, in_facts, in_shapes, inst->output_shapes.size()), g);
+                 output_facts(p, inst->attributes, in_facts, in_shapes, inst->output_shapes.size(), inst->output_shapes), g);
         return true;
     }
 
@@ -617,7 +652,8 @@ private:
         // what the op produces must leave their domains within reach.
         const auto [in_facts, in_shapes] = input_facts(s, *inst, {});
         auto produced =
-            output_facts(p, inst->attributes, in_facts, in_shapes, std::max<std::size_t>(inst->output_shapes.size(), 1));
+            output_facts(p, inst->attributes, in_facts, in_shapes, std::max<std::size_t>(inst->output_shapes.size(), 1),
+                         inst->output_shapes);
         produced[0] = produced[0].of_dtype(s.values[k].type);
         if (!produced[0].is_unknown() && leaves_reader_out_of_reach(s, k, produced[0])) {
             stats.rejected.add(std::string(op.op_type) + ": a reader's domain would be out of reach (backward)");

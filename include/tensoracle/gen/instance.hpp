@@ -280,6 +280,9 @@ struct instance_hooks {
             in[i].type = ok[static_cast<std::size_t>(g.below(ok.size()))];
             type_var.emplace(s.type_var, in[i].type);
         }
+        if (const auto* ih = hints.input(i); ih != nullptr && ih->integer_range && info(in[i].type).is_integer) {
+            in[i].range = ih->integer_range;
+        }
         // Ranks: backward inference's candidates, or near the first bound input's rank.
         std::vector<std::size_t> ok_ranks;
         if (!ranks.empty()) {

@@ -255,6 +255,13 @@ TENSORACLE_BINARY(div, "Div", 14, types::numeric)
         return {detail::hinge_rule("|B| > 0", 1, [](double y) { return -std::fabs(y) + 1e-10; })};
     }
     static constexpr std::array<double, 2> rhs_range{1.0, 4.0};
+    // 0 / y is 0 wherever y is not 0 (where it is, Div's own rule fails).
+    static void hints(spec::hints& h) {
+        h.facts([](std::span<const spec::value_facts> in, const spec::attribute_map&, std::span<const shape_type>) {
+            const bool zero = !in.empty() && in[0].lo == 0.0 && in[0].hi == 0.0;
+            return std::vector<spec::value_facts>{zero ? spec::value_facts::constant(0.0) : spec::value_facts{}};
+        });
+    }
 };
 struct mod_attr {
     std::int64_t fmod = 0;

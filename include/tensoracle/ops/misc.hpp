@@ -313,11 +313,28 @@ struct CumSum {
     }
     template <int = 0>
     static spec::hints hints() {
-        // An exclusive sum starts every row at 0.
+        // An exclusive sum starts every row at 0; along an axis of length 1 it is
+        // all 0, and an inclusive one is X itself.
         return spec::hints{}.flag("exclusive").flag("reverse").facts(
-            [](std::span<const spec::value_facts>, const spec::attribute_map& attrs, std::span<const shape_type>) {
+            [](std::span<const spec::value_facts> in, const spec::attribute_map& attrs, std::span<const shape_type> shapes) {
+                const bool exclusive = spec::parse_attributes<attributes>(attrs, op_type).exclusive != 0;
+                bool single = false;  // the summed axis has length 1
+                if (!shapes.empty()) {
+                    std::size_t n = 1;
+                    for (const auto d : shapes[0]) n *= d;
+                    single = n == 1;
+                    if (!single && in.size() > 1 && in[1].lo == in[1].hi && std::isfinite(in[1].lo)) {
+                        const auto r = static_cast<std::int64_t>(shapes[0].size());
+                        const auto a = static_cast<std::int64_t>(in[1].lo);
+                        single = a >= -r && a < r && shapes[0][static_cast<std::size_t>(a < 0 ? a + r : a)] == 1;
+                    }
+                }
                 spec::value_facts out;
-                if (spec::parse_attributes<attributes>(attrs, op_type).exclusive != 0) out.force(0.0);
+                if (single) {
+                    out = exclusive ? spec::value_facts::constant(0.0) : (in.empty() ? out : in[0]);
+                } else if (exclusive) {
+                    out.force(0.0);
+                }
                 return std::vector<spec::value_facts>{out};
             });
     }

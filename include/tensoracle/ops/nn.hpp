@@ -400,6 +400,45 @@ inline std::pair<std::int64_t, std::int64_t> taps_in_bounds(std::int64_t a, std:
     return {first, end};
 }
 
+/// Whether some output position of the plan receives no product at all (a
+/// Conv window wholly in the padding, a ConvTranspose gap between strided or
+/// dilated taps, or a row added by output_padding): without B that output is
+/// exactly 0 whatever the data (value facts: a divisor or a Log there fails).
+inline bool has_untouched_output(const conv_plan& p, bool transpose) {
+    if (p.N <= 0 || p.M <= 0 || p.os.size() != p.n) return false;
+    for (std::size_t i = 0; i < p.n; ++i) {
+        if (p.os[i] <= 0 || p.xs[i] <= 0 || p.ks[i] <= 0) return false;
+    }
+    for (std::size_t i = 0; i < p.n; ++i) {
+        if (!transpose) {
+            for (std::int64_t o = 0; o < p.os[i]; ++o) {
+                const auto [first, end] = taps_in_bounds(o * p.st[i] - p.pb[i], p.dl[i], p.ks[i], p.xs[i]);
+                if (first >= end) return true;
+            }
+        } else {
+            std::vector<bool> hit(static_cast<std::size_t>(p.os[i]), false);
+            for (std::int64_t j = 0; j < p.xs[i]; ++j) {
+                for (std::int64_t k = 0; k < p.ks[i]; ++k) {
+                    const std::int64_t o = j * p.st[i] + k * p.dl[i] - p.pb[i];
+                    if (o >= 0 && o < p.os[i]) hit[static_cast<std::size_t>(o)] = true;
+                }
+            }
+            if (std::find(hit.begin(), hit.end(), false) != hit.end()) return true;
+        }
+    }
+    return false;
+}
+
+/// Value facts of Conv and ConvTranspose (Op): without B, an output no tap
+/// reaches is 0 for every data.
+template <class Op>
+std::vector<spec::value_facts> untouched_output_facts(const spec::attribute_map& attrs, std::span<const shape_type> shapes,
+                                                      bool transpose) {
+    if (shapes.size() < 2 || (shapes.size() > 2 && !shapes[2].empty())) return {spec::value_facts{}};
+    const auto p = Op::plan(shapes[0], shapes[1], nullptr, spec::parse_attributes<typename Op::attributes>(attrs, Op::op_type));
+    return {has_untouched_output(p, transpose) ? spec::value_facts{}.force(0.0) : spec::value_facts{}};
+}
+
 /// Op::compute<T> of a conv_plan: each output starts at its bias and adds
 /// its taps in the plan's order, in T's accumulator type.
 template <class Op, class T>
@@ -932,6 +971,9 @@ struct conv : nn::two_inputs_and_optional_third<conv>, nn::tap_kernel<conv>, spe
             // each output element: one multiply-add per weight of its group
             .work([](const spec::context& c, const std::vector<std::vector<spec::expr>>& out) {
                 return spec::product(out[0]) * spec::product(nn::tail(c.shape(1), 1));
+            })
+            .facts([](std::span<const spec::value_facts>, const spec::attribute_map& attrs, std::span<const shape_type> shapes) {
+                return nn::untouched_output_facts<conv>(attrs, shapes, false);  // a window wholly in the padding
             });
     }
 };
@@ -1140,6 +1182,9 @@ struct conv_transpose : nn::two_inputs_and_optional_third<conv_transpose>, nn::t
             // each input element scatters into one window per output channel of its group
             .work([](const spec::context& c, const std::vector<std::vector<spec::expr>>&) {
                 return spec::product(c.shape(0)) * spec::product(nn::tail(c.shape(1), 1));
+            })
+            .facts([](std::span<const spec::value_facts>, const spec::attribute_map& attrs, std::span<const shape_type> shapes) {
+                return nn::untouched_output_facts<conv_transpose>(attrs, shapes, true);  // gaps between strided taps
             });
     }
 };
@@ -1756,7 +1801,13 @@ struct lrn {
         if (std::isfinite(x.some_at_most)) y.some_at_most = x.some_at_most >= 0.0 ? x.some_at_most * s : 0.0;
         if (std::isfinite(x.some_at_least)) y.some_at_least = x.some_at_least <= 0.0 ? x.some_at_least * s : 0.0;
         for (const double v : x.forced) {
-            if (v == 0.0) y.force(0.0);  // 0 stays 0
+            if (v == 0.0) {
+                y.force(0.0);  // 0 stays 0
+            } else if (a.size == 1) {
+                // A window of one channel: element-wise, so a forced value maps exactly.
+                y.force(v * std::pow(static_cast<double>(a.bias) + static_cast<double>(a.alpha) * v * v,
+                                     -static_cast<double>(a.beta)));
+            }
         }
         return {y};
     }
@@ -2112,6 +2163,22 @@ struct resize {
         const auto p = read_params(c);
         return {compute<S>(x[0], p.roi, p.scales, p.sizes, at)};
     }
+    /// Nearest picks input elements and linear weighs two neighbours per axis by
+    /// weights in [0, 1] (edges repeated): both stay within X's range, plus the
+    /// extrapolation value under tf_crop_and_resize. Cubic overshoots: unknown.
+    template <int = 0>
+    static std::vector<spec::value_facts> interpolation_facts(std::span<const spec::value_facts> in,
+                                                              const spec::attribute_map& attrs, std::span<const shape_type>) {
+        const auto at = spec::parse_attributes<attributes>(attrs, op_type);
+        if (in.empty() || (at.mode != "nearest" && at.mode != "linear")) return {spec::value_facts{}};
+        auto f = at.mode == "nearest" ? in[0].selection() : in[0].range_only();
+        if (at.coordinate_transformation_mode == "tf_crop_and_resize") {  // may appear, is not forced to
+            f.integral = f.integral && static_cast<double>(at.extrapolation_value) == std::floor(at.extrapolation_value);
+            f.lo = std::min(f.lo, static_cast<double>(at.extrapolation_value));
+            f.hi = std::max(f.hi, static_cast<double>(at.extrapolation_value));
+        }
+        return {f};
+    }
     template <int = 0>
     static spec::hints hints() {
         const auto floats = [](rng& g, std::size_t n, double lo, double hi) {
@@ -2120,6 +2187,7 @@ struct resize {
             return tensor(t);
         };
         return spec::hints{}
+            .facts(interpolation_facts<>)
             .choice("mode", {std::string("nearest"), std::string("linear"), std::string("cubic")}, 0.8)
             // Each output element reads 1 (nearest), 2 (linear) or 4 (cubic) taps along every axis.
             .work([](const spec::context& c, const std::vector<std::vector<spec::expr>>& out) {

@@ -142,6 +142,16 @@ void select_partials(std::span<const V> v, std::span<V> d, V init, Better better
     if (at < v.size()) d[at] = V(1);
 }
 
+/// What a sum of n elements holds, each element holding `e` (a reduction's
+/// value facts: the generator sizes groups from the input and output shapes).
+inline spec::value_facts sum_facts(const spec::value_facts& e, double n) {
+    if (e.lo == e.hi && std::isfinite(e.lo)) return spec::value_facts::constant(e.lo * n);
+    return spec::value_facts::within(e.lo * n, e.hi * n);
+}
+inline spec::value_facts square_facts(const spec::value_facts& x) {
+    return spec::facts::image(x, [](double v) { return v * v; });
+}
+
 #define TENSORACLE_REDUCE(NAME, OPTYPE, TYPES)               \
     struct NAME##_fn {                                        \
         static constexpr std::string_view op_type = OPTYPE;  \
@@ -154,6 +164,7 @@ inline constexpr dtype_set minmax_types = types::floating | spec::dtypes_of(dtyp
 // reduced = sum(x)
 TENSORACLE_REDUCE(sum, "ReduceSum", sum_types)
     static constexpr bool axes_input = true;
+    static spec::value_facts group_facts(const spec::value_facts& x, double n) { return sum_facts(x, n); }
     template <class T, class A>
     static A reduce(std::span<const A> v) {
         A s{0};
@@ -168,7 +179,10 @@ TENSORACLE_REDUCE(sum, "ReduceSum", sum_types)
 };
 // reduced = sum(x) / count (empty: 0 / 0 = NaN)
 TENSORACLE_REDUCE(mean, "ReduceMean", sum_types)
-    static constexpr bool within_input = true;  // value facts: inside the input's range
+    /// Inside the input's range (not integral: a mean of integers need not be one).
+    static spec::value_facts group_facts(const spec::value_facts& x, double) {
+        return x.lo == x.hi && std::isfinite(x.lo) ? spec::value_facts::constant(x.lo) : x.range_only();
+    }
     static constexpr bool real_valued = true;  // integer inputs: computed in double, truncated (numpy astype)
     template <class T, class A>
     static A reduce(std::span<const A> v) {
@@ -246,7 +260,9 @@ TENSORACLE_REDUCE(prod, "ReduceProd", sum_types)
 };
 // reduced = sum(|x|)
 TENSORACLE_REDUCE(l1, "ReduceL1", sum_types)
-    static constexpr bool non_negative = true;  // value facts: [0, inf)
+    static spec::value_facts group_facts(const spec::value_facts& x, double n) {
+        return sum_facts(spec::facts::image(x, [](double v) { return std::fabs(v); }), n);
+    }
     template <class T, class A>
     static A reduce(std::span<const A> v) {
         A s{0};
@@ -256,7 +272,9 @@ TENSORACLE_REDUCE(l1, "ReduceL1", sum_types)
 };
 // reduced = sqrt(sum(x^2))
 TENSORACLE_REDUCE(l2, "ReduceL2", sum_types)
-    static constexpr bool non_negative = true;
+    static spec::value_facts group_facts(const spec::value_facts& x, double n) {
+        return spec::facts::image(sum_facts(square_facts(x), n), [](double v) { return std::sqrt(v); });
+    }
     static constexpr bool real_valued = true;  // integer inputs: computed in double, truncated (numpy astype)
     template <class T, class A>
     static A reduce(std::span<const A> v) {
@@ -281,7 +299,7 @@ TENSORACLE_REDUCE(l2, "ReduceL2", sum_types)
 };
 // reduced = sum(x^2)
 TENSORACLE_REDUCE(sum_square, "ReduceSumSquare", sum_types)
-    static constexpr bool non_negative = true;
+    static spec::value_facts group_facts(const spec::value_facts& x, double n) { return sum_facts(square_facts(x), n); }
     template <class T, class A>
     static A reduce(std::span<const A> v) {
         A s{0};
@@ -296,6 +314,9 @@ TENSORACLE_REDUCE(sum_square, "ReduceSumSquare", sum_types)
 // reduced = log(sum(x)) (empty: -inf)
 TENSORACLE_REDUCE(log_sum, "ReduceLogSum", sum_types)
     static constexpr bool real_valued = true;  // integer inputs: computed in double, truncated (numpy astype)
+    static spec::value_facts group_facts(const spec::value_facts& x, double n) {
+        return spec::facts::image(sum_facts(x, n), [](double v) { return std::log(v); });
+    }
     template <class T, class A>
     static A reduce(std::span<const A> v) {
         A s{0};
@@ -322,6 +343,12 @@ TENSORACLE_REDUCE(log_sum, "ReduceLogSum", sum_types)
 // reduced = log(sum(exp(x))), computed as max + log(sum(exp(x - max))) (value-preserving)
 TENSORACLE_REDUCE(log_sum_exp, "ReduceLogSumExp", sum_types)
     static constexpr bool real_valued = true;  // integer inputs: computed in double, truncated (numpy astype)
+    /// max(x) <= LSE <= max(x) + log n: every group of n values in [lo, hi] lies in [lo + log n, hi + log n].
+    static spec::value_facts group_facts(const spec::value_facts& x, double n) {
+        const double shift = std::log(n);
+        if (x.lo == x.hi && std::isfinite(x.lo)) return spec::value_facts::constant(x.lo + shift);
+        return spec::value_facts::within(x.lo + shift, x.hi + shift);
+    }
     template <class T, class A>
     static A reduce(std::span<const A> v) {
         return log_sum_exp(v);
@@ -596,14 +623,23 @@ struct reduce_op {
         // still reads, for older models) is not valid ONNX there.
         if constexpr (axes_input) h.flag("noop_with_empty_axes", 0.3).optional_input(1, 0.7).omit("axes");
         if constexpr (requires { F::range; }) h.range(0, F::range[0], F::range[1]);
-        if constexpr (requires { F::within_input; }) {
+        if constexpr (requires { F::group_facts(spec::value_facts{}, 1.0); }) {
+            h.facts_with_output_shapes(group_facts_of);
+        } else if constexpr (requires { F::within_input; }) {
             h.facts(spec::facts::selection_of(0));
-        } else if constexpr (requires { F::non_negative; }) {
-            h.facts([](std::span<const spec::value_facts>, const spec::attribute_map&, std::span<const shape_type>) {
-                return std::vector<spec::value_facts>{spec::value_facts::within(0.0, std::numeric_limits<double>::infinity())};
-            });
         }
         return h;
+    }
+    /// Each output element reduces a group of |input| / |output| elements (the
+    /// generator passes the output shapes after the inputs').
+    static std::vector<spec::value_facts> group_facts_of(std::span<const spec::value_facts> in, const spec::attribute_map&,
+                                                         std::span<const shape_type> shapes) {
+        if (in.empty() || shapes.size() <= in.size()) return {spec::value_facts{}};
+        std::size_t n_in = 1, n_out = 1;
+        for (const auto d : shapes[0]) n_in *= d;
+        for (const auto d : shapes[in.size()]) n_out *= d;
+        if (n_out == 0 || n_in == 0 || n_in % n_out != 0) return {spec::value_facts{}};
+        return {F::group_facts(in[0], static_cast<double>(n_in / n_out))};
     }
 
 private:
@@ -1135,18 +1171,29 @@ struct layer_normalization {
             .optional_input(2, 0.7)
             .facts(facts);
     }
-    /// Y: unknown (Scale and B move it). Mean: inside X's range. InvStdDev =
+    /// Y: unknown (Scale and B move it), except over rows of one element, where
+    /// x - Mean is 0 and Y is B (0 without B). Mean: inside X's range. InvStdDev =
     /// 1 / sqrt(var + epsilon), with var at most (hi - lo)^2 / 4 for X in
     /// [lo, hi]: InvStdDev of Cos values is never below 1 / sqrt(1 + epsilon).
     static std::vector<spec::value_facts> facts(std::span<const spec::value_facts> in, const spec::attribute_map& attrs,
-                                                std::span<const shape_type>) {
+                                                std::span<const shape_type> shapes) {
         const spec::value_facts x = in.empty() ? spec::value_facts{} : in[0];
-        const double eps = spec::parse_attributes<attributes>(attrs, op_type).epsilon;
-        if (!(eps > 0.0)) return {spec::value_facts{}, x.range_only(), spec::value_facts{}};
+        const auto a = spec::parse_attributes<attributes>(attrs, op_type);
+        spec::value_facts y;
+        if (!shapes.empty() && !shapes[0].empty()) {
+            std::size_t row = 1;
+            for (std::size_t i = spec::normalize_axis(a.axis, shapes[0].size(), op_type); i < shapes[0].size(); ++i) {
+                row *= shapes[0][i];
+            }
+            const bool has_b = in.size() > 2;  // trailing absent inputs are dropped (B may be a scalar)
+            if (row == 1) y = has_b ? in[2].range_only() : spec::value_facts::constant(0.0);
+        }
+        const double eps = a.epsilon;
+        if (!(eps > 0.0)) return {y, x.range_only(), spec::value_facts{}};
         const double var_max = (x.hi - x.lo) * (x.hi - x.lo) / 4.0;
         // 1% slack for rounding in float32 / bfloat16 statistics.
         const auto inv = spec::value_facts::within(0.99 / std::sqrt(var_max + eps), 1.01 / std::sqrt(eps));
-        return {spec::value_facts{}, x.range_only(), inv};
+        return {y, x.range_only(), inv};
     }
 };
 
@@ -1353,7 +1400,17 @@ struct instance_normalization {
         return {compute<S>(x[0], x[1], x[2], spec::parse_attributes<attributes>(c.attributes(), op_type))};
     }
     template <int = 0>
-    static spec::hints hints() { return spec::hints{}.real("epsilon", 1e-6, 1e-2, 0.3).range(1, 0.5, 2.0).range(2, -1.0, 1.0); }
+    static spec::hints hints() {
+        return spec::hints{}.real("epsilon", 1e-6, 1e-2, 0.3).range(1, 0.5, 2.0).range(2, -1.0, 1.0).facts(facts);
+    }
+    /// Y: unknown, except over one spatial element per channel, where x - mean is 0 and Y is B.
+    static std::vector<spec::value_facts> facts(std::span<const spec::value_facts> in, const spec::attribute_map&,
+                                                std::span<const shape_type> shapes) {
+        if (in.size() < 3 || shapes.empty() || shapes[0].size() < 3) return {spec::value_facts{}};
+        std::size_t spatial = 1;
+        for (std::size_t i = 2; i < shapes[0].size(); ++i) spatial *= shapes[0][i];
+        return {spatial == 1 ? in[2].range_only() : spec::value_facts{}};
+    }
 };
 
 // ------------------------------------------------------------ LpNormalization

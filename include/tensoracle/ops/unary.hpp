@@ -114,8 +114,11 @@ struct unary_elementwise {
     static std::vector<spec::value_facts> image_facts(std::span<const spec::value_facts> in,
                                                       const spec::attribute_map& attrs, std::span<const shape_type>) {
         const auto a = spec::parse_attributes<attributes>(attrs, op_type);
-        return {spec::facts::image(in.empty() ? spec::value_facts{} : in[0],
-                                   [&a](double x) { return static_cast<double>(F::apply(x, a)); })};
+        const spec::value_facts x = in.empty() ? spec::value_facts{} : in[0];
+        auto y = spec::facts::image(x, [&a](double v) { return static_cast<double>(F::apply(v, a)); });
+        if constexpr (requires { F::integral_output; }) y.integral = true;
+        if constexpr (requires { F::keeps_integers; }) y.integral = x.integral;
+        return {y};
     }
 
 private:
@@ -160,25 +163,33 @@ constexpr double eps = 1e-10;  // strict inequalities: f(x) + eps <= 0
         static constexpr dtype_set out_types = TYPES;        \
         using attributes = no_attributes;
 
+// Value facts: keeps_integers (an integer input gives integers), integral_output (integers always).
 TENSORACLE_UNARY(relu, "Relu", 14, types::signed_numeric)
     static constexpr double proxy_slope = 0.1;  // derivative is 0 for x < 0
+    static constexpr bool keeps_integers = true;
 };
 TENSORACLE_UNARY(abs, "Abs", 13, types::numeric)
+    static constexpr bool keeps_integers = true;
 };
 TENSORACLE_UNARY(neg, "Neg", 13, types::signed_numeric)
+    static constexpr bool keeps_integers = true;
 };
 TENSORACLE_UNARY(sign, "Sign", 13, types::numeric)
     static constexpr double proxy_slope = 0.1;
+    static constexpr bool integral_output = true;
 };
 TENSORACLE_UNARY(ceil, "Ceil", 13, types::floating)
     static constexpr double proxy_slope = 0.1;
+    static constexpr bool integral_output = true;
 };
 TENSORACLE_UNARY(floor, "Floor", 13, types::floating)
     static constexpr double proxy_slope = 0.1;
+    static constexpr bool integral_output = true;
 };
 /// Round: halves go to the even neighbour (ONNX and IEEE default).
 TENSORACLE_UNARY(round, "Round", 11, types::ieee_floating)
     static constexpr double proxy_slope = 0.1;
+    static constexpr bool integral_output = true;
 };
 TENSORACLE_UNARY(exp, "Exp", 13, types::floating)
     template <int = 0>
@@ -224,6 +235,10 @@ TENSORACLE_UNARY(erf, "Erf", 13, types::numeric)
             return formula::erf::apply(x, a);
         }
     }
+    // Integer data truncates to 0 unless |x| >= 6 (then +-1), and no gradient moves
+    // integers: draw from 6 up, so that a divisor or a sum that needs it nonzero
+    // starts there (the search's smaller scales and all-zeros starts reach 0).
+    static spec::hints hints() { return spec::hints{}.integer_range(0, 6.0, 12.0); }
 };
 TENSORACLE_UNARY(sin, "Sin", 7, types::ieee_floating)
 };
@@ -247,8 +262,9 @@ TENSORACLE_UNARY(atan, "Atan", 7, types::ieee_floating)
 TENSORACLE_UNARY(sinh, "Sinh", 9, types::ieee_floating)
     template <int = 0>
     static std::vector<spec::domain_rule> domain() {
-        return {detail::overflow_rule("|X| <= log(2 max finite)", 0,
-                                      [](double x, double m) { return std::fabs(x) - std::log(2.0 * m / 2.0); })};
+        // log(max finite), not log(2 max finite): 2 max is inf in double, which let every float64 Sinh pass.
+        return {detail::overflow_rule("|X| <= log(max finite)", 0,
+                                      [](double x, double m) { return std::fabs(x) - std::log(m); })};
     }
 };
 TENSORACLE_UNARY(cosh, "Cosh", 9, types::ieee_floating)

@@ -65,6 +65,10 @@ struct value_facts {
     /// `some_at_least` (a LogSoftmax row of n holds one <= -log n); infinite: nothing known.
     double some_at_most = std::numeric_limits<double>::infinity();
     double some_at_least = -std::numeric_limits<double>::infinity();
+    /// Every element is an integer (integer dtypes; Round, Floor, Ceil, Sign; sums and
+    /// products of such), so a domain that holds only strictly between two integers
+    /// leaves one value: Atanh of a Round is 0 wherever it is finite.
+    bool integral = false;
 
     [[nodiscard]] static value_facts constant(double c) { return {c, c, {c}}; }
     [[nodiscard]] static value_facts within(double lo, double hi, std::vector<double> forced = {}) {
@@ -72,11 +76,18 @@ struct value_facts {
     }
     [[nodiscard]] bool is_unknown() const noexcept {
         return std::isinf(lo) && lo < 0 && std::isinf(hi) && hi > 0 && forced.empty() && std::isinf(some_at_most) &&
-               std::isinf(some_at_least);
+               std::isinf(some_at_least) && !integral;
     }
-    /// The same enclosure without the forced values and element bounds (selections:
-    /// Slice, Gather, MaxPool may drop the elements they speak of).
+    /// The same enclosure without the forced values, element bounds and
+    /// integrality (a mean or an interpolation of the elements lies in it too).
     [[nodiscard]] value_facts range_only() const { return {lo, hi, {}}; }
+    /// What a subset of the elements holds (Slice, Gather, MaxPool may drop the
+    /// elements the forced values and bounds speak of): the range, integrality.
+    [[nodiscard]] value_facts selection() const {
+        value_facts out{lo, hi, {}};
+        out.integral = integral;
+        return out;
+    }
     /// Adds a forced value (widening the enclosure to hold it).
     value_facts& force(double v) {
         lo = std::min(lo, v);
@@ -97,11 +108,16 @@ struct value_facts {
             dlo = i.is_signed ? -std::ldexp(1.0, i.bits - 1) : 0.0;
             dhi = std::ldexp(1.0, i.is_signed ? i.bits - 1 : i.bits) - 1.0;
         }
-        if (lo >= dlo && hi <= dhi) return *this;
+        if (lo >= dlo && hi <= dhi) {
+            value_facts out = *this;
+            out.integral = true;
+            return out;
+        }
         // A forced value inside the range is still exact: wrap-around is
         // arithmetic modulo 2^bits, so a result that fits is the true one
         // (an exclusive CumSum's leading 0 whatever the sum's range).
         value_facts out = within(dlo, dhi);
+        out.integral = true;
         for (const double v : forced) {
             if (v >= dlo && v <= dhi && v == std::floor(v)) out.forced.push_back(v);
         }
@@ -114,6 +130,7 @@ struct value_facts {
         for (const double v : o.forced) force(v);
         some_at_most = std::min(some_at_most, o.some_at_most);
         some_at_least = std::max(some_at_least, o.some_at_least);
+        integral = integral && o.integral;
         return *this;
     }
 };
@@ -138,7 +155,7 @@ namespace facts {
 /// the range carries over, forced values may be left out.
 [[nodiscard]] inline facts_function selection_of(std::size_t i = 0) {
     return [i](std::span<const value_facts> in, const attribute_map&, std::span<const shape_type>) {
-        return std::vector<value_facts>{i < in.size() ? in[i].range_only() : value_facts{}};
+        return std::vector<value_facts>{i < in.size() ? in[i].selection() : value_facts{}};
     };
 }
 /// Points of [lo, hi] that probe an element-wise function: both ends, a
@@ -225,7 +242,7 @@ template <class Fn>
 /// Facts of an element-wise op of several inputs from the corners of their
 /// enclosures, for ops monotone in each input (Max, Min, Add, Sub) or
 /// bilinear (Mul): the extremes of f over a box lie at its corners. A NaN
-/// corner (inf - inf, 0 * inf) leaves the output unknown. Element bounds
+/// corner leaves the output unknown. Element bounds
 /// carry over where f keeps them: Min keeps "some element <= m" of every
 /// input, Max "some element >= m".
 template <class Fn>
@@ -235,9 +252,13 @@ template <class Fn>
     value_facts acc = in[0].range_only();
     acc.some_at_most = in[0].some_at_most;
     acc.some_at_least = in[0].some_at_least;
+    // An infinite end only says "unbounded": every element of a run that goes on
+    // is finite, so f is taken at the largest finite values (0 * x is 0, not NaN).
+    auto finite = [](double v) { return std::clamp(v, -std::numeric_limits<double>::max(), std::numeric_limits<double>::max()); };
     for (std::size_t k = 1; k < in.size(); ++k) {
         const auto& b = in[k];
-        const double c[4] = {f(acc.lo, b.lo), f(acc.lo, b.hi), f(acc.hi, b.lo), f(acc.hi, b.hi)};
+        const double al = finite(acc.lo), ah = finite(acc.hi), bl = finite(b.lo), bh = finite(b.hi);
+        const double c[4] = {f(al, bl), f(al, bh), f(ah, bl), f(ah, bh)};
         value_facts next;
         if (std::none_of(c, c + 4, [](double v) { return std::isnan(v); })) {
             next.lo = *std::min_element(c, c + 4);
@@ -247,6 +268,8 @@ template <class Fn>
         if (keeps_at_least) next.some_at_least = std::max(acc.some_at_least, b.some_at_least);
         acc = next;
     }
+    // Sums, differences, products, maxima and minima of integers are integers.
+    acc.integral = std::all_of(in.begin(), in.end(), [](const value_facts& x) { return x.integral; });
     if (!keeps_at_most && in.size() > 1) acc.some_at_most = std::numeric_limits<double>::infinity();
     if (!keeps_at_least && in.size() > 1) acc.some_at_least = -std::numeric_limits<double>::infinity();
     return acc;
@@ -280,6 +303,9 @@ struct input_hint {
     std::size_t index = 0;
     std::optional<double> present;               ///< optional inputs: probability given
     std::optional<std::pair<double, double>> range;  ///< initial data range
+    /// Initial data range when the input's dtype is an integer one (overrides `range`):
+    /// integer data moves only by re-drawing, so it must be drawn where the op does something.
+    std::optional<std::pair<double, double>> integer_range;
     /// Data needed before solving (the spec reads it in its constraints or
     /// shapes): made from the symbolic context (ranks, dtypes known).
     std::function<tensor(rng&, const context&)> before_solving;
@@ -303,6 +329,9 @@ struct hints {
     /// What the op's outputs hold given what its inputs hold (value_facts);
     /// empty: nothing known (every output may be anything).
     facts_function output_facts;
+    /// The shapes `output_facts` gets are the inputs' followed by the outputs'
+    /// (a reduction's group size is the ratio of their element counts).
+    bool facts_read_output_shapes = false;
 
     [[nodiscard]] const attribute_hint* attribute(std::string_view name) const {
         for (const auto& a : attributes) {
@@ -380,6 +409,12 @@ struct hints {
         h.range = std::make_pair(lo, hi);
         return *this;
     }
+    /// Initial data of input i drawn from [lo, hi] when its dtype is an integer one
+    /// (no gradient moves integers: Erf of an integer is 0 unless |x| >= 6).
+    hints& integer_range(std::size_t i, double lo, double hi) {
+        at(i).integer_range = std::make_pair(lo, hi);
+        return *this;
+    }
     /// Probability that optional input i is given.
     hints& optional_input(std::size_t i, double present) {
         at(i).present = present;
@@ -400,6 +435,13 @@ struct hints {
     }
     hints& facts(facts_function f) {
         output_facts = std::move(f);
+        return *this;
+    }
+    /// As facts(f), with the output shapes after the input shapes in f's `shapes`
+    /// (the first in.size() are the inputs').
+    hints& facts_with_output_shapes(facts_function f) {
+        output_facts = std::move(f);
+        facts_read_output_shapes = true;
         return *this;
     }
     hints& frequency(double w) {
