@@ -323,7 +323,7 @@ struct CumSum {
                     std::size_t n = 1;
                     for (const auto d : shapes[0]) n *= d;
                     single = n == 1;
-                    if (!single && in.size() > 1 && in[1].lo == in[1].hi && std::isfinite(in[1].lo)) {
+                    if (!single && in.size() > 1 && in[1].lo == in[1].hi && std::fabs(in[1].lo) <= 64.0) {  // a known axis
                         const auto r = static_cast<std::int64_t>(shapes[0].size());
                         const auto a = static_cast<std::int64_t>(in[1].lo);
                         single = a >= -r && a < r && shapes[0][static_cast<std::size_t>(a < 0 ? a + r : a)] == 1;
