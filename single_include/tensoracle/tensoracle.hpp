@@ -7130,12 +7130,14 @@ void select_partials(std::span<const V> v, std::span<V> d, V init, Better better
     if (at < v.size()) d[at] = V(1);
 }
 
-/// What a sum of n elements holds, each element holding `e` (a reduction's
-/// value facts: the generator sizes groups from the input and output shapes).
-inline spec::value_facts sum_facts(const spec::value_facts& e, double n) {
-    if (e.lo == e.hi && std::isfinite(e.lo)) return spec::value_facts::constant(e.lo * n);
-    return spec::value_facts::within(e.lo * n, e.hi * n);
+/// What a * x + b holds (a > 0) where x holds `x`: a constant stays one. A
+/// reduction's value facts (the generator sizes groups from the input and
+/// output shapes): a sum of n elements holding `x` is affine_facts(x, n, 0).
+inline spec::value_facts affine_facts(const spec::value_facts& x, double a, double b) {
+    if (x.lo == x.hi && std::isfinite(x.lo)) return spec::value_facts::constant(a * x.lo + b);
+    return spec::value_facts::within(a * x.lo + b, a * x.hi + b);
 }
+inline spec::value_facts sum_facts(const spec::value_facts& e, double n) { return affine_facts(e, n, 0.0); }
 inline spec::value_facts square_facts(const spec::value_facts& x) {
     return spec::facts::image(x, [](double v) { return v * v; });
 }
@@ -7168,9 +7170,7 @@ TENSORACLE_REDUCE(sum, "ReduceSum", sum_types)
 // reduced = sum(x) / count (empty: 0 / 0 = NaN)
 TENSORACLE_REDUCE(mean, "ReduceMean", sum_types)
     /// Inside the input's range (not integral: a mean of integers need not be one).
-    static spec::value_facts group_facts(const spec::value_facts& x, double) {
-        return x.lo == x.hi && std::isfinite(x.lo) ? spec::value_facts::constant(x.lo) : x.range_only();
-    }
+    static spec::value_facts group_facts(const spec::value_facts& x, double) { return affine_facts(x, 1.0, 0.0); }
     static constexpr bool real_valued = true;  // integer inputs: computed in double, truncated (numpy astype)
     template <class T, class A>
     static A reduce(std::span<const A> v) {
@@ -7332,11 +7332,7 @@ TENSORACLE_REDUCE(log_sum, "ReduceLogSum", sum_types)
 TENSORACLE_REDUCE(log_sum_exp, "ReduceLogSumExp", sum_types)
     static constexpr bool real_valued = true;  // integer inputs: computed in double, truncated (numpy astype)
     /// max(x) <= LSE <= max(x) + log n: every group of n values in [lo, hi] lies in [lo + log n, hi + log n].
-    static spec::value_facts group_facts(const spec::value_facts& x, double n) {
-        const double shift = std::log(n);
-        if (x.lo == x.hi && std::isfinite(x.lo)) return spec::value_facts::constant(x.lo + shift);
-        return spec::value_facts::within(x.lo + shift, x.hi + shift);
-    }
+    static spec::value_facts group_facts(const spec::value_facts& x, double n) { return affine_facts(x, 1.0, std::log(n)); }
     template <class T, class A>
     static A reduce(std::span<const A> v) {
         return log_sum_exp(v);
@@ -17833,10 +17829,8 @@ public:
                 try_integer(std::ceil(lo));
                 try_integer(std::floor(hi));
                 if (ilo > ihi) return op + ": " + r.description + " (input " + std::to_string(k) + " holds no integer inside it)";
-                lo = std::min(lo, ilo);
-                hi = std::max(hi, ihi);
-                lo = std::ceil(lo);
-                hi = std::floor(hi);
+                lo = std::ceil(std::min(lo, ilo));
+                hi = std::floor(std::max(hi, ihi));
             }
             if (r.elementwise_any) continue;
             x.lo = std::max(x.lo, lo);

@@ -391,10 +391,8 @@ public:
                 try_integer(std::ceil(lo));
                 try_integer(std::floor(hi));
                 if (ilo > ihi) return op + ": " + r.description + " (input " + std::to_string(k) + " holds no integer inside it)";
-                lo = std::min(lo, ilo);
-                hi = std::max(hi, ihi);
-                lo = std::ceil(lo);
-                hi = std::floor(hi);
+                lo = std::ceil(std::min(lo, ilo));
+                hi = std::floor(std::max(hi, ihi));
             }
             if (r.elementwise_any) continue;
             x.lo = std::max(x.lo, lo);
