@@ -823,6 +823,9 @@ struct value_facts {
     /// products of such), so a domain that holds only strictly between two integers
     /// leaves one value: Atanh of a Round is 0 wherever it is finite.
     bool integral = false;
+    /// No element lies strictly between these two (an L2-normalized row of one
+    /// element is -1 or 1; ThresholdedRelu is 0 or above alpha).
+    std::optional<std::pair<double, double>> gap = std::nullopt;
 
     [[nodiscard]] static value_facts constant(double c) { return {c, c, {c}}; }
     [[nodiscard]] static value_facts within(double lo, double hi, std::vector<double> forced = {}) {
@@ -830,20 +833,24 @@ struct value_facts {
     }
     [[nodiscard]] bool is_unknown() const noexcept {
         return std::isinf(lo) && lo < 0 && std::isinf(hi) && hi > 0 && forced.empty() && std::isinf(some_at_most) &&
-               std::isinf(some_at_least) && !integral;
+               std::isinf(some_at_least) && !integral && !gap;
     }
-    /// The same enclosure without the forced values, element bounds and
+    /// Whether v lies in the gap (where no element is).
+    [[nodiscard]] bool in_gap(double v) const noexcept { return gap && v > gap->first && v < gap->second; }
+    /// The same enclosure without the forced values, element bounds, gap and
     /// integrality (a mean or an interpolation of the elements lies in it too).
     [[nodiscard]] value_facts range_only() const { return {lo, hi, {}}; }
     /// What a subset of the elements holds (Slice, Gather, MaxPool may drop the
-    /// elements the forced values and bounds speak of): the range, integrality.
+    /// elements the forced values and bounds speak of): the range, integrality, the gap.
     [[nodiscard]] value_facts selection() const {
         value_facts out{lo, hi, {}};
         out.integral = integral;
+        out.gap = gap;
         return out;
     }
     /// Adds a forced value (widening the enclosure to hold it).
     value_facts& force(double v) {
+        if (in_gap(v)) gap.reset();
         lo = std::min(lo, v);
         hi = std::max(hi, v);
         if (std::find(forced.begin(), forced.end(), v) == forced.end()) forced.push_back(v);
@@ -879,6 +886,7 @@ struct value_facts {
     }
     /// Both values' elements in one (Concat, Pad's added constant): the hull, every forced value.
     value_facts& join(const value_facts& o) {
+        if (gap && !(o.hi <= gap->first || o.lo >= gap->second)) gap.reset();
         lo = std::min(lo, o.lo);
         hi = std::max(hi, o.hi);
         for (const double v : o.forced) force(v);
@@ -944,15 +952,35 @@ template <class Fn>
 [[nodiscard]] value_facts image(const value_facts& x, Fn&& f) {
     value_facts out;
     double lo = std::numeric_limits<double>::infinity(), hi = -lo;
-    for (const double p : probe_points(x.lo, x.hi)) {
+    // Each side of a gap on its own: images apart keep a gap between them.
+    double below_lo = lo, below_hi = -lo, above_lo = lo, above_hi = -lo;
+    auto probe = [&](double p) {
+        if (x.in_gap(p)) return;
         const double y = static_cast<double>(f(p));
-        if (std::isnan(y)) continue;
+        if (std::isnan(y)) return;
         lo = std::min(lo, y);
         hi = std::max(hi, y);
+        if (x.gap && p <= x.gap->first) {
+            below_lo = std::min(below_lo, y);
+            below_hi = std::max(below_hi, y);
+        } else if (x.gap) {
+            above_lo = std::min(above_lo, y);
+            above_hi = std::max(above_hi, y);
+        }
+    };
+    for (const double p : probe_points(x.lo, x.hi)) probe(p);
+    if (x.gap) {
+        for (const double p : {x.gap->first, x.gap->second}) {
+            if (p >= x.lo && p <= x.hi) probe(p);
+        }
     }
     if (lo > hi) return out;  // f is NaN everywhere probed: nothing known
     out.lo = lo;
     out.hi = hi;
+    if (below_lo <= below_hi && above_lo <= above_hi) {
+        if (below_hi < above_lo) out.gap = std::make_pair(below_hi, above_lo);
+        if (above_hi < below_lo) out.gap = std::make_pair(above_hi, below_lo);
+    }
     for (const double v : x.forced) {
         const double y = static_cast<double>(f(v));
         if (!std::isnan(y)) out.force(y);
@@ -1004,6 +1032,7 @@ template <class Fn>
                                   bool keeps_at_least = false) {
     if (in.empty()) return {};
     value_facts acc = in[0].range_only();
+    acc.forced = in[0].forced;
     acc.some_at_most = in[0].some_at_most;
     acc.some_at_least = in[0].some_at_least;
     // An infinite end only says "unbounded": every element of a run that goes on
@@ -1017,6 +1046,18 @@ template <class Fn>
         if (std::none_of(c, c + 4, [](double v) { return std::isnan(v); })) {
             next.lo = *std::min_element(c, c + 4);
             next.hi = *std::max_element(c, c + 4);
+        }
+        // A forced value whose image is the same at both ends of the other operand's
+        // enclosure (0 * y, max(a, y) with y <= a, a + c for a constant c) has that
+        // image wherever it meets the other operand: f monotone or linear in that
+        // operand is constant between equal ends.
+        for (const double a : acc.forced) {
+            const double u = f(finite(a), bl);
+            if (!std::isnan(u) && u == f(finite(a), bh)) next.force(u);
+        }
+        for (const double v : b.forced) {
+            const double u = f(al, finite(v));
+            if (!std::isnan(u) && u == f(ah, finite(v))) next.force(u);
         }
         if (keeps_at_most) next.some_at_most = std::min(acc.some_at_most, b.some_at_most);
         if (keeps_at_least) next.some_at_least = std::max(acc.some_at_least, b.some_at_least);
@@ -1086,6 +1127,10 @@ struct hints {
     /// The shapes `output_facts` gets are the inputs' followed by the outputs'
     /// (a reduction's group size is the ratio of their element counts).
     bool facts_read_output_shapes = false;
+    /// Set by copies(i): input i's elements are exactly the output's (see there).
+    std::optional<std::size_t> copied_input;
+    /// The output's facts when both operands are one value (Sub(x, x) is 0).
+    std::optional<value_facts> equal_operands_facts;
 
     [[nodiscard]] const attribute_hint* attribute(std::string_view name) const {
         for (const auto& a : attributes) {
@@ -1196,6 +1241,21 @@ struct hints {
     hints& facts_with_output_shapes(facts_function f) {
         output_facts = std::move(f);
         facts_read_output_shapes = true;
+        return *this;
+    }
+    /// Every output element is an element of input i, and every element of
+    /// input i appears in the output unless it is empty (Reshape, Transpose,
+    /// Expand, Tile): the facts carry over both ways, so a domain rule one
+    /// reader of the output imposes holds for input i and its other readers.
+    hints& copies(std::size_t i = 0) {
+        output_facts = facts::copy_of(i);
+        copied_input = i;
+        return *this;
+    }
+    /// What the output holds when both operands are the same value (Sub(x, x)
+    /// is 0): facts of the inputs alone cannot tell.
+    hints& when_operands_equal(value_facts f) {
+        equal_operands_facts = std::move(f);
         return *this;
     }
     hints& frequency(double w) {
@@ -2797,6 +2857,7 @@ TENSORACLE_BINARY(add, "Add", 14, types::numeric)
 };
 TENSORACLE_BINARY(sub, "Sub", 14, types::numeric)
     static constexpr corner_kind corner_facts = corner_kind::plain;
+    static void hints(spec::hints& h) { h.when_operands_equal(spec::value_facts::constant(0.0)); }
 };
 TENSORACLE_BINARY(mul, "Mul", 14, types::numeric)
     static constexpr corner_kind corner_facts = corner_kind::plain;
@@ -2817,8 +2878,9 @@ TENSORACLE_BINARY(div, "Div", 14, types::numeric)
         return {detail::hinge_rule("|B| > 0", 1, [](double y) { return -std::fabs(y) + 1e-10; })};
     }
     static constexpr std::array<double, 2> rhs_range{1.0, 4.0};
-    // 0 / y is 0 wherever y is not 0 (where it is, Div's own rule fails).
+    // 0 / y is 0 wherever y is not 0 (where it is, Div's own rule fails); so is x / x 1.
     static void hints(spec::hints& h) {
+        h.when_operands_equal(spec::value_facts::constant(1.0));
         h.facts([](std::span<const spec::value_facts> in, const spec::attribute_map&, std::span<const shape_type>) {
             const bool zero = !in.empty() && in[0].lo == 0.0 && in[0].hi == 0.0;
             return std::vector<spec::value_facts>{zero ? spec::value_facts::constant(0.0) : spec::value_facts{}};
@@ -8170,7 +8232,19 @@ struct layer_normalization {
                 row *= shapes[0][i];
             }
             const bool has_b = in.size() > 2;  // trailing absent inputs are dropped (B may be a scalar)
-            if (row == 1) y = has_b ? in[2].range_only() : spec::value_facts::constant(0.0);
+            if (row == 1) {
+                y = has_b ? in[2].range_only() : spec::value_facts::constant(0.0);
+            } else if (!has_b) {
+                // (x - Mean) / sd sums to 0 over a row (all 0 on a constant row), so
+                // times one Scale value, or Scale values of one sign, some element is
+                // <= 0 and some >= 0 (up to the rounding of the mean): Log of it fails.
+                const bool one_scale = shapes.size() > 1 && element_count(shapes[1], op_type) == 1;
+                const bool one_sign = in.size() > 1 && (in[1].lo >= 0.0 || in[1].hi <= 0.0);
+                if (one_scale || one_sign) {
+                    y.some_at_most = 0.0;
+                    y.some_at_least = 0.0;
+                }
+            }
         }
         const double eps = a.epsilon;
         if (!(eps > 0.0)) return {y, x.range_only(), spec::value_facts{}};
@@ -8494,13 +8568,22 @@ struct lp_normalization {
     /// Every element lies in [-1, 1], and in a slice of n along the axis the
     /// smallest |y| is at most n^(-1/p) (the p-th powers sum to 1): some element
     /// is <= n^(-1/p) and some >= -n^(-1/p), so Acosh of it is out of reach.
-    static std::vector<spec::value_facts> facts(std::span<const spec::value_facts>, const spec::attribute_map& attrs,
+    /// A slice of one is x / |x|: exactly -1 or 1 (the square root of a
+    /// correctly rounded square is exact), 1 where x >= 0.
+    static std::vector<spec::value_facts> facts(std::span<const spec::value_facts> in, const spec::attribute_map& attrs,
                                                 std::span<const shape_type> shapes) {
         auto f = spec::value_facts::within(-1.0, 1.0);
         if (shapes.empty() || shapes[0].empty()) return {f};
         const auto a = spec::parse_attributes<attributes>(attrs, op_type);
         const std::size_t axis = spec::normalize_axis(a.axis, shapes[0].size(), op_type);
         const auto n = static_cast<double>(shapes[0][axis]);
+        if (n == 1.0 && (a.p == 1 || a.p == 2)) {
+            if (!in.empty() && in[0].lo >= 0.0) return {spec::value_facts::constant(1.0)};
+            if (!in.empty() && in[0].hi <= 0.0) return {spec::value_facts::constant(-1.0)};
+            f.gap = std::make_pair(-1.0, 1.0);
+            f.integral = true;
+            return {f};
+        }
         if (n < 2.0 || (a.p != 1 && a.p != 2)) return {f};
         const double m = 1.01 * std::pow(n, -1.0 / static_cast<double>(a.p));  // 1% slack for rounding
         f.some_at_most = m;
@@ -8925,7 +9008,7 @@ struct reshape {
         return shape_detail::run_real_data<reshape>(c, x);
     }
     template <int = 0>
-    static spec::hints hints() { return spec::hints{}.flag("allowzero", 0.3).facts(spec::facts::copy_of(0)); }
+    static spec::hints hints() { return spec::hints{}.flag("allowzero", 0.3).copies(0); }
 };
 
 // ---------------------------------------------------------------- Transpose
@@ -8939,7 +9022,7 @@ struct transpose_attr {
 struct transpose {
     static constexpr std::string_view op_type = "Transpose";
     template <int = 0>
-    static spec::hints hints() { return spec::hints{}.facts(spec::facts::copy_of(0)); }  // every element carries over
+    static spec::hints hints() { return spec::hints{}.copies(0); }  // every element carries over
     static constexpr int opset = 13;
     using attributes = transpose_attr;
     static constexpr std::array<spec::value_spec, 1> inputs{{{"data", spec::types::all}}};
@@ -9030,7 +9113,7 @@ struct transpose {
 struct squeeze {
     static constexpr std::string_view op_type = "Squeeze";
     template <int = 0>
-    static spec::hints hints() { return spec::hints{}.facts(spec::facts::copy_of(0)); }  // every element carries over
+    static spec::hints hints() { return spec::hints{}.copies(0); }  // every element carries over
     static constexpr int opset = 13;
     using attributes = spec::no_attributes;
     static constexpr std::array<spec::value_spec, 2> inputs{
@@ -9141,7 +9224,7 @@ struct squeeze {
 struct unsqueeze {
     static constexpr std::string_view op_type = "Unsqueeze";
     template <int = 0>
-    static spec::hints hints() { return spec::hints{}.facts(spec::facts::copy_of(0)); }  // every element carries over
+    static spec::hints hints() { return spec::hints{}.copies(0); }  // every element carries over
     static constexpr int opset = 13;
     using attributes = spec::no_attributes;
     static constexpr std::array<spec::value_spec, 2> inputs{
@@ -9228,7 +9311,7 @@ struct flatten_attr {
 struct flatten {
     static constexpr std::string_view op_type = "Flatten";
     template <int = 0>
-    static spec::hints hints() { return spec::hints{}.facts(spec::facts::copy_of(0)); }  // every element carries over
+    static spec::hints hints() { return spec::hints{}.copies(0); }  // every element carries over
     static constexpr int opset = 13;
     using attributes = flatten_attr;
     static constexpr std::array<spec::value_spec, 1> inputs{{{"input", spec::types::all}}};
@@ -9729,7 +9812,7 @@ struct split {
 struct expand {
     static constexpr std::string_view op_type = "Expand";
     template <int = 0>
-    static spec::hints hints() { return spec::hints{}.facts(spec::facts::copy_of(0)); }  // every element carries over
+    static spec::hints hints() { return spec::hints{}.copies(0); }  // every element carries over
     static constexpr int opset = 13;
     using attributes = spec::no_attributes;
     static constexpr std::array<spec::value_spec, 2> inputs{
@@ -9806,7 +9889,7 @@ struct expand {
 struct tile {
     static constexpr std::string_view op_type = "Tile";
     template <int = 0>
-    static spec::hints hints() { return spec::hints{}.facts(spec::facts::copy_of(0)); }  // every element carries over
+    static spec::hints hints() { return spec::hints{}.copies(0); }  // every element carries over
     static constexpr int opset = 13;
     using attributes = spec::no_attributes;
     static constexpr std::array<spec::value_spec, 2> inputs{
@@ -10017,17 +10100,24 @@ struct pad {
     static spec::hints hints() {
         return spec::hints{}
             .choice("mode", {std::string("constant"), std::string("reflect"), std::string("edge")}, 0.8)
-            .facts(padded_facts);
+            .facts_with_output_shapes(padded_facts);
     }
-    /// Constant mode adds elements equal to constant_value (0 when absent; a
-    /// graph's constant_value input is whatever the search makes it).
+    /// Negative pads crop, so of the input's elements only a subset is sure to
+    /// stay. Constant mode adds elements equal to constant_value (0 when absent;
+    /// a graph's constant_value input is whatever the search makes it), and
+    /// adds some wherever an output dim is longer than the input's.
     static std::vector<spec::value_facts> padded_facts(std::span<const spec::value_facts> in,
-                                                       const spec::attribute_map& attrs, std::span<const shape_type>) {
-        spec::value_facts out = in.empty() ? spec::value_facts{} : in[0];
+                                                       const spec::attribute_map& attrs, std::span<const shape_type> shapes) {
+        spec::value_facts out = in.empty() ? spec::value_facts{} : in[0].selection();
         if (spec::parse_attributes<attributes>(attrs, op_type).mode != "constant") return {out};
-        if (in.size() <= 2) return {out.force(0.0)};
-        if (in[2].is_unknown()) return {spec::value_facts{}};
-        return {out.join(in[2])};
+        if (in.size() > 2 && in[2].is_unknown()) return {spec::value_facts{}};
+        bool grows = false;
+        if (!in.empty() && shapes.size() > in.size() && shapes[0].size() == shapes[in.size()].size()) {
+            for (std::size_t d = 0; d < shapes[0].size(); ++d) grows = grows || shapes[in.size()][d] > shapes[0][d];
+        }
+        const spec::value_facts fill = in.size() > 2 ? in[2] : spec::value_facts::constant(0.0);
+        if (!grows) return {out.join(fill.selection())};  // maybe some padding, maybe none
+        return {out.join(fill)};
     }
 };
 
@@ -10695,7 +10785,7 @@ struct depth_to_space {
         return shape_detail::run_real_data<depth_to_space>(c, x);
     }
     template <int = 0>
-    static spec::hints hints() { return spec::hints{}.facts(spec::facts::copy_of(0)).choice("mode", {std::string("DCR"), std::string("CRD")}, 0.6).solve("blocksize", 1, 4, 1.0); }
+    static spec::hints hints() { return spec::hints{}.copies(0).choice("mode", {std::string("DCR"), std::string("CRD")}, 0.6).solve("blocksize", 1, 4, 1.0); }
 };
 
 struct space_to_depth_attr {
@@ -10764,7 +10854,7 @@ struct space_to_depth {
         return shape_detail::run_real_data<space_to_depth>(c, x);
     }
     template <int = 0>
-    static spec::hints hints() { return spec::hints{}.facts(spec::facts::copy_of(0)).solve("blocksize", 1, 4, 1.0); }
+    static spec::hints hints() { return spec::hints{}.copies(0).solve("blocksize", 1, 4, 1.0); }
 };
 
 inline constexpr auto shape_ops =
@@ -10940,6 +11030,7 @@ struct unary_elementwise {
         auto y = spec::facts::image(x, [&a](double v) { return static_cast<double>(F::apply(v, a)); });
         if constexpr (requires { F::integral_output; }) y.integral = true;
         if constexpr (requires { F::keeps_integers; }) y.integral = x.integral;
+        if constexpr (requires { F::refine_facts(y, a); }) F::refine_facts(y, a);
         return {y};
     }
 
@@ -11114,6 +11205,7 @@ TENSORACLE_UNARY(atanh, "Atanh", 9, types::ieee_floating)
 TENSORACLE_UNARY(not_, "Not", 1, types::boolean)
 };
 TENSORACLE_UNARY(identity, "Identity", 16, types::all)
+    static spec::hints hints() { return spec::hints{}.copies(0); }
 };
 #undef TENSORACLE_UNARY
 
@@ -11171,6 +11263,11 @@ struct thresholded_relu_fn : formula::thresholded_relu {
     static constexpr dtype_set out_types = types::ieee_floating;
     using attributes = thresholded_relu_attr;
     static constexpr double proxy_slope = 0.1;  // derivative is 0 at or below alpha
+    // Y is 0 or above alpha: with alpha > 0 nothing lies in (0, alpha), which a
+    // sampled image cannot see (Atanh of it is finite only at 0 when alpha >= 1).
+    static void refine_facts(spec::value_facts& y, const attributes& a) {
+        if (a.alpha > 0.0f && !y.in_gap(0.0)) y.gap = std::make_pair(0.0, static_cast<double>(a.alpha));
+    }
 };
 struct shrink_attr {
     float bias = 0.0f;
@@ -17709,6 +17806,13 @@ public:
             const auto it = sketch.dtypes.find(name);
             return it == sketch.dtypes.end() ? std::nullopt : std::optional<dtype>(it->second);
         };
+        // A copy's output and its input hold the same elements (spec::hints::copies):
+        // they share the input's entry, so a rule one reader imposes binds the others.
+        std::map<std::string, std::string, std::less<>> same_as;
+        auto key = [&](const std::string& name) -> const std::string& {
+            const auto it = same_as.find(name);
+            return it == same_as.end() ? name : it->second;
+        };
         const spec::value_facts unknown;
         for (std::size_t at = 0; at < end; ++at) {
             const auto& n = m.nodes[at];
@@ -17717,7 +17821,7 @@ public:
             std::vector<spec::value_facts> in;
             std::vector<shape_type> in_shapes;
             for (const auto& name : n.inputs) {
-                const auto f = facts.find(name);
+                const auto f = facts.find(key(name));
                 in.push_back(name.empty() || f == facts.end() ? unknown : f->second);
                 const auto it = sketch.shapes.find(name);
                 in_shapes.push_back(it == sketch.shapes.end() ? shape_type{} : it->second);
@@ -17726,7 +17830,16 @@ public:
             for (const auto& name : n.inputs) in_dtypes.push_back(name.empty() ? std::nullopt : dtype_of(name));
             if (auto why = check_domain(*p, n.attributes, in, in_dtypes)) return why;
             for (std::size_t k = 0; k < n.inputs.size(); ++k) {
-                if (!n.inputs[k].empty() && !in[k].is_unknown()) facts.insert_or_assign(n.inputs[k], in[k]);
+                if (!n.inputs[k].empty() && !in[k].is_unknown()) facts.insert_or_assign(key(n.inputs[k]), in[k]);
+            }
+            if (const auto c = p->hints.copied_input; c && *c < n.inputs.size() && !n.inputs[*c].empty() &&
+                                                      !n.outputs.empty() && !n.outputs[0].empty()) {
+                const auto it = sketch.shapes.find(n.outputs[0]);
+                const bool empty = it == sketch.shapes.end() || element_count(it->second) == 0;
+                if (!empty && dtype_of(n.outputs[0]) == dtype_of(n.inputs[*c])) {
+                    same_as.insert_or_assign(n.outputs[0], key(n.inputs[*c]));
+                    continue;
+                }
             }
             std::vector<shape_type> out_shapes;
             if (p->hints.facts_read_output_shapes) {
@@ -17735,7 +17848,11 @@ public:
                     out_shapes.push_back(it == sketch.shapes.end() ? shape_type{} : it->second);
                 }
             }
-            const auto out = output_facts(*p, n.attributes, in, in_shapes, n.outputs.size(), out_shapes);
+            auto out = output_facts(*p, n.attributes, in, in_shapes, n.outputs.size(), out_shapes);
+            if (p->hints.equal_operands_facts && n.inputs.size() == 2 && !n.inputs[0].empty() && n.inputs[0] == n.inputs[1] &&
+                !out.empty()) {
+                out[0] = *p->hints.equal_operands_facts;
+            }
             for (std::size_t o = 0; o < n.outputs.size(); ++o) {
                 if (n.outputs[o].empty()) continue;
                 const auto d = dtype_of(n.outputs[o]);
@@ -17804,12 +17921,20 @@ public:
             }
             // Where the rule holds strictly inside the input's enclosure (a
             // single point such as Sigmoid's saturation does not count).
+            // No element lies in a gap; its ends may hold one (an L2-normalized row of one is -1 or 1).
             double lo = std::numeric_limits<double>::infinity(), hi = -lo;
             const bool point = x.lo == x.hi;
-            for (const double v : spec::facts::probe_points(x.lo, x.hi)) {
-                if (point ? f(v) <= 0.0 : f(v) < 0.0) {
+            auto probe = [&](double v, bool closed) {
+                if (!x.in_gap(v) && (closed || point ? f(v) <= 0.0 : f(v) < 0.0)) {
                     lo = std::min(lo, v);
                     hi = std::max(hi, v);
+                }
+            };
+            for (const double v : spec::facts::probe_points(x.lo, x.hi)) probe(v, false);
+            if (x.gap) {
+                // A gap's ends are values an element may take exactly: judged as closed points.
+                for (const double v : {x.gap->first, x.gap->second}) {
+                    if (v >= x.lo && v <= x.hi) probe(v, true);
                 }
             }
             if (lo > hi) return op + ": " + r.description + " (input " + std::to_string(k) + " holds no value inside it)";
@@ -17820,7 +17945,7 @@ public:
                 // and the sampled range's ends rounded inwards.
                 double ilo = std::numeric_limits<double>::infinity(), ihi = -ilo;
                 auto try_integer = [&](double v) {
-                    if (v >= x.lo && v <= x.hi && f(v) <= 0.0) {
+                    if (v >= x.lo && v <= x.hi && !x.in_gap(v) && f(v) <= 0.0) {
                         ilo = std::min(ilo, v);
                         ihi = std::max(ihi, v);
                     }
@@ -18062,8 +18187,12 @@ private:
             }
             for (const auto& [b_slot, b_value] : bound) s.values[b_value].facts = in_facts[b_slot];
         }
-        add_node(s, *inst, bound, std::nullopt,
-                 output_facts(p, inst->attributes, in_facts, in_shapes, inst->output_shapes.size(), inst->output_shapes), g);
+        auto out_facts = output_facts(p, inst->attributes, in_facts, in_shapes, inst->output_shapes.size(), inst->output_shapes);
+        if (p.hints.equal_operands_facts && bound.size() == 2 && bound.count(0) != 0 && bound.count(1) != 0 &&
+            bound.at(0) == bound.at(1) && !out_facts.empty()) {
+            out_facts[0] = *p.hints.equal_operands_facts;
+        }
+        add_node(s, *inst, bound, std::nullopt, out_facts, g);
         return true;
     }
 
@@ -18237,6 +18366,7 @@ private:
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -18305,7 +18435,31 @@ struct free_value {
     /// evaluation and never need it, so it is widened from the drawn tensor
     /// only when a gradient step needs it.
     bool x_pending = false;
+    /// Integer data drawn without zeros: a node it feeds divided by zero.
+    bool nonzero = false;
 };
+
+/// Names of the values node `k` of `m` reads, directly or through other nodes.
+inline std::set<std::string, std::less<>> upstream_values(const graph::graph& m, std::size_t k) {
+    std::map<std::string_view, std::size_t> producer;
+    for (std::size_t i = 0; i < m.nodes.size(); ++i) {
+        for (const auto& o : m.nodes[i].outputs) producer.emplace(o, i);
+    }
+    std::set<std::string, std::less<>> seen;
+    std::vector<std::size_t> todo{k};
+    std::vector<char> visited(m.nodes.size(), 0);
+    while (!todo.empty()) {
+        const std::size_t i = todo.back();
+        todo.pop_back();
+        if (i >= m.nodes.size() || visited[i] != 0) continue;
+        visited[i] = 1;
+        for (const auto& in : m.nodes[i].inputs) {
+            if (in.empty() || !seen.insert(in).second) continue;
+            if (const auto it = producer.find(in); it != producer.end()) todo.push_back(it->second);
+        }
+    }
+    return seen;
+}
 
 /// The master copy in the value's dtype (value_cast semantics, as tensor::cast),
 /// converted in one pass: this runs for every free value at every evaluation.
@@ -18511,7 +18665,6 @@ inline std::vector<tensor> estimate_gradient(const spec::domain_rule& rule, std:
     bool from_one = false;  // the current start draws values >= 1 (NNSmith's sampling range starts there)
     bool some_zero = false;  // the current start sets each free value to all zeros with probability 1/2
     bool floats_zero = false;  // ... and every floating one to all zeros
-    bool nonzero_integers = false;  // after an integer division by zero: integer data without zeros
     auto draw = [&](detail::free_value& f, bool baseline) {
         auto r = baseline ? options.baseline_range : f.range;
         if (!baseline && positive && r.second > 0.0) {
@@ -18549,7 +18702,7 @@ inline std::vector<tensor> estimate_gradient(const spec::domain_rule& rule, std:
             f.x.fill(0.0);
             changed = true;
         }
-        if (nonzero_integers && !info(f.type).is_floating && f.type != dtype::boolean) {
+        if (f.nonzero && !info(f.type).is_floating && f.type != dtype::boolean) {
             widen();
             for (auto& v : f.x) {
                 if (v == 0.0) v = positive || g.bernoulli(0.5) || !info(f.type).is_signed ? 1.0 : -1.0;
@@ -18655,8 +18808,14 @@ inline std::vector<tensor> estimate_gradient(const spec::domain_rule& rule, std:
         }
         if (!which) {
             // Nothing to descend on (an overflow no rule describes, or an
-            // integer error): re-draw at the next scale.
-            nonzero_integers = nonzero_integers || fail->thrown;
+            // integer error): re-draw at the next scale. After an integer
+            // division by zero, the integer data the node reads is drawn
+            // without zeros; other integer data may need its zeros (an
+            // Atanh of a Cast is finite only at 0).
+            if (fail->thrown) {
+                const auto upstream = detail::upstream_values(m, fail->node);
+                for (auto& f : free) f.nonzero = f.nonzero || upstream.count(f.name) != 0;
+            }
             restart();
             continue;
         }

@@ -654,7 +654,8 @@ TEST_CASE("generator: value facts of norms, casts, LRN and Max/Min/Add put more 
     CHECK(gen.unreachable_domain(after_acosh("Min", true, "Atanh")));
     CHECK(gen.unreachable_domain(after_acosh("Add", true, "Atanh")));  // [2, inf)
     CHECK(gen.unreachable_domain(after_acosh("Mul", true, "Atanh")));  // [1, inf)
-    CHECK_FALSE(gen.unreachable_domain(after_acosh("Sub", true, "Atanh")));  // inf - inf: nothing known
+    CHECK_FALSE(gen.unreachable_domain(after_acosh("Sub", true, "Atanh")));  // x - x is 0, inside (-1, 1)
+    CHECK(gen.unreachable_domain(after_acosh("Sub", true, "Log")));          // ... and not above 0
     CHECK_FALSE(gen.unreachable_domain(after_acosh("Max", true, "Log")));
 
     // Bool data is 0 or 1: Cast of it, negated, has no positive term for ReduceLogSum.
@@ -682,6 +683,112 @@ TEST_CASE("generator: value facts of norms, casts, LRN and Max/Min/Add put more 
     };
     CHECK(gen.unreachable_domain(from_bool(true)));
     CHECK_FALSE(gen.unreachable_domain(from_bool(false)));
+}
+
+TEST_CASE("generator: copies share their facts, x - x is 0, forced values pass Mul, Pad and LayerNormalization") {
+    const to::gen::generator gen(to::gen::config{});
+    using attrs = to::spec::attribute_map;
+    const to::shape_type s{4, 3};
+    auto fixed_i64 = [](sketch_builder& b, const std::string& name, std::vector<std::int64_t> v) {
+        auto t = to::tensor::zeros(to::dtype::i64, to::shape_type{v.size()});
+        std::copy(v.begin(), v.end(), t.values<std::int64_t>().begin());
+        b.s.model.initializers.emplace(name, t);
+        b.s.fixed.insert(name);
+        b.s.shapes.emplace(name, to::shape_type{v.size()});
+        b.s.dtypes.emplace(name, to::dtype::i64);
+    };
+    // A copy of x (Reshape, Transpose, Identity) holds x's elements: Atanh of the copy and
+    // Acosh of x leave nothing, whichever reads first; Log of x and Atanh of the copy leave (0, 1).
+    auto two_readers = [&](const std::string& copy, bool copy_first, const std::string& other) {
+        sketch_builder b;
+        b.input("x", s);
+        std::vector<std::string> in{"x"};
+        to::shape_type out = s;
+        if (copy == "Reshape") {
+            fixed_i64(b, "shape", {3, 4});
+            in.push_back("shape");
+            out = {3, 4};
+        }
+        if (copy == "Transpose") out = {3, 4};
+        b.node(copy, {}, in, "c", out);
+        if (copy_first) {
+            b.node("Atanh", {}, {"c"}, "a", out).node(other, {}, {"x"}, "h", s);
+        } else {
+            b.node(other, {}, {"x"}, "h", s).node("Atanh", {}, {"c"}, "a", out);
+        }
+        return b.s;
+    };
+    for (const char* copy : {"Reshape", "Transpose", "Identity"}) {
+        CAPTURE(copy);
+        CHECK(gen.unreachable_domain(two_readers(copy, true, "Acosh")));
+        CHECK(gen.unreachable_domain(two_readers(copy, false, "Acosh")));
+        CHECK_FALSE(gen.unreachable_domain(two_readers(copy, true, "Log")));
+        CHECK_FALSE(gen.unreachable_domain(two_readers(copy, false, "Log")));
+    }
+    // Sub(x, x) is 0 and Div(x, x) is 1 whatever x holds; Sub(x, y) is anything.
+    auto same_operands = [&](const std::string& op, const std::string& second, const std::string& reader) {
+        sketch_builder b;
+        b.input("x", s).input("y", s).node(op, {}, {"x", second}, "d", s).node(reader, {}, {"d"}, "r", s);
+        return b.s;
+    };
+    CHECK(gen.unreachable_domain(same_operands("Sub", "x", "Log")));
+    CHECK_FALSE(gen.unreachable_domain(same_operands("Sub", "y", "Log")));
+    CHECK(gen.unreachable_domain(same_operands("Div", "x", "Atanh")));
+    CHECK_FALSE(gen.unreachable_domain(same_operands("Div", "x", "Log")));
+    // Hardmax holds a 0 beside each 1: times anything it is still 0 there, plus anything it is not;
+    // Min of one input is that input.
+    auto hardmax_then = [&](const std::string& op, bool two) {
+        sketch_builder b;
+        b.input("x", s).input("y", s).node("Hardmax", {}, {"y"}, "h", s);
+        b.node(op, {}, two ? std::vector<std::string>{"x", "h"} : std::vector<std::string>{"h"}, "m", s);
+        b.node("Log", {}, {"m"}, "l", s);
+        return b.s;
+    };
+    CHECK(gen.unreachable_domain(hardmax_then("Mul", true)));
+    CHECK(gen.unreachable_domain(hardmax_then("Min", false)));
+    CHECK_FALSE(gen.unreachable_domain(hardmax_then("Add", true)));
+    // Pad's 0 is there when an output dim is longer than the input's; pads of 0 add none.
+    auto pad_then_reciprocal = [&](std::vector<std::int64_t> pads, const to::shape_type& out) {
+        sketch_builder b;
+        b.input("x", s);
+        fixed_i64(b, "pads", std::move(pads));
+        b.node("Pad", attrs{{"mode", std::string("constant")}}, {"x", "pads"}, "p", out).node("Reciprocal", {}, {"p"}, "r", out);
+        return b.s;
+    };
+    CHECK(gen.unreachable_domain(pad_then_reciprocal({1, 0, 1, 0}, {6, 3})));
+    CHECK_FALSE(gen.unreachable_domain(pad_then_reciprocal({0, 0, 0, 0}, s)));
+    // A LayerNormalization row without B sums to 0 times its Scale: with one Scale value, or
+    // Scales of one sign, some element is <= 0 and Log fails; with B, or Scales of both signs, not.
+    auto layer_norm_then_log = [&](const to::shape_type& scale, bool relu_scale, bool bias) {
+        sketch_builder b;
+        b.input("x", s).input("scale", scale).input("b", {3});
+        std::string sc = "scale";
+        if (relu_scale) {
+            b.node("Relu", {}, {"scale"}, "rs", scale);
+            sc = "rs";
+        }
+        std::vector<std::string> in{"x", sc};
+        if (bias) in.push_back("b");
+        b.node("LayerNormalization", attrs{{"axis", std::int64_t{-1}}}, in, "n", s).node("Log", {}, {"n"}, "l", s);
+        return b.s;
+    };
+    // Gaps: an Lp-normalized row of one element is -1 or 1 (1 for x >= 0), ThresholdedRelu is 0 or above alpha.
+    const to::shape_type col{4, 1};
+    CHECK(gen.unreachable_domain(chain({{"LpNormalization", attrs{}}, {"Atanh", attrs{}}}, col)));
+    CHECK(gen.unreachable_domain(chain({{"LpNormalization", attrs{{"p", std::int64_t{1}}}}, {"Asin", attrs{}}, {"Atanh", attrs{}}}, col)));
+    CHECK_FALSE(gen.unreachable_domain(chain({{"LpNormalization", attrs{}}, {"Asin", attrs{}}}, col)));
+    CHECK_FALSE(gen.unreachable_domain(chain({{"LpNormalization", attrs{}}, {"Atanh", attrs{}}}, {4, 2})));
+    CHECK(gen.unreachable_domain(chain({{"Relu", attrs{}}, {"Neg", attrs{}}, {"LpNormalization", attrs{}}, {"Sqrt", attrs{}}}, col)));
+    CHECK_FALSE(gen.unreachable_domain(chain({{"Relu", attrs{}}, {"LpNormalization", attrs{}}, {"Sqrt", attrs{}}}, col)));
+    auto thresholded = [&](double alpha) {
+        return chain({{"ThresholdedRelu", attrs{{"alpha", alpha}}}, {"Atanh", attrs{}}, {"Tanh", attrs{}}, {"Reciprocal", attrs{}}}, s);
+    };
+    CHECK(gen.unreachable_domain(thresholded(1.0)));
+    CHECK_FALSE(gen.unreachable_domain(thresholded(0.5)));
+    CHECK(gen.unreachable_domain(layer_norm_then_log({1}, false, false)));
+    CHECK(gen.unreachable_domain(layer_norm_then_log({3}, true, false)));
+    CHECK_FALSE(gen.unreachable_domain(layer_norm_then_log({3}, false, false)));
+    CHECK_FALSE(gen.unreachable_domain(layer_norm_then_log({1}, false, true)));
 }
 
 TEST_CASE("generator: shapes, indices and overflow limits of the dtype put domains out of reach") {
@@ -856,6 +963,39 @@ TEST_CASE("input search: integer divisors without zeros, and domains behind a si
     const auto r3 = to::gen::search_inputs(above_one, g3);
     CHECK(r3.success);
     CHECK(r3.evaluations < 50);  // re-drawing those elements took 155 evaluations and a restart here
+}
+
+TEST_CASE("input search: integer data that must be 0 beside a division that must not divide by 0") {
+    // Atanh(Cast(u)) is finite only where every u is 0; Div(p, q) throws on a q of 0. The
+    // divisor's data is drawn without zeros after the throw, u's still may be all zeros.
+    to::gen::graph_sketch s;
+    const to::shape_type sh{16};
+    s.model.inputs = {{"u", to::dtype::i32, sh}, {"p", to::dtype::i32, sh}, {"q", to::dtype::i32, sh}};
+    to::graph::node cast;
+    cast.op_type = "Cast";
+    cast.inputs = {"u"};
+    cast.outputs = {"c"};
+    cast.attributes["to"] = std::int64_t{1};
+    to::graph::node atanh;
+    atanh.op_type = "Atanh";
+    atanh.inputs = {"c"};
+    atanh.outputs = {"a"};
+    to::graph::node div;
+    div.op_type = "Div";
+    div.inputs = {"p", "q"};
+    div.outputs = {"d"};
+    s.model.nodes = {div, cast, atanh};
+    s.model.outputs = {{"a", to::dtype::f32, sh}, {"d", to::dtype::i32, sh}};
+    for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+        CAPTURE(seed);
+        to::rng g(seed);
+        const auto r = to::gen::search_inputs(s, g);
+        REQUIRE(r.success);
+        const auto u = r.values.at("u").to<double>();
+        CHECK(std::all_of(u.begin(), u.end(), [](double v) { return v == 0.0; }));
+        const auto q = r.values.at("q").to<double>();
+        CHECK(std::none_of(q.begin(), q.end(), [](double v) { return v == 0.0; }));
+    }
 }
 
 TEST_CASE("input search: a free bool weight that must be all false or all true") {

@@ -271,6 +271,13 @@ public:
             const auto it = sketch.dtypes.find(name);
             return it == sketch.dtypes.end() ? std::nullopt : std::optional<dtype>(it->second);
         };
+        // A copy's output and its input hold the same elements (spec::hints::copies):
+        // they share the input's entry, so a rule one reader imposes binds the others.
+        std::map<std::string, std::string, std::less<>> same_as;
+        auto key = [&](const std::string& name) -> const std::string& {
+            const auto it = same_as.find(name);
+            return it == same_as.end() ? name : it->second;
+        };
         const spec::value_facts unknown;
         for (std::size_t at = 0; at < end; ++at) {
             const auto& n = m.nodes[at];
@@ -279,7 +286,7 @@ public:
             std::vector<spec::value_facts> in;
             std::vector<shape_type> in_shapes;
             for (const auto& name : n.inputs) {
-                const auto f = facts.find(name);
+                const auto f = facts.find(key(name));
                 in.push_back(name.empty() || f == facts.end() ? unknown : f->second);
                 const auto it = sketch.shapes.find(name);
                 in_shapes.push_back(it == sketch.shapes.end() ? shape_type{} : it->second);
@@ -288,7 +295,16 @@ public:
             for (const auto& name : n.inputs) in_dtypes.push_back(name.empty() ? std::nullopt : dtype_of(name));
             if (auto why = check_domain(*p, n.attributes, in, in_dtypes)) return why;
             for (std::size_t k = 0; k < n.inputs.size(); ++k) {
-                if (!n.inputs[k].empty() && !in[k].is_unknown()) facts.insert_or_assign(n.inputs[k], in[k]);
+                if (!n.inputs[k].empty() && !in[k].is_unknown()) facts.insert_or_assign(key(n.inputs[k]), in[k]);
+            }
+            if (const auto c = p->hints.copied_input; c && *c < n.inputs.size() && !n.inputs[*c].empty() &&
+                                                      !n.outputs.empty() && !n.outputs[0].empty()) {
+                const auto it = sketch.shapes.find(n.outputs[0]);
+                const bool empty = it == sketch.shapes.end() || element_count(it->second) == 0;
+                if (!empty && dtype_of(n.outputs[0]) == dtype_of(n.inputs[*c])) {
+                    same_as.insert_or_assign(n.outputs[0], key(n.inputs[*c]));
+                    continue;
+                }
             }
             std::vector<shape_type> out_shapes;
             if (p->hints.facts_read_output_shapes) {
@@ -297,7 +313,11 @@ public:
                     out_shapes.push_back(it == sketch.shapes.end() ? shape_type{} : it->second);
                 }
             }
-            const auto out = output_facts(*p, n.attributes, in, in_shapes, n.outputs.size(), out_shapes);
+            auto out = output_facts(*p, n.attributes, in, in_shapes, n.outputs.size(), out_shapes);
+            if (p->hints.equal_operands_facts && n.inputs.size() == 2 && !n.inputs[0].empty() && n.inputs[0] == n.inputs[1] &&
+                !out.empty()) {
+                out[0] = *p->hints.equal_operands_facts;
+            }
             for (std::size_t o = 0; o < n.outputs.size(); ++o) {
                 if (n.outputs[o].empty()) continue;
                 const auto d = dtype_of(n.outputs[o]);
@@ -366,12 +386,20 @@ public:
             }
             // Where the rule holds strictly inside the input's enclosure (a
             // single point such as Sigmoid's saturation does not count).
+            // No element lies in a gap; its ends may hold one (an L2-normalized row of one is -1 or 1).
             double lo = std::numeric_limits<double>::infinity(), hi = -lo;
             const bool point = x.lo == x.hi;
-            for (const double v : spec::facts::probe_points(x.lo, x.hi)) {
-                if (point ? f(v) <= 0.0 : f(v) < 0.0) {
+            auto probe = [&](double v, bool closed) {
+                if (!x.in_gap(v) && (closed || point ? f(v) <= 0.0 : f(v) < 0.0)) {
                     lo = std::min(lo, v);
                     hi = std::max(hi, v);
+                }
+            };
+            for (const double v : spec::facts::probe_points(x.lo, x.hi)) probe(v, false);
+            if (x.gap) {
+                // A gap's ends are values an element may take exactly: judged as closed points.
+                for (const double v : {x.gap->first, x.gap->second}) {
+                    if (v >= x.lo && v <= x.hi) probe(v, true);
                 }
             }
             if (lo > hi) return op + ": " + r.description + " (input " + std::to_string(k) + " holds no value inside it)";
@@ -382,7 +410,7 @@ public:
                 // and the sampled range's ends rounded inwards.
                 double ilo = std::numeric_limits<double>::infinity(), ihi = -ilo;
                 auto try_integer = [&](double v) {
-                    if (v >= x.lo && v <= x.hi && f(v) <= 0.0) {
+                    if (v >= x.lo && v <= x.hi && !x.in_gap(v) && f(v) <= 0.0) {
                         ilo = std::min(ilo, v);
                         ihi = std::max(ihi, v);
                     }
@@ -624,8 +652,12 @@ private:
             }
             for (const auto& [b_slot, b_value] : bound) s.values[b_value].facts = in_facts[b_slot];
         }
-        add_node(s, *inst, bound, std::nullopt,
-                 output_facts(p, inst->attributes, in_facts, in_shapes, inst->output_shapes.size(), inst->output_shapes), g);
+        auto out_facts = output_facts(p, inst->attributes, in_facts, in_shapes, inst->output_shapes.size(), inst->output_shapes);
+        if (p.hints.equal_operands_facts && bound.size() == 2 && bound.count(0) != 0 && bound.count(1) != 0 &&
+            bound.at(0) == bound.at(1) && !out_facts.empty()) {
+            out_facts[0] = *p.hints.equal_operands_facts;
+        }
+        add_node(s, *inst, bound, std::nullopt, out_facts, g);
         return true;
     }
 

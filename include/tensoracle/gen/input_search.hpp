@@ -21,6 +21,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -93,7 +94,31 @@ struct free_value {
     /// evaluation and never need it, so it is widened from the drawn tensor
     /// only when a gradient step needs it.
     bool x_pending = false;
+    /// Integer data drawn without zeros: a node it feeds divided by zero.
+    bool nonzero = false;
 };
+
+/// Names of the values node `k` of `m` reads, directly or through other nodes.
+inline std::set<std::string, std::less<>> upstream_values(const graph::graph& m, std::size_t k) {
+    std::map<std::string_view, std::size_t> producer;
+    for (std::size_t i = 0; i < m.nodes.size(); ++i) {
+        for (const auto& o : m.nodes[i].outputs) producer.emplace(o, i);
+    }
+    std::set<std::string, std::less<>> seen;
+    std::vector<std::size_t> todo{k};
+    std::vector<char> visited(m.nodes.size(), 0);
+    while (!todo.empty()) {
+        const std::size_t i = todo.back();
+        todo.pop_back();
+        if (i >= m.nodes.size() || visited[i] != 0) continue;
+        visited[i] = 1;
+        for (const auto& in : m.nodes[i].inputs) {
+            if (in.empty() || !seen.insert(in).second) continue;
+            if (const auto it = producer.find(in); it != producer.end()) todo.push_back(it->second);
+        }
+    }
+    return seen;
+}
 
 /// The master copy in the value's dtype (value_cast semantics, as tensor::cast),
 /// converted in one pass: this runs for every free value at every evaluation.
@@ -299,7 +324,6 @@ inline std::vector<tensor> estimate_gradient(const spec::domain_rule& rule, std:
     bool from_one = false;  // the current start draws values >= 1 (NNSmith's sampling range starts there)
     bool some_zero = false;  // the current start sets each free value to all zeros with probability 1/2
     bool floats_zero = false;  // ... and every floating one to all zeros
-    bool nonzero_integers = false;  // after an integer division by zero: integer data without zeros
     auto draw = [&](detail::free_value& f, bool baseline) {
         auto r = baseline ? options.baseline_range : f.range;
         if (!baseline && positive && r.second > 0.0) {
@@ -337,7 +361,7 @@ inline std::vector<tensor> estimate_gradient(const spec::domain_rule& rule, std:
             f.x.fill(0.0);
             changed = true;
         }
-        if (nonzero_integers && !info(f.type).is_floating && f.type != dtype::boolean) {
+        if (f.nonzero && !info(f.type).is_floating && f.type != dtype::boolean) {
             widen();
             for (auto& v : f.x) {
                 if (v == 0.0) v = positive || g.bernoulli(0.5) || !info(f.type).is_signed ? 1.0 : -1.0;
@@ -443,8 +467,14 @@ inline std::vector<tensor> estimate_gradient(const spec::domain_rule& rule, std:
         }
         if (!which) {
             // Nothing to descend on (an overflow no rule describes, or an
-            // integer error): re-draw at the next scale.
-            nonzero_integers = nonzero_integers || fail->thrown;
+            // integer error): re-draw at the next scale. After an integer
+            // division by zero, the integer data the node reads is drawn
+            // without zeros; other integer data may need its zeros (an
+            // Atanh of a Cast is finite only at 0).
+            if (fail->thrown) {
+                const auto upstream = detail::upstream_values(m, fail->node);
+                for (auto& f : free) f.nonzero = f.nonzero || upstream.count(f.name) != 0;
+            }
             restart();
             continue;
         }

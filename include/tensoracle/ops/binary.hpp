@@ -235,6 +235,7 @@ TENSORACLE_BINARY(add, "Add", 14, types::numeric)
 };
 TENSORACLE_BINARY(sub, "Sub", 14, types::numeric)
     static constexpr corner_kind corner_facts = corner_kind::plain;
+    static void hints(spec::hints& h) { h.when_operands_equal(spec::value_facts::constant(0.0)); }
 };
 TENSORACLE_BINARY(mul, "Mul", 14, types::numeric)
     static constexpr corner_kind corner_facts = corner_kind::plain;
@@ -255,8 +256,9 @@ TENSORACLE_BINARY(div, "Div", 14, types::numeric)
         return {detail::hinge_rule("|B| > 0", 1, [](double y) { return -std::fabs(y) + 1e-10; })};
     }
     static constexpr std::array<double, 2> rhs_range{1.0, 4.0};
-    // 0 / y is 0 wherever y is not 0 (where it is, Div's own rule fails).
+    // 0 / y is 0 wherever y is not 0 (where it is, Div's own rule fails); so is x / x 1.
     static void hints(spec::hints& h) {
+        h.when_operands_equal(spec::value_facts::constant(1.0));
         h.facts([](std::span<const spec::value_facts> in, const spec::attribute_map&, std::span<const shape_type>) {
             const bool zero = !in.empty() && in[0].lo == 0.0 && in[0].hi == 0.0;
             return std::vector<spec::value_facts>{zero ? spec::value_facts::constant(0.0) : spec::value_facts{}};

@@ -1182,7 +1182,19 @@ struct layer_normalization {
                 row *= shapes[0][i];
             }
             const bool has_b = in.size() > 2;  // trailing absent inputs are dropped (B may be a scalar)
-            if (row == 1) y = has_b ? in[2].range_only() : spec::value_facts::constant(0.0);
+            if (row == 1) {
+                y = has_b ? in[2].range_only() : spec::value_facts::constant(0.0);
+            } else if (!has_b) {
+                // (x - Mean) / sd sums to 0 over a row (all 0 on a constant row), so
+                // times one Scale value, or Scale values of one sign, some element is
+                // <= 0 and some >= 0 (up to the rounding of the mean): Log of it fails.
+                const bool one_scale = shapes.size() > 1 && element_count(shapes[1], op_type) == 1;
+                const bool one_sign = in.size() > 1 && (in[1].lo >= 0.0 || in[1].hi <= 0.0);
+                if (one_scale || one_sign) {
+                    y.some_at_most = 0.0;
+                    y.some_at_least = 0.0;
+                }
+            }
         }
         const double eps = a.epsilon;
         if (!(eps > 0.0)) return {y, x.range_only(), spec::value_facts{}};
@@ -1506,13 +1518,22 @@ struct lp_normalization {
     /// Every element lies in [-1, 1], and in a slice of n along the axis the
     /// smallest |y| is at most n^(-1/p) (the p-th powers sum to 1): some element
     /// is <= n^(-1/p) and some >= -n^(-1/p), so Acosh of it is out of reach.
-    static std::vector<spec::value_facts> facts(std::span<const spec::value_facts>, const spec::attribute_map& attrs,
+    /// A slice of one is x / |x|: exactly -1 or 1 (the square root of a
+    /// correctly rounded square is exact), 1 where x >= 0.
+    static std::vector<spec::value_facts> facts(std::span<const spec::value_facts> in, const spec::attribute_map& attrs,
                                                 std::span<const shape_type> shapes) {
         auto f = spec::value_facts::within(-1.0, 1.0);
         if (shapes.empty() || shapes[0].empty()) return {f};
         const auto a = spec::parse_attributes<attributes>(attrs, op_type);
         const std::size_t axis = spec::normalize_axis(a.axis, shapes[0].size(), op_type);
         const auto n = static_cast<double>(shapes[0][axis]);
+        if (n == 1.0 && (a.p == 1 || a.p == 2)) {
+            if (!in.empty() && in[0].lo >= 0.0) return {spec::value_facts::constant(1.0)};
+            if (!in.empty() && in[0].hi <= 0.0) return {spec::value_facts::constant(-1.0)};
+            f.gap = std::make_pair(-1.0, 1.0);
+            f.integral = true;
+            return {f};
+        }
         if (n < 2.0 || (a.p != 1 && a.p != 2)) return {f};
         const double m = 1.01 * std::pow(n, -1.0 / static_cast<double>(a.p));  // 1% slack for rounding
         f.some_at_most = m;

@@ -224,7 +224,7 @@ struct reshape {
         return shape_detail::run_real_data<reshape>(c, x);
     }
     template <int = 0>
-    static spec::hints hints() { return spec::hints{}.flag("allowzero", 0.3).facts(spec::facts::copy_of(0)); }
+    static spec::hints hints() { return spec::hints{}.flag("allowzero", 0.3).copies(0); }
 };
 
 // ---------------------------------------------------------------- Transpose
@@ -238,7 +238,7 @@ struct transpose_attr {
 struct transpose {
     static constexpr std::string_view op_type = "Transpose";
     template <int = 0>
-    static spec::hints hints() { return spec::hints{}.facts(spec::facts::copy_of(0)); }  // every element carries over
+    static spec::hints hints() { return spec::hints{}.copies(0); }  // every element carries over
     static constexpr int opset = 13;
     using attributes = transpose_attr;
     static constexpr std::array<spec::value_spec, 1> inputs{{{"data", spec::types::all}}};
@@ -329,7 +329,7 @@ struct transpose {
 struct squeeze {
     static constexpr std::string_view op_type = "Squeeze";
     template <int = 0>
-    static spec::hints hints() { return spec::hints{}.facts(spec::facts::copy_of(0)); }  // every element carries over
+    static spec::hints hints() { return spec::hints{}.copies(0); }  // every element carries over
     static constexpr int opset = 13;
     using attributes = spec::no_attributes;
     static constexpr std::array<spec::value_spec, 2> inputs{
@@ -440,7 +440,7 @@ struct squeeze {
 struct unsqueeze {
     static constexpr std::string_view op_type = "Unsqueeze";
     template <int = 0>
-    static spec::hints hints() { return spec::hints{}.facts(spec::facts::copy_of(0)); }  // every element carries over
+    static spec::hints hints() { return spec::hints{}.copies(0); }  // every element carries over
     static constexpr int opset = 13;
     using attributes = spec::no_attributes;
     static constexpr std::array<spec::value_spec, 2> inputs{
@@ -527,7 +527,7 @@ struct flatten_attr {
 struct flatten {
     static constexpr std::string_view op_type = "Flatten";
     template <int = 0>
-    static spec::hints hints() { return spec::hints{}.facts(spec::facts::copy_of(0)); }  // every element carries over
+    static spec::hints hints() { return spec::hints{}.copies(0); }  // every element carries over
     static constexpr int opset = 13;
     using attributes = flatten_attr;
     static constexpr std::array<spec::value_spec, 1> inputs{{{"input", spec::types::all}}};
@@ -1028,7 +1028,7 @@ struct split {
 struct expand {
     static constexpr std::string_view op_type = "Expand";
     template <int = 0>
-    static spec::hints hints() { return spec::hints{}.facts(spec::facts::copy_of(0)); }  // every element carries over
+    static spec::hints hints() { return spec::hints{}.copies(0); }  // every element carries over
     static constexpr int opset = 13;
     using attributes = spec::no_attributes;
     static constexpr std::array<spec::value_spec, 2> inputs{
@@ -1105,7 +1105,7 @@ struct expand {
 struct tile {
     static constexpr std::string_view op_type = "Tile";
     template <int = 0>
-    static spec::hints hints() { return spec::hints{}.facts(spec::facts::copy_of(0)); }  // every element carries over
+    static spec::hints hints() { return spec::hints{}.copies(0); }  // every element carries over
     static constexpr int opset = 13;
     using attributes = spec::no_attributes;
     static constexpr std::array<spec::value_spec, 2> inputs{
@@ -1316,17 +1316,24 @@ struct pad {
     static spec::hints hints() {
         return spec::hints{}
             .choice("mode", {std::string("constant"), std::string("reflect"), std::string("edge")}, 0.8)
-            .facts(padded_facts);
+            .facts_with_output_shapes(padded_facts);
     }
-    /// Constant mode adds elements equal to constant_value (0 when absent; a
-    /// graph's constant_value input is whatever the search makes it).
+    /// Negative pads crop, so of the input's elements only a subset is sure to
+    /// stay. Constant mode adds elements equal to constant_value (0 when absent;
+    /// a graph's constant_value input is whatever the search makes it), and
+    /// adds some wherever an output dim is longer than the input's.
     static std::vector<spec::value_facts> padded_facts(std::span<const spec::value_facts> in,
-                                                       const spec::attribute_map& attrs, std::span<const shape_type>) {
-        spec::value_facts out = in.empty() ? spec::value_facts{} : in[0];
+                                                       const spec::attribute_map& attrs, std::span<const shape_type> shapes) {
+        spec::value_facts out = in.empty() ? spec::value_facts{} : in[0].selection();
         if (spec::parse_attributes<attributes>(attrs, op_type).mode != "constant") return {out};
-        if (in.size() <= 2) return {out.force(0.0)};
-        if (in[2].is_unknown()) return {spec::value_facts{}};
-        return {out.join(in[2])};
+        if (in.size() > 2 && in[2].is_unknown()) return {spec::value_facts{}};
+        bool grows = false;
+        if (!in.empty() && shapes.size() > in.size() && shapes[0].size() == shapes[in.size()].size()) {
+            for (std::size_t d = 0; d < shapes[0].size(); ++d) grows = grows || shapes[in.size()][d] > shapes[0][d];
+        }
+        const spec::value_facts fill = in.size() > 2 ? in[2] : spec::value_facts::constant(0.0);
+        if (!grows) return {out.join(fill.selection())};  // maybe some padding, maybe none
+        return {out.join(fill)};
     }
 };
 
@@ -1994,7 +2001,7 @@ struct depth_to_space {
         return shape_detail::run_real_data<depth_to_space>(c, x);
     }
     template <int = 0>
-    static spec::hints hints() { return spec::hints{}.facts(spec::facts::copy_of(0)).choice("mode", {std::string("DCR"), std::string("CRD")}, 0.6).solve("blocksize", 1, 4, 1.0); }
+    static spec::hints hints() { return spec::hints{}.copies(0).choice("mode", {std::string("DCR"), std::string("CRD")}, 0.6).solve("blocksize", 1, 4, 1.0); }
 };
 
 struct space_to_depth_attr {
@@ -2063,7 +2070,7 @@ struct space_to_depth {
         return shape_detail::run_real_data<space_to_depth>(c, x);
     }
     template <int = 0>
-    static spec::hints hints() { return spec::hints{}.facts(spec::facts::copy_of(0)).solve("blocksize", 1, 4, 1.0); }
+    static spec::hints hints() { return spec::hints{}.copies(0).solve("blocksize", 1, 4, 1.0); }
 };
 
 inline constexpr auto shape_ops =

@@ -118,6 +118,7 @@ struct unary_elementwise {
         auto y = spec::facts::image(x, [&a](double v) { return static_cast<double>(F::apply(v, a)); });
         if constexpr (requires { F::integral_output; }) y.integral = true;
         if constexpr (requires { F::keeps_integers; }) y.integral = x.integral;
+        if constexpr (requires { F::refine_facts(y, a); }) F::refine_facts(y, a);
         return {y};
     }
 
@@ -292,6 +293,7 @@ TENSORACLE_UNARY(atanh, "Atanh", 9, types::ieee_floating)
 TENSORACLE_UNARY(not_, "Not", 1, types::boolean)
 };
 TENSORACLE_UNARY(identity, "Identity", 16, types::all)
+    static spec::hints hints() { return spec::hints{}.copies(0); }
 };
 #undef TENSORACLE_UNARY
 
@@ -349,6 +351,11 @@ struct thresholded_relu_fn : formula::thresholded_relu {
     static constexpr dtype_set out_types = types::ieee_floating;
     using attributes = thresholded_relu_attr;
     static constexpr double proxy_slope = 0.1;  // derivative is 0 at or below alpha
+    // Y is 0 or above alpha: with alpha > 0 nothing lies in (0, alpha), which a
+    // sampled image cannot see (Atanh of it is finite only at 0 when alpha >= 1).
+    static void refine_facts(spec::value_facts& y, const attributes& a) {
+        if (a.alpha > 0.0f && !y.in_gap(0.0)) y.gap = std::make_pair(0.0, static_cast<double>(a.alpha));
+    }
 };
 struct shrink_attr {
     float bias = 0.0f;

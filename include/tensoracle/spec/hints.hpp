@@ -69,6 +69,9 @@ struct value_facts {
     /// products of such), so a domain that holds only strictly between two integers
     /// leaves one value: Atanh of a Round is 0 wherever it is finite.
     bool integral = false;
+    /// No element lies strictly between these two (an L2-normalized row of one
+    /// element is -1 or 1; ThresholdedRelu is 0 or above alpha).
+    std::optional<std::pair<double, double>> gap = std::nullopt;
 
     [[nodiscard]] static value_facts constant(double c) { return {c, c, {c}}; }
     [[nodiscard]] static value_facts within(double lo, double hi, std::vector<double> forced = {}) {
@@ -76,20 +79,24 @@ struct value_facts {
     }
     [[nodiscard]] bool is_unknown() const noexcept {
         return std::isinf(lo) && lo < 0 && std::isinf(hi) && hi > 0 && forced.empty() && std::isinf(some_at_most) &&
-               std::isinf(some_at_least) && !integral;
+               std::isinf(some_at_least) && !integral && !gap;
     }
-    /// The same enclosure without the forced values, element bounds and
+    /// Whether v lies in the gap (where no element is).
+    [[nodiscard]] bool in_gap(double v) const noexcept { return gap && v > gap->first && v < gap->second; }
+    /// The same enclosure without the forced values, element bounds, gap and
     /// integrality (a mean or an interpolation of the elements lies in it too).
     [[nodiscard]] value_facts range_only() const { return {lo, hi, {}}; }
     /// What a subset of the elements holds (Slice, Gather, MaxPool may drop the
-    /// elements the forced values and bounds speak of): the range, integrality.
+    /// elements the forced values and bounds speak of): the range, integrality, the gap.
     [[nodiscard]] value_facts selection() const {
         value_facts out{lo, hi, {}};
         out.integral = integral;
+        out.gap = gap;
         return out;
     }
     /// Adds a forced value (widening the enclosure to hold it).
     value_facts& force(double v) {
+        if (in_gap(v)) gap.reset();
         lo = std::min(lo, v);
         hi = std::max(hi, v);
         if (std::find(forced.begin(), forced.end(), v) == forced.end()) forced.push_back(v);
@@ -125,6 +132,7 @@ struct value_facts {
     }
     /// Both values' elements in one (Concat, Pad's added constant): the hull, every forced value.
     value_facts& join(const value_facts& o) {
+        if (gap && !(o.hi <= gap->first || o.lo >= gap->second)) gap.reset();
         lo = std::min(lo, o.lo);
         hi = std::max(hi, o.hi);
         for (const double v : o.forced) force(v);
@@ -190,15 +198,35 @@ template <class Fn>
 [[nodiscard]] value_facts image(const value_facts& x, Fn&& f) {
     value_facts out;
     double lo = std::numeric_limits<double>::infinity(), hi = -lo;
-    for (const double p : probe_points(x.lo, x.hi)) {
+    // Each side of a gap on its own: images apart keep a gap between them.
+    double below_lo = lo, below_hi = -lo, above_lo = lo, above_hi = -lo;
+    auto probe = [&](double p) {
+        if (x.in_gap(p)) return;
         const double y = static_cast<double>(f(p));
-        if (std::isnan(y)) continue;
+        if (std::isnan(y)) return;
         lo = std::min(lo, y);
         hi = std::max(hi, y);
+        if (x.gap && p <= x.gap->first) {
+            below_lo = std::min(below_lo, y);
+            below_hi = std::max(below_hi, y);
+        } else if (x.gap) {
+            above_lo = std::min(above_lo, y);
+            above_hi = std::max(above_hi, y);
+        }
+    };
+    for (const double p : probe_points(x.lo, x.hi)) probe(p);
+    if (x.gap) {
+        for (const double p : {x.gap->first, x.gap->second}) {
+            if (p >= x.lo && p <= x.hi) probe(p);
+        }
     }
     if (lo > hi) return out;  // f is NaN everywhere probed: nothing known
     out.lo = lo;
     out.hi = hi;
+    if (below_lo <= below_hi && above_lo <= above_hi) {
+        if (below_hi < above_lo) out.gap = std::make_pair(below_hi, above_lo);
+        if (above_hi < below_lo) out.gap = std::make_pair(above_hi, below_lo);
+    }
     for (const double v : x.forced) {
         const double y = static_cast<double>(f(v));
         if (!std::isnan(y)) out.force(y);
@@ -250,6 +278,7 @@ template <class Fn>
                                   bool keeps_at_least = false) {
     if (in.empty()) return {};
     value_facts acc = in[0].range_only();
+    acc.forced = in[0].forced;
     acc.some_at_most = in[0].some_at_most;
     acc.some_at_least = in[0].some_at_least;
     // An infinite end only says "unbounded": every element of a run that goes on
@@ -263,6 +292,18 @@ template <class Fn>
         if (std::none_of(c, c + 4, [](double v) { return std::isnan(v); })) {
             next.lo = *std::min_element(c, c + 4);
             next.hi = *std::max_element(c, c + 4);
+        }
+        // A forced value whose image is the same at both ends of the other operand's
+        // enclosure (0 * y, max(a, y) with y <= a, a + c for a constant c) has that
+        // image wherever it meets the other operand: f monotone or linear in that
+        // operand is constant between equal ends.
+        for (const double a : acc.forced) {
+            const double u = f(finite(a), bl);
+            if (!std::isnan(u) && u == f(finite(a), bh)) next.force(u);
+        }
+        for (const double v : b.forced) {
+            const double u = f(al, finite(v));
+            if (!std::isnan(u) && u == f(ah, finite(v))) next.force(u);
         }
         if (keeps_at_most) next.some_at_most = std::min(acc.some_at_most, b.some_at_most);
         if (keeps_at_least) next.some_at_least = std::max(acc.some_at_least, b.some_at_least);
@@ -332,6 +373,10 @@ struct hints {
     /// The shapes `output_facts` gets are the inputs' followed by the outputs'
     /// (a reduction's group size is the ratio of their element counts).
     bool facts_read_output_shapes = false;
+    /// Set by copies(i): input i's elements are exactly the output's (see there).
+    std::optional<std::size_t> copied_input;
+    /// The output's facts when both operands are one value (Sub(x, x) is 0).
+    std::optional<value_facts> equal_operands_facts;
 
     [[nodiscard]] const attribute_hint* attribute(std::string_view name) const {
         for (const auto& a : attributes) {
@@ -442,6 +487,21 @@ struct hints {
     hints& facts_with_output_shapes(facts_function f) {
         output_facts = std::move(f);
         facts_read_output_shapes = true;
+        return *this;
+    }
+    /// Every output element is an element of input i, and every element of
+    /// input i appears in the output unless it is empty (Reshape, Transpose,
+    /// Expand, Tile): the facts carry over both ways, so a domain rule one
+    /// reader of the output imposes holds for input i and its other readers.
+    hints& copies(std::size_t i = 0) {
+        output_facts = facts::copy_of(i);
+        copied_input = i;
+        return *this;
+    }
+    /// What the output holds when both operands are the same value (Sub(x, x)
+    /// is 0): facts of the inputs alone cannot tell.
+    hints& when_operands_equal(value_facts f) {
+        equal_operands_facts = std::move(f);
         return *this;
     }
     hints& frequency(double w) {
