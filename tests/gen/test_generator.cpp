@@ -505,7 +505,13 @@ TEST_CASE("generator: value facts from shapes (reduction groups, untouched Conv 
 
     // An exclusive CumSum along an axis of one element is all 0 (ReduceLogSum needs a positive sum).
     CHECK(gen.unreachable_domain(chain({{"CumSum", attrs{{"exclusive", std::int64_t{1}}}}, {"ReduceLogSum", attrs{}}}, {1, 1})));
-    CHECK_FALSE(gen.unreachable_domain(chain({{"CumSum", attrs{{"exclusive", std::int64_t{1}}}}, {"ReduceLogSum", attrs{}}}, {1, 3})));
+    {
+        sketch_builder b;  // (chain would give the reduction its input's shape: groups of one)
+        b.input("x", {1, 3})
+            .node("CumSum", attrs{{"exclusive", std::int64_t{1}}}, {"x"}, "c", {1, 3})
+            .node("ReduceLogSum", attrs{}, {"c"}, "r", {1, 1});
+        CHECK_FALSE(gen.unreachable_domain(b.s));
+    }
 
     // LRN over one channel is element-wise: Exp(Hardmax)'s forced 1 becomes 1 / 2^0.75 < 1, which Acosh cannot take.
     CHECK(gen.unreachable_domain(chain(
@@ -747,6 +753,13 @@ TEST_CASE("generator: copies share their facts, x - x is 0, forced values pass M
     CHECK(gen.unreachable_domain(hardmax_then("Mul", true)));
     CHECK(gen.unreachable_domain(hardmax_then("Min", false)));
     CHECK_FALSE(gen.unreachable_domain(hardmax_then("Add", true)));
+    CHECK(gen.unreachable_domain(hardmax_then("Clip", false)));  // no bounds: the same zeros
+    {
+        sketch_builder b;  // a free lower bound may lift them
+        b.input("y", s).input("lo", {}).node("Hardmax", {}, {"y"}, "h", s).node("Clip", {}, {"h", "lo"}, "m", s);
+        b.node("Log", {}, {"m"}, "l", s);
+        CHECK_FALSE(gen.unreachable_domain(b.s));
+    }
     // Pad's 0 is there when an output dim is longer than the input's; pads of 0 add none.
     auto pad_then_reciprocal = [&](std::vector<std::int64_t> pads, const to::shape_type& out) {
         sketch_builder b;
@@ -780,6 +793,18 @@ TEST_CASE("generator: copies share their facts, x - x is 0, forced values pass M
     CHECK_FALSE(gen.unreachable_domain(chain({{"LpNormalization", attrs{}}, {"Atanh", attrs{}}}, {4, 2})));
     CHECK(gen.unreachable_domain(chain({{"Relu", attrs{}}, {"Neg", attrs{}}, {"LpNormalization", attrs{}}, {"Sqrt", attrs{}}}, col)));
     CHECK_FALSE(gen.unreachable_domain(chain({{"Relu", attrs{}}, {"LpNormalization", attrs{}}, {"Sqrt", attrs{}}}, col)));
+    // A rule needed of some element per group needs it of every element when groups hold one:
+    // Hardmax's zeros (along axis 0) fail LpNormalization over rows of one and ReduceLogSum over a dim of 1.
+    auto hardmax_along_0 = [&](const std::string& op, const attrs& a, const to::shape_type& shape, const to::shape_type& out) {
+        sketch_builder b;
+        b.input("x", shape).node("Hardmax", attrs{{"axis", std::int64_t{0}}}, {"x"}, "h", shape).node(op, a, {"h"}, "y", out);
+        return b.s;
+    };
+    CHECK(gen.unreachable_domain(hardmax_along_0("LpNormalization", attrs{}, {4, 1}, {4, 1})));
+    CHECK_FALSE(gen.unreachable_domain(hardmax_along_0("LpNormalization", attrs{}, {2, 3}, {2, 3})));
+    CHECK_FALSE(gen.unreachable_domain(hardmax_along_0("LpNormalization", attrs{{"axis", std::int64_t{0}}}, {4, 1}, {4, 1})));
+    CHECK(gen.unreachable_domain(hardmax_along_0("ReduceLogSum", attrs{{"axes", std::vector<std::int64_t>{1}}}, {4, 1}, {4, 1})));
+    CHECK_FALSE(gen.unreachable_domain(hardmax_along_0("ReduceLogSum", attrs{{"axes", std::vector<std::int64_t>{0}}}, {4, 1}, {1, 1})));
     auto thresholded = [&](double alpha) {
         return chain({{"ThresholdedRelu", attrs{{"alpha", alpha}}}, {"Atanh", attrs{}}, {"Tanh", attrs{}}, {"Reciprocal", attrs{}}}, s);
     };

@@ -293,7 +293,12 @@ public:
             }
             std::vector<std::optional<dtype>> in_dtypes;
             for (const auto& name : n.inputs) in_dtypes.push_back(name.empty() ? std::nullopt : dtype_of(name));
-            if (auto why = check_domain(*p, n.attributes, in, in_dtypes)) return why;
+            std::vector<shape_type> node_out_shapes;
+            for (const auto& name : n.outputs) {
+                const auto it = sketch.shapes.find(name);
+                node_out_shapes.push_back(it == sketch.shapes.end() ? shape_type{} : it->second);
+            }
+            if (auto why = check_domain(*p, n.attributes, in, in_dtypes, in_shapes, node_out_shapes)) return why;
             for (std::size_t k = 0; k < n.inputs.size(); ++k) {
                 if (!n.inputs[k].empty() && !in[k].is_unknown()) facts.insert_or_assign(key(n.inputs[k]), in[k]);
             }
@@ -306,13 +311,7 @@ public:
                     continue;
                 }
             }
-            std::vector<shape_type> out_shapes;
-            if (p->hints.facts_read_output_shapes) {
-                for (const auto& name : n.outputs) {
-                    const auto it = sketch.shapes.find(name);
-                    out_shapes.push_back(it == sketch.shapes.end() ? shape_type{} : it->second);
-                }
-            }
+            const auto out_shapes = p->hints.facts_read_output_shapes ? node_out_shapes : std::vector<shape_type>{};
             auto out = output_facts(*p, n.attributes, in, in_shapes, n.outputs.size(), out_shapes);
             if (p->hints.equal_operands_facts && n.inputs.size() == 2 && !n.inputs[0].empty() && n.inputs[0] == n.inputs[1] &&
                 !out.empty()) {
@@ -341,9 +340,13 @@ public:
     /// Why one of p's element-wise domain rules cannot hold on inputs with
     /// facts `in` (empty: each can); narrows `in` to where the rules hold,
     /// so later readers of the same values see only what is left.
+    /// `in_shapes` and `out_shapes` (where known) tell a rule needed of some
+    /// element per group whether its groups hold one element (then: every one).
     [[nodiscard]] static std::optional<std::string> check_domain(const op_profile& p, const spec::attribute_map& attrs,
                                                                  std::vector<spec::value_facts>& in,
-                                                                 std::span<const std::optional<dtype>> dtypes = {}) {
+                                                                 std::span<const std::optional<dtype>> dtypes = {},
+                                                                 std::span<const shape_type> in_shapes = {},
+                                                                 std::span<const shape_type> out_shapes = {}) {
         if (!p.vulnerable && !p.domain_per_instance) return std::nullopt;
         std::vector<spec::domain_rule> rules;
         try {
@@ -366,8 +369,9 @@ public:
             }
             auto& x = in[k];
             const auto& f = r.elementwise ? r.elementwise : at_limit;
+            const bool any = r.elementwise_any && !groups_of_one(r, k, in_shapes, out_shapes);
             for (const double v : x.forced) {
-                if (!r.elementwise_any && f(v) > 0.0) {
+                if (!any && f(v) > 0.0) {
                     return op + ": " + r.description + " (input " + std::to_string(k) + " always holds a value outside it)";
                 }
             }
@@ -380,7 +384,7 @@ public:
                 }
                 return true;
             };
-            if (!r.elementwise_any && ((std::isfinite(x.some_at_most) && fails_on(x.lo, x.some_at_most)) ||
+            if (!any && ((std::isfinite(x.some_at_most) && fails_on(x.lo, x.some_at_most)) ||
                                        (std::isfinite(x.some_at_least) && fails_on(x.some_at_least, x.hi)))) {
                 return op + ": " + r.description + " (input " + std::to_string(k) + " always holds an element outside it)";
             }
@@ -422,11 +426,27 @@ public:
                 lo = std::ceil(std::min(lo, ilo));
                 hi = std::floor(std::max(hi, ihi));
             }
-            if (r.elementwise_any) continue;
+            if (any) continue;
             x.lo = std::max(x.lo, lo);
             x.hi = std::min(x.hi, hi);
         }
         return std::nullopt;
+    }
+
+    /// Whether the groups of an "f(x) <= 0 for some element of each group" rule
+    /// on input k hold one element each (a row of one, a reduction over dims of 1).
+    [[nodiscard]] static bool groups_of_one(const spec::domain_rule& r, std::size_t k, std::span<const shape_type> in_shapes,
+                                            std::span<const shape_type> out_shapes) {
+        if (k >= in_shapes.size() || in_shapes[k].empty()) return false;
+        const auto& x = in_shapes[k];
+        if (r.any_along_axis) {
+            const auto rank = static_cast<std::int64_t>(x.size());
+            const std::int64_t a = *r.any_along_axis < 0 ? *r.any_along_axis + rank : *r.any_along_axis;
+            return a >= 0 && a < rank && x[static_cast<std::size_t>(a)] == 1;
+        }
+        if (out_shapes.empty()) return false;
+        const std::size_t n = element_count(x);
+        return n > 0 && n == element_count(out_shapes[0]);
     }
 
     /// Facts of a node's `count` outputs (unknown where the op gives none).
@@ -646,7 +666,7 @@ private:
             for (const auto& x : inst->inputs) {
                 in_dtypes.push_back(x.role == input_role::absent ? std::nullopt : std::optional<dtype>(x.type));
             }
-            if (check_domain(p, inst->attributes, in_facts, in_dtypes)) {
+            if (check_domain(p, inst->attributes, in_facts, in_dtypes, in_shapes, inst->output_shapes)) {
                 stats.rejected.add(std::string(op.op_type) + ": its domain is out of reach of the values (forward)");
                 return false;
             }
@@ -702,17 +722,25 @@ private:
             if (q == nullptr || (!q->vulnerable && !q->domain_per_instance)) continue;
             std::vector<spec::value_facts> in;
             std::vector<std::optional<dtype>> in_dtypes;
+            std::vector<shape_type> in_shapes, out_shapes;
+            auto find = [&](const std::string& v_name) {
+                return std::find_if(s.values.begin(), s.values.end(), [&](const value& v) { return v.name == v_name; });
+            };
+            for (const auto& output : n.outputs) {
+                const auto it = find(output);
+                out_shapes.push_back(output.empty() || it == s.values.end() ? shape_type{} : it->shape);
+            }
             for (const auto& input : n.inputs) {
-                const auto it = std::find_if(s.values.begin(), s.values.end(),
-                                             [&](const value& v) { return v.name == input; });
+                const auto it = find(input);
                 in_dtypes.push_back(input.empty() || it == s.values.end() ? std::nullopt : std::optional<dtype>(it->type));
+                in_shapes.push_back(input.empty() || it == s.values.end() ? shape_type{} : it->shape);
                 if (input == name) {
                     in.push_back(facts);
                     continue;
                 }
                 in.push_back(input.empty() || it == s.values.end() ? spec::value_facts{} : it->facts);
             }
-            if (check_domain(*q, n.attributes, in, in_dtypes)) return true;
+            if (check_domain(*q, n.attributes, in, in_dtypes, in_shapes, out_shapes)) return true;
         }
         return false;
     }

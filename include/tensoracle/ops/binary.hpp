@@ -727,11 +727,20 @@ struct Clip {
         return spec::hints{}.range(0, -5, 5).range(1, -3, -1).range(2, 1, 3).facts(
             [](std::span<const spec::value_facts> in, const spec::attribute_map&, std::span<const shape_type>) {
                 if (in.empty()) return std::vector<spec::value_facts>{spec::value_facts{}};
+                if (in.size() == 1) return std::vector<spec::value_facts>{in[0]};  // no bounds: X itself
                 const spec::value_facts none;
                 const auto& a = in.size() > 1 ? in[1] : none;
                 const auto& b = in.size() > 2 ? in[2] : none;
-                return std::vector<spec::value_facts>{spec::value_facts::within(
-                    std::min(std::max(in[0].lo, a.lo), b.lo), std::min(std::max(in[0].hi, a.hi), b.hi))};
+                auto y = spec::value_facts::within(std::min(std::max(in[0].lo, a.lo), b.lo),
+                                                   std::min(std::max(in[0].hi, a.hi), b.hi));
+                // A forced value no bound can reach stays (Clip of Hardmax's 0 to [-1, 0.5] is still 0).
+                const double min_hi = in.size() > 1 ? a.hi : -std::numeric_limits<double>::infinity();
+                const double max_lo = in.size() > 2 ? b.lo : std::numeric_limits<double>::infinity();
+                for (const double v : in[0].forced) {
+                    if (v >= min_hi && v <= max_lo) y.force(v);
+                }
+                y.integral = in[0].integral && (in.size() < 2 || a.integral) && (in.size() < 3 || b.integral);
+                return std::vector<spec::value_facts>{y};
             });
     }
 };

@@ -1475,6 +1475,7 @@ struct lp_normalization {
         rules[0].elementwise_input = 0;
         rules[0].elementwise = [](double x) { return 1e-10 - std::fabs(x); };
         rules[0].elementwise_any = true;
+        rules[0].any_along_axis = a.axis;
         return rules;
     }
 

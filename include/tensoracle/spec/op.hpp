@@ -439,8 +439,12 @@ struct domain_rule {
     /// hold at all. Empty for rules over whole tensors.
     std::optional<std::size_t> elementwise_input;
     std::function<double(double)> elementwise;
-    /// f(x) <= 0 is needed of some element only (a sum's log needs one positive term).
+    /// f(x) <= 0 is needed of some element only (a sum's log needs one positive term):
+    /// of some element in each group, a reduction's groups (|input| / |output| elements
+    /// each), or with `any_along_axis` the slices along that axis (LpNormalization's rows).
+    /// Groups of one element need it of every element.
     bool elementwise_any = false;
+    std::optional<std::int64_t> any_along_axis;
     /// Rules that depend on the input's dtype (overflow: Exp's x <= log(max
     /// finite)): f(x, max finite of elementwise_input's dtype) <= 0. Used
     /// where the generator knows the dtype and `elementwise` is empty.
