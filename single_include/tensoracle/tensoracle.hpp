@@ -17862,10 +17862,7 @@ public:
             }
             const auto out_shapes = p->hints.facts_read_output_shapes ? node_out_shapes : std::vector<shape_type>{};
             auto out = output_facts(*p, n.attributes, in, in_shapes, n.outputs.size(), out_shapes);
-            if (p->hints.equal_operands_facts && n.inputs.size() == 2 && !n.inputs[0].empty() && n.inputs[0] == n.inputs[1] &&
-                !out.empty()) {
-                out[0] = *p->hints.equal_operands_facts;
-            }
+            if (n.inputs.size() == 2 && !n.inputs[0].empty() && n.inputs[0] == n.inputs[1]) equal_operands(*p, out);
             for (std::size_t o = 0; o < n.outputs.size(); ++o) {
                 if (n.outputs[o].empty()) continue;
                 const auto d = dtype_of(n.outputs[o]);
@@ -17934,7 +17931,7 @@ public:
                 return true;
             };
             if (!any && ((std::isfinite(x.some_at_most) && fails_on(x.lo, x.some_at_most)) ||
-                                       (std::isfinite(x.some_at_least) && fails_on(x.some_at_least, x.hi)))) {
+                         (std::isfinite(x.some_at_least) && fails_on(x.some_at_least, x.hi)))) {
                 return op + ": " + r.description + " (input " + std::to_string(k) + " always holds an element outside it)";
             }
             // Where the rule holds strictly inside the input's enclosure (a
@@ -17996,6 +17993,11 @@ public:
         if (out_shapes.empty()) return false;
         const std::size_t n = element_count(x);
         return n > 0 && n == element_count(out_shapes[0]);
+    }
+
+    /// Output 0's facts when one value is both operands (hints::when_operands_equal).
+    static void equal_operands(const op_profile& p, std::vector<spec::value_facts>& out) {
+        if (p.hints.equal_operands_facts && !out.empty()) out[0] = *p.hints.equal_operands_facts;
     }
 
     /// Facts of a node's `count` outputs (unknown where the op gives none).
@@ -18222,9 +18224,8 @@ private:
             for (const auto& [b_slot, b_value] : bound) s.values[b_value].facts = in_facts[b_slot];
         }
         auto out_facts = output_facts(p, inst->attributes, in_facts, in_shapes, inst->output_shapes.size(), inst->output_shapes);
-        if (p.hints.equal_operands_facts && bound.size() == 2 && bound.count(0) != 0 && bound.count(1) != 0 &&
-            bound.at(0) == bound.at(1) && !out_facts.empty()) {
-            out_facts[0] = *p.hints.equal_operands_facts;
+        if (bound.size() == 2 && bound.count(0) != 0 && bound.count(1) != 0 && bound.at(0) == bound.at(1)) {
+            equal_operands(p, out_facts);
         }
         add_node(s, *inst, bound, std::nullopt, out_facts, g);
         return true;
