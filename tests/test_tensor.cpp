@@ -100,4 +100,24 @@ TEST_CASE("cast and to<T> follow value_cast") {
     CHECK(t.cast(to::dtype::f16).to<float>()(3) == std::numeric_limits<float>::infinity());
 }
 
+TEST_CASE("from_array_as converts like cast, for every target dtype and several sources") {
+    const double inf = std::numeric_limits<double>::infinity();
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const to::array<double> d = {{-1.5, 0.0, 2.7, 1e9}, {-1e10, 0.1, 65504.0, 70000.0}, {inf, -inf, nan, -0.0}};
+    const to::array<float> f = {3.5f, -0.25f, 1e30f, -7.0f};
+    // 2^62 + 2^38 + 1 rounds to a different float directly than through double.
+    const to::array<std::int64_t> i = {(std::int64_t{1} << 62) + (std::int64_t{1} << 38) + 1, -3, 0, 255};
+    const to::array<bool> b = {true, false, true};
+    for (const auto& row : to::detail::dtype_table) {
+        CAPTURE(row.short_name);
+        const to::dtype target = row.id;
+        CHECK(to::tensor::from_array_as(d, target).identical(to::tensor(d).cast(target)));
+        CHECK(to::tensor::from_array_as(f, target).identical(to::tensor(f).cast(target)));
+        CHECK(to::tensor::from_array_as(i, target).identical(to::tensor(i).cast(target)));
+        CHECK(to::tensor::from_array_as(b, target).identical(to::tensor(b).cast(target)));
+        CHECK(to::tensor::from_array_as(d, target).shape() == to::shape_type{3, 4});
+    }
+    CHECK(to::tensor::from_array_as(to::array<double>::from_shape({0, 2}), to::dtype::i8).shape() == to::shape_type{0, 2});
+}
+
 }  // namespace core_tensor_test

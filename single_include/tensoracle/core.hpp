@@ -970,6 +970,19 @@ public:
         return out;
     }
 
+    /// The elements of a, converted to dtype d (value_cast semantics): what
+    /// tensor(a).cast(d) gives, with one conversion loop per target dtype
+    /// instead of one per pair of dtypes.
+    template <element_type T>
+    [[nodiscard]] static tensor from_array_as(const array<T>& a, dtype d) {
+        tensor out(d, shape_type(a.shape().begin(), a.shape().end()), "tensoracle::tensor::from_array_as");
+        out.visit([&](auto dst) {
+            using To = typename decltype(dst)::value_type;
+            for (std::size_t i = 0; i < dst.size(); ++i) dst[i] = value_cast<To>(a.data()[i]);
+        });
+        return out;
+    }
+
     /// Element `flat` (row-major) widened to double, for reports and printing.
     [[nodiscard]] double value_as_double(std::size_t flat) const {
         if (flat >= size_) {

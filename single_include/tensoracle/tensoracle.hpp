@@ -1848,17 +1848,19 @@ struct op_entry {
     double proxy_slope = 0.0;
 };
 
-/// The entry of spec Op (see op.hpp for the members a spec provides).
+/// The members of spec Op's entry that checked evaluation (evaluate, infer)
+/// needs: arity and dtypes, attributes, constraints, shape and dtype
+/// inference, the kernel. The generator's members (attribute tables, input
+/// candidates, domain, hints) stay null, so an engine of one op
+/// (ad::op_engine<Op>) does not compile them.
 template <class Op>
-[[nodiscard]] op_entry make_entry() {
+[[nodiscard]] op_entry make_evaluation_entry() {
     op_entry e;
     e.op_type = Op::op_type;
     e.opset = Op::opset;
     e.inputs = std::span<const value_spec>(Op::inputs);
     e.outputs = std::span<const value_spec>(Op::outputs);
     if constexpr (requires { Op::last_opset; }) e.last_opset = Op::last_opset;
-    e.attribute_names = &attribute_names<typename Op::attributes>;
-    e.attribute_infos = &attribute_infos<typename Op::attributes>;
     e.normalize_attributes = [](const attribute_map& m) {
         return to_attribute_map(parse_attributes<typename Op::attributes>(m, Op::op_type));
     };
@@ -1870,15 +1872,24 @@ template <class Op>
         e.constraints_and_shapes = &Op::constraints_and_shapes;
     }
     e.output_dtypes = &Op::output_dtypes;
+    e.run = &Op::run;
+    if constexpr (requires { Op::proxy_slope; }) e.proxy_slope = Op::proxy_slope;
+    return e;
+}
+
+/// The entry of spec Op (see op.hpp for the members a spec provides).
+template <class Op>
+[[nodiscard]] op_entry make_entry() {
+    op_entry e = make_evaluation_entry<Op>();
+    e.attribute_names = &attribute_names<typename Op::attributes>;
+    e.attribute_infos = &attribute_infos<typename Op::attributes>;
     e.input_candidates = &Op::input_candidates;
     e.domain = &Op::domain;
-    e.run = &Op::run;
     if constexpr (requires { Op::hints(); }) {
         e.hints = &Op::hints;
     } else {
         e.hints = [] { return spec::hints{}; };
     }
-    if constexpr (requires { Op::proxy_slope; }) e.proxy_slope = Op::proxy_slope;
     return e;
 }
 
@@ -8201,7 +8212,7 @@ struct layer_normalization {
             if (c.has_input(2)) bias = c.input(2).as_array<T>();
             auto res = compute<T>(c.input(0).as_array<T>(), c.input(1).as_array<T>(), bias, a);
             const dtype u = stash_dtype(a);
-            return std::vector<tensor>{tensor(res.y), tensor(res.mean).cast(u), tensor(res.inv_std_dev).cast(u)};
+            return std::vector<tensor>{tensor(res.y), tensor::from_array_as(res.mean, u), tensor::from_array_as(res.inv_std_dev, u)};
         });
     }
     /// Mean and InvStdDev stay in S: run() rounds them to the stash dtype, which
@@ -8870,7 +8881,7 @@ inline tensor random_indices(rng& g, const context& c, dtype d, const shape_type
     const auto dim = static_cast<std::int64_t>(dims[spec::normalize_axis(axis, dims.size(), c.op_type())]);
     auto idx = array<std::int64_t>::from_shape(s);
     for (auto& v : idx) v = dim > 0 ? g.integer(-dim, dim - 1) : 0;
-    return tensor(idx).cast(d);
+    return tensor::from_array_as(idx, d);
 }
 
 /// An int64 scalar tensor.
@@ -10721,7 +10732,7 @@ struct range {
                 const double v = which == 0 ? start : which == 2 ? delta : start + delta * static_cast<double>(g.integer(1, 10));
                 auto t = array<double>::from_shape(shape_type{});
                 t.data()[0] = v;
-                return tensor(t).cast(c.input_dtype(which));
+                return tensor::from_array_as(t, c.input_dtype(which));
             };
         };
         return spec::hints{}.before_solving(0, scalar(0)).before_solving(1, scalar(1)).before_solving(2, scalar(2));
@@ -12862,7 +12873,7 @@ template <class V>
 [[nodiscard]] tensor lower(const array<V>& a, dtype d = dtype::f64) {
     array<double> v = array<double>::from_shape(a.shape());
     for (std::size_t i = 0; i < a.size(); ++i) v.data()[i] = static_cast<double>(primal(a.data()[i]));
-    return tensor(v).cast(d);
+    return tensor::from_array_as(v, d);
 }
 
 /// The op on values of V (differentiable inputs from x, the others from c).
@@ -13807,7 +13818,7 @@ inline double unit_roundoff(dtype d) {
 inline tensor random_like(rng& g, const tensor& t) {
     auto a = array<double>::from_shape(t.shape());
     for (auto& v : a) v = g.normal();
-    return tensor(a).cast(t.element_dtype());
+    return tensor::from_array_as(a, t.element_dtype());
 }
 
 class checker {
@@ -14094,7 +14105,7 @@ private:
     // --- the function for finite differences ---------------------------------
     std::function<std::vector<double>(std::span<const double>)> fd_function(const tensors& x) const {
         tensors base = x;
-        for (const auto i : wrt_) base[i] = x[i].cast(dtype::f64);
+        for (const auto i : wrt_) base[i] = tensor(x[i].to<double>());
         return [this, base](std::span<const double> flatx) {
             tensors xi = base;
             std::size_t off = 0;
@@ -14487,7 +14498,7 @@ private:
                 // At least a few units of the input's precision, or the nudge rounds away.
                 const double r = std::max(o_.nudge_radius, 8.0 * unit_roundoff(x_[i].element_dtype()));
                 for (auto& v : a) v += g_.uniform(-r, r) * std::max(1.0, std::fabs(v));
-                xn[i] = tensor(a).cast(x_[i].element_dtype());
+                xn[i] = tensor::from_array_as(a, x_[i].element_dtype());
             }
             try {
                 const auto yv = flat_floating(e_.value(xn));
@@ -14801,7 +14812,7 @@ private:
         auto a = array<double>::from_shape(like.shape());
         std::fill(a.begin(), a.end(), 0.0);
         a.data()[k] = 1.0;
-        return tensor(a).cast(like.element_dtype());
+        return tensor::from_array_as(a, like.element_dtype());
     }
 
     void higher_order() {
@@ -15041,7 +15052,7 @@ template <class Op, class V = double>
     static_assert(differentiable_op<Op>,
                   "op_engine<Op>: Op has no kernel on AD scalars (run_real<S>), so the op is not differentiable");
     static_assert(std::floating_point<V>, "op_engine<Op, V>: V, the arithmetic of the derivatives, must be float or double");
-    static const spec::op_entry op = spec::make_entry<Op>();
+    static const spec::op_entry op = spec::make_evaluation_entry<Op>();
     static const derivative_rules<V> rules = make_rules<V, Op>();
     static const derivative_rules<dual<V>> rules2 = make_rules<dual<V>, Op>();
     return detail::make_op_engine<V>(&op, &rules, &rules2, std::move(attributes));
@@ -17471,7 +17482,7 @@ struct instance_hooks {
                 shape_type s = in[i].shape.empty() ? shape_type{} : shape_type{len};
                 auto a = array<std::int64_t>::from_shape(s);
                 for (std::size_t k = 0; k < len; ++k) a.data()[k] = env.at(spec::context::value_name(i, k));
-                in[i].data = tensor(a).cast(in[i].type);
+                in[i].data = tensor::from_array_as(a, in[i].type);
                 in[i].shape = s;
             } else if (before.count(i) != 0) {
                 in[i].data = before.at(i);
@@ -18664,8 +18675,8 @@ inline std::vector<tensor> estimate_gradient(const spec::domain_rule& rule, std:
                 p.data()[k] += d * c;
                 q.data()[k] -= d * c;
             }
-            plus[i] = tensor(p).cast(in[i].element_dtype());
-            minus[i] = tensor(q).cast(in[i].element_dtype());
+            plus[i] = tensor::from_array_as(p, in[i].element_dtype());
+            minus[i] = tensor::from_array_as(q, in[i].element_dtype());
         }
         const double diff = rule.loss(plus) - rule.loss(minus);
         if (!std::isfinite(diff)) continue;

@@ -75,6 +75,44 @@ TEST_CASE("registry: sampled instances are valid, run, and match shape inference
     }
 }
 
+namespace {
+// make_evaluation_entry<Op> (what op_engine<Op> uses) must evaluate exactly as
+// Op's registry entry does, and leave the generator's members out.
+template <class Op>
+void check_evaluation_entry() {
+    const auto lean = to::spec::make_evaluation_entry<Op>();
+    const auto& full = to::ops::get_op(Op::op_type);
+    CAPTURE(full.op_type);
+    CHECK(!lean.attribute_names);
+    CHECK(!lean.attribute_infos);
+    CHECK(!lean.input_candidates);
+    CHECK(!lean.domain);
+    CHECK(!lean.hints);
+    CHECK((lean.constraints_and_shapes == nullptr) == (full.constraints_and_shapes == nullptr));
+    CHECK(lean.last_opset == full.last_opset);
+    CHECK(lean.proxy_slope == full.proxy_slope);
+    to::rng g(7);
+    for (int i = 0; i < 12; ++i) {
+        const auto in = to::gen::sample_op(full, g);
+        const auto a = to::spec::evaluate(lean, pointers(in), in.attributes);
+        const auto b = to::spec::evaluate(full, pointers(in), in.attributes);
+        REQUIRE(a.size() == b.size());
+        for (std::size_t o = 0; o < a.size(); ++o) CHECK(a[o].identical(b[o]));
+    }
+    // The same checks run before the kernel: a missing input is the same error.
+    std::string lean_error, full_error;
+    try { (void)to::spec::evaluate(lean, {}, {}); } catch (const to::error& e) { lean_error = e.what(); }
+    try { (void)to::spec::evaluate(full, {}, {}); } catch (const to::error& e) { full_error = e.what(); }
+    CHECK(!lean_error.empty());
+    CHECK(lean_error == full_error);
+}
+}  // namespace
+
+TEST_CASE("registry: an op's evaluation entry evaluates as its full entry, without the generator's members") {
+    check_evaluation_entry<to::ops::Softmax>();
+    check_evaluation_entry<to::ops::Conv>();
+}
+
 TEST_CASE("registry: a spec's constraints_and_shapes() says what its constraints() and output_shapes() say") {
     // evaluate() and infer() use the combined member where a spec has one; the
     // generator uses the separate ones. They must not drift apart, valid or not.

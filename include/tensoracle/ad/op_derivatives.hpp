@@ -148,7 +148,7 @@ template <class V>
 [[nodiscard]] tensor lower(const array<V>& a, dtype d = dtype::f64) {
     array<double> v = array<double>::from_shape(a.shape());
     for (std::size_t i = 0; i < a.size(); ++i) v.data()[i] = static_cast<double>(primal(a.data()[i]));
-    return tensor(v).cast(d);
+    return tensor::from_array_as(v, d);
 }
 
 /// The op on values of V (differentiable inputs from x, the others from c).

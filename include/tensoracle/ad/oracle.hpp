@@ -488,7 +488,7 @@ inline double unit_roundoff(dtype d) {
 inline tensor random_like(rng& g, const tensor& t) {
     auto a = array<double>::from_shape(t.shape());
     for (auto& v : a) v = g.normal();
-    return tensor(a).cast(t.element_dtype());
+    return tensor::from_array_as(a, t.element_dtype());
 }
 
 class checker {
@@ -775,7 +775,7 @@ private:
     // --- the function for finite differences ---------------------------------
     std::function<std::vector<double>(std::span<const double>)> fd_function(const tensors& x) const {
         tensors base = x;
-        for (const auto i : wrt_) base[i] = x[i].cast(dtype::f64);
+        for (const auto i : wrt_) base[i] = tensor(x[i].to<double>());
         return [this, base](std::span<const double> flatx) {
             tensors xi = base;
             std::size_t off = 0;
@@ -1168,7 +1168,7 @@ private:
                 // At least a few units of the input's precision, or the nudge rounds away.
                 const double r = std::max(o_.nudge_radius, 8.0 * unit_roundoff(x_[i].element_dtype()));
                 for (auto& v : a) v += g_.uniform(-r, r) * std::max(1.0, std::fabs(v));
-                xn[i] = tensor(a).cast(x_[i].element_dtype());
+                xn[i] = tensor::from_array_as(a, x_[i].element_dtype());
             }
             try {
                 const auto yv = flat_floating(e_.value(xn));
@@ -1482,7 +1482,7 @@ private:
         auto a = array<double>::from_shape(like.shape());
         std::fill(a.begin(), a.end(), 0.0);
         a.data()[k] = 1.0;
-        return tensor(a).cast(like.element_dtype());
+        return tensor::from_array_as(a, like.element_dtype());
     }
 
     void higher_order() {

@@ -212,7 +212,7 @@ template <class Op, class V = double>
     static_assert(differentiable_op<Op>,
                   "op_engine<Op>: Op has no kernel on AD scalars (run_real<S>), so the op is not differentiable");
     static_assert(std::floating_point<V>, "op_engine<Op, V>: V, the arithmetic of the derivatives, must be float or double");
-    static const spec::op_entry op = spec::make_entry<Op>();
+    static const spec::op_entry op = spec::make_evaluation_entry<Op>();
     static const derivative_rules<V> rules = make_rules<V, Op>();
     static const derivative_rules<dual<V>> rules2 = make_rules<dual<V>, Op>();
     return detail::make_op_engine<V>(&op, &rules, &rules2, std::move(attributes));

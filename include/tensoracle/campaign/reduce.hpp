@@ -416,7 +416,7 @@ namespace detail {
 [[nodiscard]] inline tensor with_elements(const tensor& t, std::size_t lo, std::size_t hi, double value) {
     auto v = t.to<double>();
     for (std::size_t i = lo; i < hi && i < v.size(); ++i) v.data()[i] = value;
-    return tensor(std::move(v)).cast(t.element_dtype());
+    return tensor::from_array_as(v, t.element_dtype());
 }
 
 [[nodiscard]] inline bool all_equal(const tensor& t, std::size_t lo, std::size_t hi, double value) {
@@ -429,7 +429,7 @@ namespace detail {
 [[nodiscard]] inline tensor rounded(const tensor& t) {
     auto v = t.to<double>();
     for (auto& x : v) x = std::isfinite(x) ? std::nearbyint(x) : x;
-    return tensor(std::move(v)).cast(t.element_dtype());
+    return tensor::from_array_as(v, t.element_dtype());
 }
 
 /// A graph's node, input and output counts, in words.

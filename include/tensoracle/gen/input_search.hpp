@@ -280,8 +280,8 @@ inline std::vector<tensor> estimate_gradient(const spec::domain_rule& rule, std:
                 p.data()[k] += d * c;
                 q.data()[k] -= d * c;
             }
-            plus[i] = tensor(p).cast(in[i].element_dtype());
-            minus[i] = tensor(q).cast(in[i].element_dtype());
+            plus[i] = tensor::from_array_as(p, in[i].element_dtype());
+            minus[i] = tensor::from_array_as(q, in[i].element_dtype());
         }
         const double diff = rule.loss(plus) - rule.loss(minus);
         if (!std::isfinite(diff)) continue;

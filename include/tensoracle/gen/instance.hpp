@@ -721,7 +721,7 @@ struct instance_hooks {
                 shape_type s = in[i].shape.empty() ? shape_type{} : shape_type{len};
                 auto a = array<std::int64_t>::from_shape(s);
                 for (std::size_t k = 0; k < len; ++k) a.data()[k] = env.at(spec::context::value_name(i, k));
-                in[i].data = tensor(a).cast(in[i].type);
+                in[i].data = tensor::from_array_as(a, in[i].type);
                 in[i].shape = s;
             } else if (before.count(i) != 0) {
                 in[i].data = before.at(i);

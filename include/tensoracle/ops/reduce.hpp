@@ -1138,7 +1138,7 @@ struct layer_normalization {
             if (c.has_input(2)) bias = c.input(2).as_array<T>();
             auto res = compute<T>(c.input(0).as_array<T>(), c.input(1).as_array<T>(), bias, a);
             const dtype u = stash_dtype(a);
-            return std::vector<tensor>{tensor(res.y), tensor(res.mean).cast(u), tensor(res.inv_std_dev).cast(u)};
+            return std::vector<tensor>{tensor(res.y), tensor::from_array_as(res.mean, u), tensor::from_array_as(res.inv_std_dev, u)};
         });
     }
     /// Mean and InvStdDev stay in S: run() rounds them to the stash dtype, which

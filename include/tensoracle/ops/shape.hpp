@@ -72,7 +72,7 @@ inline tensor random_indices(rng& g, const context& c, dtype d, const shape_type
     const auto dim = static_cast<std::int64_t>(dims[spec::normalize_axis(axis, dims.size(), c.op_type())]);
     auto idx = array<std::int64_t>::from_shape(s);
     for (auto& v : idx) v = dim > 0 ? g.integer(-dim, dim - 1) : 0;
-    return tensor(idx).cast(d);
+    return tensor::from_array_as(idx, d);
 }
 
 /// An int64 scalar tensor.
@@ -1923,7 +1923,7 @@ struct range {
                 const double v = which == 0 ? start : which == 2 ? delta : start + delta * static_cast<double>(g.integer(1, 10));
                 auto t = array<double>::from_shape(shape_type{});
                 t.data()[0] = v;
-                return tensor(t).cast(c.input_dtype(which));
+                return tensor::from_array_as(t, c.input_dtype(which));
             };
         };
         return spec::hints{}.before_solving(0, scalar(0)).before_solving(1, scalar(1)).before_solving(2, scalar(2));

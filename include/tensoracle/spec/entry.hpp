@@ -39,17 +39,19 @@ struct op_entry {
     double proxy_slope = 0.0;
 };
 
-/// The entry of spec Op (see op.hpp for the members a spec provides).
+/// The members of spec Op's entry that checked evaluation (evaluate, infer)
+/// needs: arity and dtypes, attributes, constraints, shape and dtype
+/// inference, the kernel. The generator's members (attribute tables, input
+/// candidates, domain, hints) stay null, so an engine of one op
+/// (ad::op_engine<Op>) does not compile them.
 template <class Op>
-[[nodiscard]] op_entry make_entry() {
+[[nodiscard]] op_entry make_evaluation_entry() {
     op_entry e;
     e.op_type = Op::op_type;
     e.opset = Op::opset;
     e.inputs = std::span<const value_spec>(Op::inputs);
     e.outputs = std::span<const value_spec>(Op::outputs);
     if constexpr (requires { Op::last_opset; }) e.last_opset = Op::last_opset;
-    e.attribute_names = &attribute_names<typename Op::attributes>;
-    e.attribute_infos = &attribute_infos<typename Op::attributes>;
     e.normalize_attributes = [](const attribute_map& m) {
         return to_attribute_map(parse_attributes<typename Op::attributes>(m, Op::op_type));
     };
@@ -61,15 +63,24 @@ template <class Op>
         e.constraints_and_shapes = &Op::constraints_and_shapes;
     }
     e.output_dtypes = &Op::output_dtypes;
+    e.run = &Op::run;
+    if constexpr (requires { Op::proxy_slope; }) e.proxy_slope = Op::proxy_slope;
+    return e;
+}
+
+/// The entry of spec Op (see op.hpp for the members a spec provides).
+template <class Op>
+[[nodiscard]] op_entry make_entry() {
+    op_entry e = make_evaluation_entry<Op>();
+    e.attribute_names = &attribute_names<typename Op::attributes>;
+    e.attribute_infos = &attribute_infos<typename Op::attributes>;
     e.input_candidates = &Op::input_candidates;
     e.domain = &Op::domain;
-    e.run = &Op::run;
     if constexpr (requires { Op::hints(); }) {
         e.hints = &Op::hints;
     } else {
         e.hints = [] { return spec::hints{}; };
     }
-    if constexpr (requires { Op::proxy_slope; }) e.proxy_slope = Op::proxy_slope;
     return e;
 }
 
