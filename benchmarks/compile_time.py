@@ -15,7 +15,9 @@ first and second order, through check_gradients) written with the typed
 op_engine<ops::Softmax> and with op_engine("Softmax") by name (with the
 registry's definition in the file, and with TENSORACLE_SEPARATE_REGISTRY, where
 the project compiles it once elsewhere), each against the xtensor-only TU
-(issue 14's target: typed <= 3x).
+(issue 14's target: typed <= 3x). With --oracle-steps, the typed test cut
+off after each step (third-party headers, kit headers, the op's rules, the
+engine, the check), which shows where its time goes.
 
 With --baseline-include DIR (e.g. the include/ of a `git worktree` at an
 earlier commit), every kit TU is also compiled against DIR in the same
@@ -65,6 +67,28 @@ ORACLE_SOURCES = {
 }
 
 
+# --oracle-steps: the typed one-op test cut off at each step, to show where its
+# time goes: the third-party headers the kit includes, the kit's headers
+# unused, the op's derivative rules in double and dual<double> (what any
+# order-2 check of the op instantiates), the engine, and the whole check.
+_TYPED_HEADERS = "#include <tensoracle/ad/typed_engine.hpp>\n#include <tensoracle/ops/reduce.hpp>\nnamespace to = tensoracle;\n"
+ORACLE_STEP_SOURCES = {
+    "xtensor only": SOURCES["xtensor only"],
+    "1 third-party headers only": "".join(f"#include <{h}>\n" for h in (
+        "algorithm", "bit", "cmath", "cstring", "iomanip", "memory", "optional", "ostream", "span", "string",
+        "tuple", "utility", "variant", "vector", "boost/hana/adapt_struct.hpp", "boost/hana/for_each.hpp",
+        "boost/hana/tuple.hpp", "boost/preprocessor/seq/enum.hpp", "boost/preprocessor/seq/transform.hpp",
+        "boost/preprocessor/variadic/to_seq.hpp", "xtensor/xarray.hpp", "xtensor/xexpression.hpp")) + "int main() { return 0; }\n",
+    "2 + the kit's headers, unused": _TYPED_HEADERS + "int main() { return 0; }\n",
+    "3 + the op's rules in double, dual": _TYPED_HEADERS + (
+        "int main() {\n    static const auto r = to::ad::make_rules<double, to::ops::Softmax>();\n"
+        "    static const auto r2 = to::ad::make_rules<to::ad::dual<double>, to::ops::Softmax>();\n"
+        "    return static_cast<int>(sizeof(r) + sizeof(r2)) == 0;\n}\n"),
+    "4 + the engine": _TYPED_HEADERS + "int main() { return to::ad::op_engine<to::ops::Softmax>().value ? 0 : 1; }\n",
+    "5 + check_gradients (the typed test)": ORACLE_SOURCES["oracle, typed op"],
+}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--cxx", default=os.environ.get("CXX", "g++"))
@@ -72,10 +96,13 @@ def main():
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--flags", default="-std=c++20 -O0 -g0")
     ap.add_argument("--oracle", action="store_true", help="time a one-op gradient test, typed vs by name")
+    ap.add_argument("--oracle-steps", action="store_true",
+                    help="time the typed one-op gradient test cut off after each step (where its time goes)")
     ap.add_argument("--layers", action="store_true", help="time an empty TU including each layer's umbrella")
     ap.add_argument("--baseline-include", help="also compile each kit TU against this include directory (before/after)")
     args = ap.parse_args()
-    sources = ORACLE_SOURCES if args.oracle else LAYER_SOURCES if args.layers else SOURCES
+    sources = (ORACLE_STEP_SOURCES if args.oracle_steps else ORACLE_SOURCES if args.oracle
+               else LAYER_SOURCES if args.layers else SOURCES)
     with tempfile.TemporaryDirectory() as tmp:
         paths = {}
         for name, text in sources.items():
@@ -96,6 +123,11 @@ def main():
     print(f"compiler: {args.cxx} {args.flags}; {args.runs} interleaved runs each")
     for name, ts in times.items():
         print(f"  {name:34s} median {statistics.median(ts):6.3f} s  (min {min(ts):.3f}, max {max(ts):.3f})")
+    if args.oracle_steps:
+        for name in times:
+            if name != "xtensor only":
+                print(f"compile-time ratio {name} / xtensor-only: {statistics.median(times[name]) / base:.2f}x")
+        return 0
     if args.oracle:
         for name in times:
             if name.startswith("oracle"):
