@@ -961,12 +961,7 @@ public:
     template <std::same_as<dtype> D>
     [[nodiscard]] tensor cast(D d) const {
         tensor out(d, shape_);
-        out.visit([&](auto dst) {
-            using To = typename decltype(dst)::value_type;
-            visit([&](auto src) {
-                for (std::size_t i = 0; i < src.size(); ++i) dst[i] = value_cast<To>(src[i]);
-            });
-        });
+        visit([&](auto src) { out.assign_converted(src.data()); });
         return out;
     }
 
@@ -976,10 +971,7 @@ public:
     template <element_type T>
     [[nodiscard]] static tensor from_array_as(const array<T>& a, dtype d) {
         tensor out(d, shape_type(a.shape().begin(), a.shape().end()), "tensoracle::tensor::from_array_as");
-        out.visit([&](auto dst) {
-            using To = typename decltype(dst)::value_type;
-            for (std::size_t i = 0; i < dst.size(); ++i) dst[i] = value_cast<To>(a.data()[i]);
-        });
+        out.assign_converted(a.data());
         return out;
     }
 
@@ -1025,6 +1017,16 @@ private:
             throw shape_error(where, "the byte size of the shape overflows size_t");
         }
         if (size_ != 0) data_.reset(::operator new(size_ * width));
+    }
+
+    // This tensor's elements from src (as many), each value_cast to its dtype:
+    // the one conversion loop of cast and from_array_as.
+    template <class T>
+    void assign_converted(const T* src) {
+        visit([&](auto dst) {
+            using To = typename decltype(dst)::value_type;
+            for (std::size_t i = 0; i < dst.size(); ++i) dst[i] = value_cast<To>(src[i]);
+        });
     }
 
     template <class T>
