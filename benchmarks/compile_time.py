@@ -19,6 +19,12 @@ the project compiles it once elsewhere), each against the xtensor-only TU
 off after each step (third-party headers, kit headers, the op's rules, the
 engine, the check), which shows where its time goes.
 
+With --typed-eval, the TUs are instead a file that evaluates one op (Softmax,
+f32) through its typed spec: the typed kernel compute<float> from the op's
+family header, and the checked path (constraints, shape inference, run) of
+the op's entry built by spec::make_evaluation_entry<Op>(), each against the
+xtensor-only TU (issue 15's target: <= 3x).
+
 With --baseline-include DIR (e.g. the include/ of a `git worktree` at an
 earlier commit), every kit TU is also compiled against DIR in the same
 interleaved runs, so before and after come from one run."""
@@ -66,6 +72,20 @@ ORACLE_SOURCES = {
         "#include", "#define TENSORACLE_SEPARATE_REGISTRY\n#include", 1),
 }
 
+# --typed-eval: one op evaluated through its typed spec, without the registry.
+_EVAL_INPUT = ("namespace to = tensoracle;\nint main() {\n"
+               "    to::array<float> x = {{1.f, 2.f, 3.f}, {4.f, 5.f, 6.f}};\n")
+TYPED_EVAL_SOURCES = {
+    "xtensor only": SOURCES["xtensor only"],
+    "typed kernel, Softmax::compute<float>": "#include <tensoracle/ops/reduce.hpp>\n" + _EVAL_INPUT + (
+        "    const auto y = to::ops::Softmax::compute<float>(x);\n    return y(0, 0) > 1.f ? 1 : 0;\n}\n"),
+    "typed spec, checked evaluate": "#include <tensoracle/ops/reduce.hpp>\n#include <tensoracle/spec/entry.hpp>\n"
+        + _EVAL_INPUT + (
+        "    const to::tensor t(x);\n"
+        "    const auto y = to::spec::evaluate(to::spec::make_evaluation_entry<to::ops::Softmax>(), {&t}, {});\n"
+        "    return y.size() == 1 ? 0 : 1;\n}\n"),
+}
+
 
 # --oracle-steps: the typed one-op test cut off at each step, to show where its
 # time goes: the third-party headers the kit includes, the kit's headers
@@ -99,10 +119,11 @@ def main():
     ap.add_argument("--oracle-steps", action="store_true",
                     help="time the typed one-op gradient test cut off after each step (where its time goes)")
     ap.add_argument("--layers", action="store_true", help="time an empty TU including each layer's umbrella")
+    ap.add_argument("--typed-eval", action="store_true", help="time a file evaluating one op through its typed spec")
     ap.add_argument("--baseline-include", help="also compile each kit TU against this include directory (before/after)")
     args = ap.parse_args()
     sources = (ORACLE_STEP_SOURCES if args.oracle_steps else ORACLE_SOURCES if args.oracle
-               else LAYER_SOURCES if args.layers else SOURCES)
+               else LAYER_SOURCES if args.layers else TYPED_EVAL_SOURCES if args.typed_eval else SOURCES)
     with tempfile.TemporaryDirectory() as tmp:
         paths = {}
         for name, text in sources.items():
@@ -133,6 +154,11 @@ def main():
             if name.startswith("oracle"):
                 print(f"compile-time ratio {name} / xtensor-only: {statistics.median(times[name]) / base:.2f}x"
                       + (" (target <= 3.00x)" if "typed" in name else ""))
+        return 0
+    if args.typed_eval:
+        for name in times:
+            if name != "xtensor only":
+                print(f"compile-time ratio {name} / xtensor-only: {statistics.median(times[name]) / base:.2f}x (target <= 3.00x)")
         return 0
     if args.layers:
         for name in times:
