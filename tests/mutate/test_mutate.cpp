@@ -24,6 +24,9 @@
 #define TENSORACLE_NODE_TEST_STRIDE 2
 #endif
 
+// One namespace per file: test executables compile as one unity file (tests/CMakeLists.txt).
+namespace mutate_test {
+
 namespace to = tensoracle;
 namespace tg = tensoracle::graph;
 namespace mu = tensoracle::mutate;
@@ -526,3 +529,5 @@ TEST_CASE("mutate: docs/MUTATIONS.md is generated from the registry and current"
     text << f.rdbuf();
     CHECK_MESSAGE(text.str() == md, "docs/MUTATIONS.md is stale: tensoracle mutate --list-markdown > docs/MUTATIONS.md");
 }
+
+}  // namespace mutate_test
