@@ -1139,10 +1139,11 @@ TEST_CASE("input search: a product of thousands of LogSoftmax values, brought in
     CHECK(r.gradient_steps > 0);
 }
 
-TEST_CASE("input search: the work budget counts an op's work estimate and ends a costly search") {
+TEST_CASE("input search: the work budget counts the taps an op's kernel visits and ends a costly search") {
     // Log(Neg(Exp(Conv(x, W)))) has no finite data: only a budget ends the search. The Conv's
-    // work (115,200 multiply-adds per run, three times that per VJP) dominates its element
-    // count (about 3,000), so a budget of 10^6 units allows three or four evaluations.
+    // work (138,240 steps per run: 115,200 multiply-adds and 23,040 bounds tests of kernel
+    // rows; three times that per VJP) dominates its element count (about 3,000), so a budget
+    // of 10^6 units allows two or three evaluations.
     to::gen::graph_sketch s;
     s.model.inputs = {{"x", to::dtype::f32, to::shape_type{1, 4, 16, 16}}};
     s.model.initializers.emplace("W", to::tensor::zeros(to::dtype::f32, to::shape_type{8, 4, 5, 5}));
@@ -1167,12 +1168,23 @@ TEST_CASE("input search: the work budget counts an op's work estimate and ends a
     CHECK(r.out_of_work);
     CHECK(r.work >= 1e6);
     CHECK(r.evaluations >= 2);
-    CHECK(r.evaluations <= 4);
+    CHECK(r.evaluations <= 3);
     // The iteration limit ends it first when the budget is ample, and says so.
     const auto r2 = search(to::gen::search_options{}.work_budget, 6);
     CHECK_FALSE(r2.success);
     CHECK_FALSE(r2.out_of_work);
     CHECK(r2.evaluations == 6);
+    // A window mostly in the padding costs the taps the kernel visits (hints().visits), not the
+    // kernel's size per output: 15x15 windows padded by 14 over a 16x16 plane reach 240 in-bounds
+    // taps per axis over their 30 starts, 57,600 in all plus 900 windows, where the work estimate
+    // (900 outputs times 225 taps) says 202,500.
+    auto pool = node("AveragePool", {"x"}, "p");
+    pool.attributes = {{"kernel_shape", std::vector<std::int64_t>{15, 15}}, {"pads", std::vector<std::int64_t>{14, 14, 14, 14}}};
+    std::map<std::string, to::tensor, std::less<>> values{{"x", to::tensor::zeros(to::dtype::f32, to::shape_type{1, 1, 16, 16})}};
+    const auto call = to::ad::detail::prepare(pool, values);
+    const auto out = to::spec::evaluate(*call.op, call.args, call.attributes);
+    REQUIRE(out[0].shape() == to::shape_type{1, 1, 30, 30});
+    CHECK(to::gen::detail::node_work(call, out) == 57600.0 + 900.0);
 }
 
 TEST_CASE("input search: its finiteness check and dtype conversion agree with the widened reference") {

@@ -426,6 +426,89 @@ TEST_CASE("nn: MaxPool and AveragePool equal the per-tap formula on random geome
     CHECK(compared >= 250);  // most geometries are valid: the comparison is not skipped
 }
 
+TEST_CASE("nn: the work the input search charges Conv, ConvTranspose and the pools is the taps their kernels visit") {
+    // hints().visits: the products for_each_tap makes (counted here from the
+    // kernel's own loop) plus one bounds test per outer kernel position of each
+    // window; for a pool, the taps window_taps visits plus one step per window.
+    to::rng g(77);
+    int compared = 0;
+    for (int trial = 0; trial < 300; ++trial) {
+        const bool transpose = trial % 3 == 1, pool = trial % 3 == 2;
+        const std::size_t n = static_cast<std::size_t>(g.integer(1, 3));
+        const std::int64_t group = pool ? 1 : g.integer(1, 2);
+        const auto N = static_cast<std::size_t>(g.integer(1, 2));
+        const auto C = static_cast<std::size_t>(group * g.integer(1, 2)), M = static_cast<std::size_t>(group * g.integer(1, 2));
+        shape_type xs{N, C}, ws{transpose ? C : M, static_cast<std::size_t>(transpose ? M / static_cast<std::size_t>(group) : C / static_cast<std::size_t>(group))};
+        std::vector<std::int64_t> ks(n), st(n), dl(n), pads(2 * n);
+        for (std::size_t i = 0; i < n; ++i) {
+            ks[i] = g.integer(1, 4);
+            st[i] = g.integer(1, 3);
+            dl[i] = pool ? 1 : g.integer(1, 2);
+            xs.push_back(static_cast<std::size_t>(g.integer(1, 9)));
+            ws.push_back(static_cast<std::size_t>(ks[i]));
+        }
+        // Pools need pads below the kernel; Conv's may reach past it (windows wholly in the padding).
+        for (std::size_t i = 0; i < 2 * n; ++i) pads[i] = pool ? g.integer(0, ks[i % n] - 1) : g.integer(0, 6);
+        const std::string op = pool ? "AveragePool" : transpose ? "ConvTranspose" : "Conv";
+        to::spec::attribute_map a{{"kernel_shape", ks}, {"strides", st}, {"pads", pads}};
+        if (!pool) {
+            a["dilations"] = dl;
+            a["group"] = group;
+        }
+        double counted = 0.0;
+        try {
+            if (pool) {
+                const ops::nn::pool_windows win(op, xs, ks, st, {}, pads, "NOTSET", 0);
+                win.for_each([&](std::size_t, std::int64_t, std::span<const std::int64_t> o, ops::nn::window_taps& taps) {
+                    counted += 1.0;  // the window's step
+                    taps.visit(o, [&](std::int64_t, std::int64_t) { counted += 1.0; });
+                });
+            } else {
+                const auto at_c = to::spec::parse_attributes<ops::conv::attributes>(a, "Conv");
+                const auto at_t = to::spec::parse_attributes<ops::conv_transpose::attributes>(a, "ConvTranspose");
+                const auto p = transpose ? ops::conv_transpose::plan(xs, ws, nullptr, at_t) : ops::conv::plan(xs, ws, nullptr, at_c);
+                auto count = [&](auto, auto, auto) { counted += 1.0; };
+                if (transpose) {
+                    ops::conv_transpose::for_each_tap(p, count);
+                } else {
+                    ops::conv::for_each_tap(p, count);
+                }
+                // The bounds tests: one per outer kernel position, window and channel pair.
+                double outer = 1.0, windows = 1.0;
+                for (std::size_t i = 0; i < n; ++i) {
+                    if (i + 1 < n) outer *= static_cast<double>(p.ks[i]);
+                    windows *= static_cast<double>(transpose ? p.xs[i] : p.os[i]);
+                }
+                counted += static_cast<double>(N * (transpose ? C * (M / static_cast<std::size_t>(group)) : M * (C / static_cast<std::size_t>(group)))) * windows * outer;
+            }
+        } catch (const to::error&) {
+            continue;  // a geometry the spec refuses (an empty output, a window only in padding)
+        }
+        const tensor x = tensor::zeros(to::dtype::f32, xs), w = tensor::zeros(to::dtype::f32, ws);
+        std::vector<const tensor*> in{&x};
+        if (!pool) in.push_back(&w);
+        const to::spec::context ctx(op, in, a);
+        const auto hints = ops::get_op(op).hints();
+        REQUIRE(hints.visited_work);
+        CAPTURE(trial);
+        CHECK(hints.visited_work(ctx) == counted);
+        ++compared;
+    }
+    CHECK(compared >= 200);
+    // A window mostly in the padding (a generated case the search had given up on
+    // after three evaluations): the kernel visits under a five-hundredth of what its windows span.
+    const tensor x = tensor::zeros(to::dtype::f64, {32, 43, 2, 8, 2});
+    const to::spec::attribute_map a{{"kernel_shape", std::vector<std::int64_t>{32, 6, 48}},
+                                    {"pads", std::vector<std::int64_t>{12, 3, 24, 21, 2, 47}},
+                                    {"strides", std::vector<std::int64_t>{58, 12, 64}}};
+    const std::vector<const tensor*> in{&x};
+    const to::spec::context ctx("AveragePool", in, a);
+    const double visited = ops::get_op("AveragePool").hints().visited_work(ctx);
+    const double window_size = 32.0 * 43.0 * 32.0 * 6.0 * 48.0;  // outputs times kernel taps (the work estimate)
+    CHECK(visited == 32.0 * 43.0 * (2.0 * 3.0 * 2.0 + 1.0));
+    CHECK(visited < window_size / 500.0);
+}
+
 TEST_CASE("nn: GlobalAveragePool equals AveragePool over the whole plane, and Gemm equals MatMul plus C") {
     to::rng g(3);
     const auto x = random_array(g, {2, 3, 4, 5});

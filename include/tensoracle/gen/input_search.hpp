@@ -194,16 +194,18 @@ inline std::optional<std::pair<std::size_t, double>> first_violated_rule(const s
     return std::nullopt;
 }
 
-/// A node's cost in work units: its op's work estimate at these shapes
+/// A node's cost in work units: the work its kernel does at these inputs
+/// (spec::hints::visits), else its op's work estimate at these shapes
 /// (spec::hints::work), at least the elements it reads and writes.
 inline double node_work(const ad::detail::node_call& call, const std::vector<tensor>& out) {
     double elements = 0.0;
     for (const auto* a : call.args) elements += a != nullptr ? static_cast<double>(a->size()) : 0.0;
     for (const auto& o : out) elements += static_cast<double>(o.size());
     const auto hints = call.op->hints();
-    if (!hints.work_estimate) return elements;
+    if (!hints.work_estimate && !hints.visited_work) return elements;
     try {
         const auto ctx = ad::make_context(*call.op, call.args, call.attributes);
+        if (hints.visited_work) return std::max(elements, hints.visited_work(ctx));
         std::vector<std::vector<spec::expr>> shapes;
         for (const auto& o : out) {
             std::vector<spec::expr> dims;

@@ -429,6 +429,47 @@ inline bool has_untouched_output(const conv_plan& p, bool transpose) {
     return false;
 }
 
+/// The in-bounds taps of axis i summed over its window starts: for Conv and
+/// the pools the windows of the outputs over X, for ConvTranspose those of
+/// the inputs over Y. A window's in-bounds taps form a box (one range per
+/// axis), so the taps of all windows are the product of these sums.
+inline double axis_taps(std::int64_t windows, std::int64_t stride, std::int64_t pad_begin, std::int64_t dilation,
+                        std::int64_t kernel, std::int64_t limit) {
+    double sum = 0.0;
+    for (std::int64_t o = 0; o < windows; ++o) {
+        const auto [first, end] = taps_in_bounds(o * stride - pad_begin, dilation, kernel, limit);
+        sum += static_cast<double>(std::max<std::int64_t>(end - first, 0));
+    }
+    return sum;
+}
+
+/// The steps of Op::for_each_tap over a plan: its products (in-bounds taps
+/// only) plus one bounds test per outer kernel position of each window and
+/// channel pair. This, not the kernel's full size, is what the reference
+/// kernel and its VJP spend on a window mostly in the padding.
+inline double visited_taps(const conv_plan& p, bool transpose) {
+    if (p.n == 0 || p.os.size() != p.n) return 0.0;
+    double products = 1.0, windows = 1.0, outer = 1.0;
+    for (std::size_t i = 0; i < p.n; ++i) {
+        const std::int64_t starts = transpose ? p.xs[i] : p.os[i], limit = transpose ? p.os[i] : p.xs[i];
+        products *= axis_taps(starts, p.st[i], p.pb[i], p.dl[i], p.ks[i], limit);
+        windows *= static_cast<double>(starts);
+        if (i + 1 < p.n) outer *= static_cast<double>(p.ks[i]);
+    }
+    const double pairs = transpose ? static_cast<double>(p.N * p.C * p.Mg) : static_cast<double>(p.N * p.M * p.Cg);
+    return pairs * (products + windows * outer);
+}
+
+/// Op::hints().visits for Conv and ConvTranspose: visited_taps at the context's shapes.
+template <class Op>
+double conv_visited_work(const spec::context& c, bool transpose) {
+    const shape_type x = c.input(0).shape(), w = c.input(1).shape();
+    const shape_type b = c.has_input(2) ? c.input(2).shape() : shape_type{};
+    const auto p = Op::plan(x, w, c.has_input(2) ? &b : nullptr,
+                            spec::parse_attributes<typename Op::attributes>(c.attributes(), Op::op_type));
+    return visited_taps(p, transpose);
+}
+
 /// Value facts of Conv and ConvTranspose (Op): without B, an output no tap
 /// reaches is 0 for every data.
 template <class Op>
@@ -972,6 +1013,7 @@ struct conv : nn::two_inputs_and_optional_third<conv>, nn::tap_kernel<conv>, spe
             .work([](const spec::context& c, const std::vector<std::vector<spec::expr>>& out) {
                 return spec::product(out[0]) * spec::product(nn::tail(c.shape(1), 1));
             })
+            .visits([](const spec::context& c) { return nn::conv_visited_work<conv>(c, false); })
             .facts([](std::span<const spec::value_facts>, const spec::attribute_map& attrs, std::span<const shape_type> shapes) {
                 return nn::untouched_output_facts<conv>(attrs, shapes, false);  // a window wholly in the padding
             });
@@ -1183,6 +1225,7 @@ struct conv_transpose : nn::two_inputs_and_optional_third<conv_transpose>, nn::t
             .work([](const spec::context& c, const std::vector<std::vector<spec::expr>>&) {
                 return spec::product(c.shape(0)) * spec::product(nn::tail(c.shape(1), 1));
             })
+            .visits([](const spec::context& c) { return nn::conv_visited_work<conv_transpose>(c, true); })
             .facts([](std::span<const spec::value_facts>, const spec::attribute_map& attrs, std::span<const shape_type> shapes) {
                 return nn::untouched_output_facts<conv_transpose>(attrs, shapes, true);  // gaps between strided taps
             });
@@ -1334,6 +1377,15 @@ public:
         y_ = util::to_shape(yd, op_type);
     }
     [[nodiscard]] const shape_type& y() const noexcept { return y_; }
+    /// The taps for_each visits, plus one step per window (hints' visits).
+    [[nodiscard]] double visited_taps() const {
+        double taps = 1.0, windows = 1.0;
+        for (std::size_t i = 0; i < xs_.size(); ++i) {
+            taps *= axis_taps(os_[i], st_[i], pb_[i], dl_[i], ks_[i], xs_[i]);
+            windows *= static_cast<double>(os_[i]);
+        }
+        return static_cast<double>(planes_) * (taps + windows);
+    }
     template <class Fn>
     void for_each(Fn&& fn) const {
         window_taps taps(xs_, ks_, st_, dl_, pb_);
@@ -1478,7 +1530,13 @@ struct max_pool : spec::one_shape_model<max_pool> {
             .choice("auto_pad", {std::string("NOTSET"), std::string("SAME_UPPER"), std::string("SAME_LOWER"), std::string("VALID")}, 0.4)
             .flag("ceil_mode", 0.4)
             .flag("storage_order", 0.3)
-            .work(nn::pool_work);
+            .work(nn::pool_work)
+            .visits([](const spec::context& c) {
+                const auto at = spec::parse_attributes<attributes>(c.attributes(), op_type);
+                return nn::pool_windows(op_type, c.input(0).shape(), at.kernel_shape, at.strides, at.dilations, at.pads,
+                                        at.auto_pad, at.ceil_mode)
+                    .visited_taps();
+            });
     }
 };
 
@@ -1587,7 +1645,10 @@ struct average_pool : spec::one_shape_model<average_pool> {
             .choice("auto_pad", {std::string("NOTSET"), std::string("SAME_UPPER"), std::string("SAME_LOWER"), std::string("VALID")}, 0.4)
             .flag("ceil_mode", 0.4)
             .flag("count_include_pad", 0.5)
-            .work(nn::pool_work);
+            .work(nn::pool_work)
+            .visits([](const spec::context& c) {
+                return windows(c.input(0).shape(), spec::parse_attributes<attributes>(c.attributes(), op_type)).visited_taps();
+            });
     }
 };
 

@@ -367,6 +367,11 @@ struct hints {
     /// cost billions of operations. Ops whose work is about their output size
     /// leave it empty.
     std::function<expr(const context&, const std::vector<std::vector<expr>>&)> work_estimate;
+    /// The work the kernel does at concrete inputs and attributes, where it
+    /// can be far below work_estimate's bound (a Conv or pool window mostly in
+    /// the padding visits only its in-bounds taps): what the input search
+    /// charges a node against its budget. Empty: work_estimate's value.
+    std::function<double(const context&)> visited_work;
     /// What the op's outputs hold given what its inputs hold (value_facts);
     /// empty: nothing known (every output may be anything).
     facts_function output_facts;
@@ -399,6 +404,10 @@ struct hints {
     }
     hints& work(std::function<expr(const context&, const std::vector<std::vector<expr>>&)> estimate) {
         work_estimate = std::move(estimate);
+        return *this;
+    }
+    hints& visits(std::function<double(const context&)> work) {
+        visited_work = std::move(work);
         return *this;
     }
     /// An int or ints attribute solved for within [lo, hi].
