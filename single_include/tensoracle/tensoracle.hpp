@@ -10200,7 +10200,10 @@ struct pad {
     /// Negative pads crop, so of the input's elements only a subset is sure to
     /// stay. Constant mode adds elements equal to constant_value (0 when absent;
     /// a graph's constant_value input is whatever the search makes it), and
-    /// adds some wherever an output dim is longer than the input's.
+    /// adds some wherever an output dim is longer than the input's, or where a
+    /// pad is positive: its first or last positions along that axis are
+    /// padding even when a negative pad crops the axis back to its length
+    /// (pads [1, -1] shift the data out of a one-element axis).
     static std::vector<spec::value_facts> padded_facts(std::span<const spec::value_facts> in,
                                                        const spec::attribute_map& attrs, std::span<const shape_type> shapes) {
         spec::value_facts out = in.empty() ? spec::value_facts{} : in[0].selection();
@@ -10209,6 +10212,10 @@ struct pad {
         bool grows = false;
         if (!in.empty() && shapes.size() > in.size() && shapes[0].size() == shapes[in.size()].size()) {
             for (std::size_t d = 0; d < shapes[0].size(); ++d) grows = grows || shapes[in.size()][d] > shapes[0][d];
+            const bool empty = element_count(shapes[in.size()]) == 0;
+            if (in.size() > 1 && !empty) {
+                for (const double p : in[1].forced) grows = grows || p > 0.0;
+            }
         }
         const spec::value_facts fill = in.size() > 2 ? in[2] : spec::value_facts::constant(0.0);
         if (!grows) return {out.join(fill.selection())};  // maybe some padding, maybe none

@@ -780,6 +780,11 @@ TEST_CASE("generator: copies share their facts, x - x is 0, forced values pass M
     };
     CHECK(gen.unreachable_domain(pad_then_reciprocal({1, 0, 1, 0}, {6, 3})));
     CHECK_FALSE(gen.unreachable_domain(pad_then_reciprocal({0, 0, 0, 0}, s)));
+    // A positive pad pads even where a negative one crops the axis back: [1, -1] shifts the
+    // last row out and a 0 in; all-negative pads only crop.
+    CHECK(gen.unreachable_domain(pad_then_reciprocal({1, 0, -1, 0}, s)));
+    CHECK(gen.unreachable_domain(pad_then_reciprocal({0, -2, 0, 2}, s)));
+    CHECK_FALSE(gen.unreachable_domain(pad_then_reciprocal({-1, 0, 0, -1}, {3, 2})));
     // A LayerNormalization row without B sums to 0 times its Scale: with one Scale value, or
     // Scales of one sign, some element is <= 0 and Log fails; with B, or Scales of both signs, not.
     auto layer_norm_then_log = [&](const to::shape_type& scale, bool relu_scale, bool bias) {
