@@ -1459,12 +1459,16 @@ struct max_pool : spec::one_shape_model<max_pool> {
     template <int = 0>
     static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
 
+    /// X's windows under `at`, shared by compute and the hints' visits.
+    template <class Shape>
+    static nn::pool_windows windows(const Shape& x_shape, const attributes& at) {
+        return {op_type, x_shape, at.kernel_shape, at.strides, at.dilations, at.pads, at.auto_pad, at.ceil_mode};
+    }
     /// Y and Indices.
     template <class T>
     static std::pair<array<T>, array<std::int64_t>> compute(const array<T>& x, const attributes& at) {
         static_assert(spec::dtype_accepted<max_pool, T>::value);
-        const nn::pool_windows win(op_type, x.shape(), at.kernel_shape, at.strides, at.dilations, at.pads, at.auto_pad,
-                                   at.ceil_mode);
+        const auto win = windows(x.shape(), at);
         if (at.storage_order != 0 && at.storage_order != 1) throw error(std::string(op_type), "storage_order must be 0 or 1");
         auto y = array<T>::from_shape(win.y());
         auto ind = array<std::int64_t>::from_shape(win.y());
@@ -1532,10 +1536,7 @@ struct max_pool : spec::one_shape_model<max_pool> {
             .flag("storage_order", 0.3)
             .work(nn::pool_work)
             .visits([](const spec::context& c) {
-                const auto at = spec::parse_attributes<attributes>(c.attributes(), op_type);
-                return nn::pool_windows(op_type, c.input(0).shape(), at.kernel_shape, at.strides, at.dilations, at.pads,
-                                        at.auto_pad, at.ceil_mode)
-                    .visited_taps();
+                return windows(c.input(0).shape(), spec::parse_attributes<attributes>(c.attributes(), op_type)).visited_taps();
             });
     }
 };
