@@ -245,6 +245,42 @@ TEST_CASE("sample_op: a valid instance of every op from its spec and hints") {
     }
 }
 
+TEST_CASE("generate_instance: a length guess that propagation refuted is not tried again") {
+    // ReduceMax over a rank-0 value: every `axes` list is out of [-0, 0). The
+    // one length guessed for it is the only one a redraw can draw, so each of
+    // the 14 redraws it used to get repeated the refuted guess.
+    static const to::spec::op_entry* reduce_max = &to::ops::get_op("ReduceMax");
+    static int spec_calls = 0;
+    to::spec::op_entry counted = *reduce_max;
+    counted.constraints = [](const to::spec::context& c) {
+        ++spec_calls;
+        return reduce_max->constraints(c);
+    };
+    const to::gen::op_profile p(counted);
+    const to::gen::config cfg;
+    to::gen::instance_request req{&counted, {}, std::nullopt, false};
+    req.bound_inputs.emplace(0, to::gen::typed_shape{to::dtype::f32, {}});
+    int solved = 0, refused = 0, most_calls = 0;
+    for (std::uint64_t seed = 0; seed < 200; ++seed) {
+        to::rng g(seed);
+        to::gen::rejection_counts why;
+        spec_calls = 0;
+        const auto inst = to::gen::generate_instance(p, req, cfg, g, why);
+        most_calls = std::max(most_calls, spec_calls);
+        if (inst) {
+            ++solved;
+            CHECK(inst->attributes.count("axes") == 0);
+        } else {
+            ++refused;
+            REQUIRE(why.by_reason.size() == 1);
+            CHECK(why.by_reason.begin()->first.find("axes") != std::string::npos);
+        }
+    }
+    CHECK(solved > 40);
+    CHECK(refused > 40);
+    CHECK(most_calls <= 2);
+}
+
 TEST_CASE("sample_op: Resize's taps count as work, so max_work bounds cubic and linear resizes") {
     // Each output element reads 4 (cubic), 2 (linear) or 1 (nearest) inputs along every axis:
     // a rank-5 cubic Resize of 65,536 outputs is 67 million reads, not 65,536.

@@ -406,6 +406,18 @@ struct instance_hooks {
     std::map<std::size_t, tensor> before;            // hinted data needed before solving
     std::set<std::size_t> fixed_dims;                // placeholders whose dims were fixed early
     constexpr int max_rounds = 16;
+    // Every length guess of a structure (shape-like inputs by index, then lists).
+    auto length_guesses = [&] {
+        std::vector<std::size_t> key;
+        for (const auto& [i, len] : values_len) {
+            key.push_back(i);
+            key.push_back(len);
+        }
+        key.push_back(static_cast<std::size_t>(-1));
+        for (const auto& kv : list_guess) key.push_back(kv.second);
+        return key;
+    };
+    std::vector<std::vector<std::size_t>> failed_lengths;  // guesses that propagation refuted
     for (int round = 0; round < max_rounds; ++round) {
         // The attribute map the spec sees: defaults filled in, unknowns as placeholders.
         spec::attribute_map full;
@@ -556,13 +568,22 @@ struct instance_hooks {
         const auto implied = propagate(sys, compiled, domains_of(sys), &conflict);
         // Our length guesses may be what conflicts: guess again (mostly all
         // equal, the usual rule; sometimes independent) while rounds remain.
+        // A redraw that repeats a failed guess would fail again: with one
+        // list and one guess (axes on a rank-0 input) every redraw did, for
+        // 14 rounds. Give up once the draws find nothing new.
         auto redraw_lengths = [&]() {
             if (links.empty() || guessed_lengths.empty() || round + 2 >= max_rounds) return false;
-            const bool together = g.bernoulli(0.75);
-            const std::size_t common = guessed_lengths[g.below(guessed_lengths.size())];
-            for (auto& l : links) *l.guess = together ? common : guessed_lengths[g.below(guessed_lengths.size())];
-            for (auto& [key, len] : list_guess) given[key] = std::vector<std::int64_t>(len, unknown_placeholder);
-            return true;
+            failed_lengths.push_back(length_guesses());
+            for (int attempt = 0; attempt < 8; ++attempt) {
+                const bool together = g.bernoulli(0.75);
+                const std::size_t common = guessed_lengths[g.below(guessed_lengths.size())];
+                for (auto& l : links) *l.guess = together ? common : guessed_lengths[g.below(guessed_lengths.size())];
+                if (std::find(failed_lengths.begin(), failed_lengths.end(), length_guesses()) == failed_lengths.end()) {
+                    for (auto& [key, len] : list_guess) given[key] = std::vector<std::int64_t>(len, unknown_placeholder);
+                    return true;
+                }
+            }
+            return false;
         };
         if (!implied) {
             if (redraw_lengths()) continue;
