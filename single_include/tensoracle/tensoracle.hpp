@@ -1556,7 +1556,10 @@ public:
     [[nodiscard]] std::size_t element_count(std::size_t i) const {
         const auto& in = info(i);
         if (in.data != nullptr) return in.data->size();
-        if (in.values) return in.values->size();
+        if (in.values) {
+            note_values_read(i);
+            return in.values->size();
+        }
         std::size_t n = 1;
         for (const auto d : concrete_shape(i)) n *= d;
         return n;
@@ -1573,7 +1576,10 @@ public:
     /// The values of a small integer input (shape-like), as expressions.
     [[nodiscard]] std::vector<expr> values(std::size_t i) const {
         const auto& in = info(i);
-        if (in.values) return *in.values;
+        if (in.values) {
+            note_values_read(i);
+            return *in.values;
+        }
         if (in.type != dtype::i64 && in.type != dtype::i32) {
             throw error(std::string(op_type_), "input " + std::to_string(i) + " must be int32/int64, got " +
                                                    std::string(name(in.type)));
@@ -1592,6 +1598,11 @@ public:
         }
         return out;
     }
+
+    /// Whether a spec asked for input i's values as symbols (`values`,
+    /// `value`, `element_count`) from this symbolic context: the generator
+    /// checks that an input it made shape-like in advance is one.
+    [[nodiscard]] bool values_were_read(std::size_t i) const noexcept { return i < values_read_.size() && values_read_[i] != 0; }
 
     [[nodiscard]] const attribute_map& attributes() const noexcept { return attributes_; }
     [[nodiscard]] bool has_attribute(std::string_view key) const { return attributes_.find(key) != attributes_.end(); }
@@ -1680,6 +1691,10 @@ private:
 
     explicit context(std::string_view op_type) : op_type_(op_type) {}
 
+    void note_values_read(std::size_t i) const {
+        if (values_read_.size() <= i) values_read_.resize(i + 1, 0);
+        values_read_[i] = 1;
+    }
     [[nodiscard]] const symbolic_input& info(std::size_t i) const {
         if (!has_input(i)) {
             throw error(std::string(op_type_), "input " + std::to_string(i) + " is required but absent");
@@ -1689,6 +1704,7 @@ private:
 
     std::string_view op_type_;
     std::vector<symbolic_input> inputs_;
+    mutable std::vector<char> values_read_;  // per input: values (or their count) asked for as symbols
     attribute_map attributes_;
     std::map<std::string, expr, std::less<>> int_attributes_;
     std::map<std::string, std::vector<expr>, std::less<>> ints_attributes_;
@@ -15989,11 +16005,9 @@ public:
     bool propagate(interval* dom, std::size_t max_rounds, std::size_t* failed, std::optional<std::size_t> changed,
                    char* entailed) const {
         // Scratch reused across calls: the search propagates at every choice point.
-        auto& queued = scratch_.queued;
-        auto& queue = scratch_.queue;
-        auto& fwd = scratch_.fwd;
-        auto& touched = scratch_.touched;
         if (changed) {
+            auto& queued = scratch_.queued;
+            auto& queue = scratch_.queue;
             queued.assign(spans_.size(), 0);
             queue.clear();
             for (std::int32_t e = watch_head_[*changed]; e >= 0; e = watch_next_[static_cast<std::size_t>(e)]) {
@@ -16002,10 +16016,35 @@ public:
                 queue.push_back(w);
             }
         } else {
-            queued.assign(spans_.size(), 1);
-            queue.resize(spans_.size());
-            for (std::size_t k = 0; k < queue.size(); ++k) queue[k] = k;
+            queue_from(0);
         }
+        return run_queue(dom, max_rounds, failed, entailed);
+    }
+    /// The same on a box that is already a fixpoint of constraints [0, settled)
+    /// (propagated before the later ones were added): only the later ones
+    /// start queued, and the earlier ones only once a domain they read narrows.
+    bool propagate_added(std::vector<interval>& dom, std::size_t settled, std::size_t max_rounds, std::size_t* failed) const {
+        if (dom.size() != watch_head_.size()) {
+            throw error("tensoracle::gen::detail::compiled_system::propagate_added", "the box does not match the compiled system");
+        }
+        queue_from(std::min(settled, spans_.size()));
+        return run_queue(dom.data(), max_rounds, failed, nullptr);
+    }
+
+private:
+    void queue_from(std::size_t first) const {
+        auto& queued = scratch_.queued;
+        auto& queue = scratch_.queue;
+        queued.assign(spans_.size(), 0);
+        std::fill(queued.begin() + static_cast<std::ptrdiff_t>(first), queued.end(), 1);
+        queue.resize(spans_.size() - first);
+        for (std::size_t k = 0; k < queue.size(); ++k) queue[k] = first + k;
+    }
+    bool run_queue(interval* dom, std::size_t max_rounds, std::size_t* failed, char* entailed) const {
+        auto& queued = scratch_.queued;
+        auto& queue = scratch_.queue;
+        auto& fwd = scratch_.fwd;
+        auto& touched = scratch_.touched;
         std::size_t head = 0;
         const std::size_t limit = max_rounds * std::max<std::size_t>(spans_.size(), 1);
         while (head < queue.size()) {
@@ -16033,6 +16072,7 @@ public:
         return true;
     }
 
+public:
     /// Whether `values` (one per variable) satisfies every constraint under
     /// exact evaluation, as spec::expr::eval decides it: int64 overflow or a
     /// division by zero on a path the evaluation takes fails the constraint;
@@ -16544,6 +16584,37 @@ private:
         return std::nullopt;
     }
     if (!compiled.propagate(dom, options.max_propagation_rounds, &failed)) {
+        if (conflict != nullptr) {
+            const auto& c = system.constraints[failed];
+            *conflict = c.condition.to_string() + " (" + c.reason + ")";
+        }
+        return std::nullopt;
+    }
+    return dom;
+}
+
+/// `propagate` on domains `dom` already narrowed by a propagation of the
+/// system's first `settled` constraints (the generator adds constraints
+/// between propagations): only the constraints added since start queued.
+/// Propagation narrows to the greatest common fixpoint of the constraints'
+/// monotone revisions whatever the queue order, so unless the round limit
+/// cuts either short this is what propagating every constraint gives, at a
+/// fraction of the cost.
+[[nodiscard]] inline std::optional<std::vector<interval>> propagate_added(const constraint_system& system,
+                                                                          const detail::compiled_system& compiled,
+                                                                          std::vector<interval> dom, std::size_t settled,
+                                                                          std::string* conflict = nullptr,
+                                                                          const solver_options& options = {}) {
+    if (dom.size() != system.variables.size() || !compiled.compiles(system) || settled > system.constraints.size()) {
+        throw error("tensoracle::gen::propagate_added",
+                    "the compiled system, the domains or the settled count do not match the system");
+    }
+    if (std::any_of(dom.begin(), dom.end(), [](interval d) { return d.empty(); })) {
+        if (conflict != nullptr) *conflict = "a variable has an empty domain";
+        return std::nullopt;
+    }
+    std::size_t failed = 0;
+    if (!compiled.propagate_added(dom, settled, options.max_propagation_rounds, &failed)) {
         if (conflict != nullptr) {
             const auto& c = system.constraints[failed];
             *conflict = c.condition.to_string() + " (" + c.reason + ")";
@@ -17245,6 +17316,46 @@ struct instance_hooks {
     std::map<std::size_t, tensor> before;            // hinted data needed before solving
     std::set<std::size_t> fixed_dims;                // placeholders whose dims were fixed early
     constexpr int max_rounds = 16;
+    // A shape-like input: a constant whose values are unknowns.
+    auto make_shape_like = [&](std::size_t i) {
+        const auto& s = slot(i);
+        values_inputs.insert(i);
+        in[i].role = input_role::constant;
+        if (in[i].type != dtype::i64 && in[i].type != dtype::i32) in[i].type = dtype::i64;
+        const bool scalar = s.ranks.max == 0 || (s.ranks.min == 0 && g.bernoulli(0.5));
+        in[i].shape.assign(scalar ? 0 : 1, 0);
+        values_len[i] = scalar ? 1 : guess_length(cfg.max_rank);
+    };
+    // Small integer inputs are shape-like in every registry op: made so
+    // before the spec asks, as asking costs a round (and an exception) per
+    // input. Checked once the spec has had its say: one it did not read
+    // goes back to what it was (a round lost, no more).
+    std::vector<std::pair<std::size_t, instance_input>> presumed;  // input, as it was
+    std::set<std::size_t> not_shape_like;
+    auto presume_shape_like = [&] {
+        for (std::size_t i = 0; i < in.size(); ++i) {
+            if (in[i].role != input_role::placeholder || values_inputs.count(i) != 0 || not_shape_like.count(i) != 0) continue;
+            const auto& s = slot(i);
+            const auto* ih = hints.input(i);
+            const bool int_slot = (s.types & (spec::types::floating | spec::types::boolean)).empty() && s.ranks.max <= 1;
+            if (!int_slot || (ih != nullptr && (ih->before_solving || ih->after_solving))) continue;
+            presumed.emplace_back(i, in[i]);
+            make_shape_like(i);
+        }
+    };
+    presume_shape_like();
+    // Every length guess of a structure (shape-like inputs by index, then lists).
+    auto length_guesses = [&] {
+        std::vector<std::size_t> key;
+        for (const auto& [i, len] : values_len) {
+            key.push_back(i);
+            key.push_back(len);
+        }
+        key.push_back(static_cast<std::size_t>(-1));
+        for (const auto& kv : list_guess) key.push_back(kv.second);
+        return key;
+    };
+    std::vector<std::vector<std::size_t>> failed_lengths;  // guesses that propagation refuted
     for (int round = 0; round < max_rounds; ++round) {
         // The attribute map the spec sees: defaults filled in, unknowns as placeholders.
         spec::attribute_map full;
@@ -17290,15 +17401,9 @@ struct instance_hooks {
             const bool int_slot = (s.types & (spec::types::floating | spec::types::boolean)).empty() && s.ranks.max <= 1;
             using need = spec::unknown_input_error::need;
             if (e.needed() == need::values || (e.needed() == need::shape && !has_hint && int_slot)) {
-                // A shape-like input: a constant whose values are unknowns.
                 if (in[i].role == input_role::bound) return "a shape-like input cannot consume a graph value";
                 if (values_inputs.count(i) != 0) return "shape-like input not resolvable";
-                values_inputs.insert(i);
-                in[i].role = input_role::constant;
-                if (in[i].type != dtype::i64 && in[i].type != dtype::i32) in[i].type = dtype::i64;
-                const bool scalar = s.ranks.max == 0 || (s.ranks.min == 0 && g.bernoulli(0.5));
-                in[i].shape.assign(scalar ? 0 : 1, 0);
-                values_len[i] = scalar ? 1 : guess_length(cfg.max_rank);
+                make_shape_like(i);
                 return "";
             }
             if (e.needed() == need::shape && !has_hint && in[i].role == input_role::placeholder && fixed_dims.count(i) == 0) {
@@ -17395,13 +17500,22 @@ struct instance_hooks {
         const auto implied = propagate(sys, compiled, domains_of(sys), &conflict);
         // Our length guesses may be what conflicts: guess again (mostly all
         // equal, the usual rule; sometimes independent) while rounds remain.
+        // A redraw that repeats a failed guess would fail again: with one
+        // list and one guess (axes on a rank-0 input) every redraw did, for
+        // 14 rounds. Give up once the draws find nothing new.
         auto redraw_lengths = [&]() {
             if (links.empty() || guessed_lengths.empty() || round + 2 >= max_rounds) return false;
-            const bool together = g.bernoulli(0.75);
-            const std::size_t common = guessed_lengths[g.below(guessed_lengths.size())];
-            for (auto& l : links) *l.guess = together ? common : guessed_lengths[g.below(guessed_lengths.size())];
-            for (auto& [key, len] : list_guess) given[key] = std::vector<std::int64_t>(len, unknown_placeholder);
-            return true;
+            failed_lengths.push_back(length_guesses());
+            for (int attempt = 0; attempt < 8; ++attempt) {
+                const bool together = g.bernoulli(0.75);
+                const std::size_t common = guessed_lengths[g.below(guessed_lengths.size())];
+                for (auto& l : links) *l.guess = together ? common : guessed_lengths[g.below(guessed_lengths.size())];
+                if (std::find(failed_lengths.begin(), failed_lengths.end(), length_guesses()) == failed_lengths.end()) {
+                    for (auto& [key, len] : list_guess) given[key] = std::vector<std::int64_t>(len, unknown_placeholder);
+                    return true;
+                }
+            }
+            return false;
         };
         if (!implied) {
             if (redraw_lengths()) continue;
@@ -17423,13 +17537,21 @@ struct instance_hooks {
             for (auto& [key, len] : list_guess) given[key] = std::vector<std::int64_t>(len, unknown_placeholder);
             continue;
         }
+        // Later propagations start from the last fixpoint, with only the constraints added since queued.
+        std::vector<interval> settled_domains = *implied;
+        std::size_t settled = sys.constraints.size();
         for (const auto& l : links) {
             if (sys.find(l.symbol)) sys.add(spec::expr::symbol(l.symbol) == static_cast<std::int64_t>(*l.guess), "the guessed length");
         }
-        compiled.extend(sys);
-        if (!links.empty() && !propagate(sys, compiled, domains_of(sys), &conflict)) {
-            if (redraw_lengths()) continue;
-            return reject("unsatisfiable: " + conflict);
+        if (!links.empty()) {
+            compiled.extend(sys);
+            auto guessed = propagate_added(sys, compiled, std::move(settled_domains), settled, &conflict);
+            if (!guessed) {
+                if (redraw_lengths()) continue;
+                return reject("unsatisfiable: " + conflict);
+            }
+            settled_domains = std::move(*guessed);
+            settled = sys.constraints.size();
         }
 
         // Shapes and dtypes, now that the structure is consistent.
@@ -17482,6 +17604,20 @@ struct instance_hooks {
             if (a == asked::refused) return reject(rejection);
             if (a == asked::next_round) continue;
         }
+        // The spec has had its say: inputs presumed shape-like that it never read go back.
+        if (!presumed.empty()) {
+            bool unread = false;
+            for (auto& [i, was] : presumed) {
+                if (ctx.values_were_read(i)) continue;
+                in[i] = std::move(was);
+                values_inputs.erase(i);
+                values_len.erase(i);
+                not_shape_like.insert(i);
+                unread = true;
+            }
+            presumed.clear();
+            if (unread) continue;
+        }
         for (std::size_t i = 0; i < in.size(); ++i) {
             if (in[i].role != input_role::placeholder || in[i].shape.empty() || fixed_dims.count(i) != 0) continue;
             std::vector<spec::expr> dims;
@@ -17499,7 +17635,7 @@ struct instance_hooks {
         // Binning (Algorithm 2): a random bin per unknown; when the binned system
         // has no solution, drop half of the bin constraints and retry.
         compiled.extend(sys);
-        auto domains = propagate(sys, compiled, domains_of(sys), &conflict);
+        auto domains = propagate_added(sys, compiled, std::move(settled_domains), settled, &conflict);
         if (!domains) return reject("unsatisfiable: " + conflict);
         std::vector<std::pair<std::size_t, interval>> bins;
         if (cfg.binning) {

@@ -281,6 +281,55 @@ TEST_CASE("generate_instance: a length guess that propagation refuted is not tri
     CHECK(most_calls <= 2);
 }
 
+TEST_CASE("generate_instance: small integer inputs are shape-like from the first round; one the spec never reads goes back") {
+    // Slice reads the values of starts, ends, axes and steps. Asked one at a
+    // time, each cost a round of the spec's calls (4.5 rounds an instance).
+    static const to::spec::op_entry* slice = &to::ops::get_op("Slice");
+    static int spec_calls = 0;
+    to::spec::op_entry counted = *slice;
+    counted.constraints = [](const to::spec::context& c) {
+        ++spec_calls;
+        return slice->constraints(c);
+    };
+    const to::gen::op_profile p(counted);
+    const to::gen::config cfg;
+    to::gen::instance_request req{&counted, {}, std::nullopt, false};
+    req.bound_inputs.emplace(0, to::gen::typed_shape{to::dtype::f32, {6, 5, 4}});
+    int solved = 0;
+    spec_calls = 0;
+    for (std::uint64_t seed = 0; seed < 100; ++seed) {
+        to::rng g(seed);
+        to::gen::rejection_counts why;
+        const auto inst = to::gen::generate_instance(p, req, cfg, g, why);
+        if (!inst) continue;
+        ++solved;
+        for (std::size_t i = 1; i < inst->inputs.size(); ++i) {
+            if (inst->inputs[i].role == to::gen::input_role::absent) continue;
+            CHECK(inst->inputs[i].role == to::gen::input_role::constant);
+            CHECK(inst->inputs[i].data.has_value());
+        }
+    }
+    CHECK(solved > 80);
+    CHECK(static_cast<double>(spec_calls) / 100.0 < 2.5);
+    // Trilu's k is a small integer input too, but data: its spec never reads
+    // it, so it stays a placeholder (the input search draws it).
+    const to::gen::op_profile trilu(to::ops::get_op("Trilu"));
+    to::gen::instance_request treq{trilu.op, {}, std::nullopt, false};
+    treq.bound_inputs.emplace(0, to::gen::typed_shape{to::dtype::f32, {4, 5}});
+    int with_k = 0;
+    for (std::uint64_t seed = 0; seed < 60; ++seed) {
+        to::rng g(seed);
+        to::gen::rejection_counts why;
+        const auto inst = to::gen::generate_instance(trilu, treq, cfg, g, why);
+        REQUIRE(inst.has_value());
+        if (inst->inputs.size() < 2 || inst->inputs[1].role == to::gen::input_role::absent) continue;
+        ++with_k;
+        CHECK(inst->inputs[1].role == to::gen::input_role::placeholder);
+        CHECK_FALSE(inst->inputs[1].data.has_value());
+    }
+    CHECK(with_k > 10);
+}
+
 TEST_CASE("sample_op: Resize's taps count as work, so max_work bounds cubic and linear resizes") {
     // Each output element reads 4 (cubic), 2 (linear) or 1 (nearest) inputs along every axis:
     // a rank-5 cubic Resize of 65,536 outputs is 67 million reads, not 65,536.

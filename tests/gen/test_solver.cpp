@@ -1,6 +1,7 @@
 // The generator's constraint solver: exact answers, unsat detection, spec::expr semantics.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <functional>
 #include <limits>
 #include <vector>
@@ -199,6 +200,57 @@ TEST_CASE("solver: exact evaluation agrees with spec::expr::eval on the generato
     const to::gen::detail::compiled_system compiled(systems.front());
     CHECK_THROWS_WITH_AS((void)compiled.satisfied_exactly(std::vector<std::int64_t>(systems.front().variables.size() + 1, 1)),
                          doctest::Contains("values for"), to::error);
+}
+
+TEST_CASE("solver: propagating only the constraints added since a fixpoint ends where propagating all of them does") {
+    // The generator propagates, adds output and work constraints, and
+    // propagates again from the first fixpoint with only the new ones queued.
+    to::gen::config cfg;
+    cfg.max_nodes = 4;
+    to::gen::generator gen(cfg);
+    std::vector<constraint_system> systems;
+    gen.set_hooks({.solver = {}, .observe = [&](const constraint_system& s) {
+                       if (systems.size() < 300) systems.push_back(s);
+                   }});
+    to::gen::generation_stats stats;
+    for (std::uint64_t i = 0; systems.size() < 300 && i < 400; ++i) {
+        auto g = to::gen::case_rng(6, i, cfg.hash());
+        (void)gen.generate(g, stats);
+    }
+    REQUIRE(systems.size() >= 200);
+    std::size_t compared = 0, narrowed = 0, unsat = 0;
+    for (const auto& full : systems) {
+        const to::gen::detail::compiled_system compiled(full);
+        const auto everything = to::gen::propagate(full, compiled, to::gen::domains_of(full));
+        // Every split: the first `settled` constraints propagated, then the rest added.
+        for (std::size_t settled = 1; settled < full.constraints.size(); ++settled) {
+            constraint_system first = full;
+            first.constraints.erase(first.constraints.begin() + static_cast<std::ptrdiff_t>(settled), first.constraints.end());
+            const auto start = to::gen::propagate(first);
+            if (!start) {
+                CHECK_FALSE(everything.has_value());
+                continue;
+            }
+            const auto added = to::gen::propagate_added(full, compiled, *start, settled);
+            REQUIRE(added.has_value() == everything.has_value());
+            ++compared;
+            if (!added) {
+                ++unsat;
+                continue;
+            }
+            CHECK(*added == *everything);
+            narrowed += *added != *start ? 1 : 0;
+        }
+    }
+    CHECK(compared >= 1000);
+    CHECK(narrowed > 100);  // the added constraints did narrow: not a comparison of unchanged boxes
+    const auto& some = *std::find_if(systems.begin(), systems.end(), [](const constraint_system& s) { return !s.variables.empty(); });
+    const to::gen::detail::compiled_system compiled(some);
+    CHECK_THROWS_WITH_AS((void)to::gen::propagate_added(some, compiled, to::gen::domains_of(some), some.constraints.size() + 1),
+                         doctest::Contains("settled count"), to::error);
+    CHECK_THROWS_WITH_AS((void)to::gen::propagate_added(some, compiled, std::vector<interval>{}, 0), doctest::Contains("domains"),
+                         to::error);
+    MESSAGE(compared << " splits compared, " << narrowed << " narrowed, " << unsat << " unsat");
 }
 
 TEST_CASE("solver: propagation narrows domains soundly") {

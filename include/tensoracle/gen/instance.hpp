@@ -406,6 +406,34 @@ struct instance_hooks {
     std::map<std::size_t, tensor> before;            // hinted data needed before solving
     std::set<std::size_t> fixed_dims;                // placeholders whose dims were fixed early
     constexpr int max_rounds = 16;
+    // A shape-like input: a constant whose values are unknowns.
+    auto make_shape_like = [&](std::size_t i) {
+        const auto& s = slot(i);
+        values_inputs.insert(i);
+        in[i].role = input_role::constant;
+        if (in[i].type != dtype::i64 && in[i].type != dtype::i32) in[i].type = dtype::i64;
+        const bool scalar = s.ranks.max == 0 || (s.ranks.min == 0 && g.bernoulli(0.5));
+        in[i].shape.assign(scalar ? 0 : 1, 0);
+        values_len[i] = scalar ? 1 : guess_length(cfg.max_rank);
+    };
+    // Small integer inputs are shape-like in every registry op: made so
+    // before the spec asks, as asking costs a round (and an exception) per
+    // input. Checked once the spec has had its say: one it did not read
+    // goes back to what it was (a round lost, no more).
+    std::vector<std::pair<std::size_t, instance_input>> presumed;  // input, as it was
+    std::set<std::size_t> not_shape_like;
+    auto presume_shape_like = [&] {
+        for (std::size_t i = 0; i < in.size(); ++i) {
+            if (in[i].role != input_role::placeholder || values_inputs.count(i) != 0 || not_shape_like.count(i) != 0) continue;
+            const auto& s = slot(i);
+            const auto* ih = hints.input(i);
+            const bool int_slot = (s.types & (spec::types::floating | spec::types::boolean)).empty() && s.ranks.max <= 1;
+            if (!int_slot || (ih != nullptr && (ih->before_solving || ih->after_solving))) continue;
+            presumed.emplace_back(i, in[i]);
+            make_shape_like(i);
+        }
+    };
+    presume_shape_like();
     // Every length guess of a structure (shape-like inputs by index, then lists).
     auto length_guesses = [&] {
         std::vector<std::size_t> key;
@@ -463,15 +491,9 @@ struct instance_hooks {
             const bool int_slot = (s.types & (spec::types::floating | spec::types::boolean)).empty() && s.ranks.max <= 1;
             using need = spec::unknown_input_error::need;
             if (e.needed() == need::values || (e.needed() == need::shape && !has_hint && int_slot)) {
-                // A shape-like input: a constant whose values are unknowns.
                 if (in[i].role == input_role::bound) return "a shape-like input cannot consume a graph value";
                 if (values_inputs.count(i) != 0) return "shape-like input not resolvable";
-                values_inputs.insert(i);
-                in[i].role = input_role::constant;
-                if (in[i].type != dtype::i64 && in[i].type != dtype::i32) in[i].type = dtype::i64;
-                const bool scalar = s.ranks.max == 0 || (s.ranks.min == 0 && g.bernoulli(0.5));
-                in[i].shape.assign(scalar ? 0 : 1, 0);
-                values_len[i] = scalar ? 1 : guess_length(cfg.max_rank);
+                make_shape_like(i);
                 return "";
             }
             if (e.needed() == need::shape && !has_hint && in[i].role == input_role::placeholder && fixed_dims.count(i) == 0) {
@@ -605,13 +627,21 @@ struct instance_hooks {
             for (auto& [key, len] : list_guess) given[key] = std::vector<std::int64_t>(len, unknown_placeholder);
             continue;
         }
+        // Later propagations start from the last fixpoint, with only the constraints added since queued.
+        std::vector<interval> settled_domains = *implied;
+        std::size_t settled = sys.constraints.size();
         for (const auto& l : links) {
             if (sys.find(l.symbol)) sys.add(spec::expr::symbol(l.symbol) == static_cast<std::int64_t>(*l.guess), "the guessed length");
         }
-        compiled.extend(sys);
-        if (!links.empty() && !propagate(sys, compiled, domains_of(sys), &conflict)) {
-            if (redraw_lengths()) continue;
-            return reject("unsatisfiable: " + conflict);
+        if (!links.empty()) {
+            compiled.extend(sys);
+            auto guessed = propagate_added(sys, compiled, std::move(settled_domains), settled, &conflict);
+            if (!guessed) {
+                if (redraw_lengths()) continue;
+                return reject("unsatisfiable: " + conflict);
+            }
+            settled_domains = std::move(*guessed);
+            settled = sys.constraints.size();
         }
 
         // Shapes and dtypes, now that the structure is consistent.
@@ -664,6 +694,20 @@ struct instance_hooks {
             if (a == asked::refused) return reject(rejection);
             if (a == asked::next_round) continue;
         }
+        // The spec has had its say: inputs presumed shape-like that it never read go back.
+        if (!presumed.empty()) {
+            bool unread = false;
+            for (auto& [i, was] : presumed) {
+                if (ctx.values_were_read(i)) continue;
+                in[i] = std::move(was);
+                values_inputs.erase(i);
+                values_len.erase(i);
+                not_shape_like.insert(i);
+                unread = true;
+            }
+            presumed.clear();
+            if (unread) continue;
+        }
         for (std::size_t i = 0; i < in.size(); ++i) {
             if (in[i].role != input_role::placeholder || in[i].shape.empty() || fixed_dims.count(i) != 0) continue;
             std::vector<spec::expr> dims;
@@ -681,7 +725,7 @@ struct instance_hooks {
         // Binning (Algorithm 2): a random bin per unknown; when the binned system
         // has no solution, drop half of the bin constraints and retry.
         compiled.extend(sys);
-        auto domains = propagate(sys, compiled, domains_of(sys), &conflict);
+        auto domains = propagate_added(sys, compiled, std::move(settled_domains), settled, &conflict);
         if (!domains) return reject("unsatisfiable: " + conflict);
         std::vector<std::pair<std::size_t, interval>> bins;
         if (cfg.binning) {

@@ -266,7 +266,10 @@ public:
     [[nodiscard]] std::size_t element_count(std::size_t i) const {
         const auto& in = info(i);
         if (in.data != nullptr) return in.data->size();
-        if (in.values) return in.values->size();
+        if (in.values) {
+            note_values_read(i);
+            return in.values->size();
+        }
         std::size_t n = 1;
         for (const auto d : concrete_shape(i)) n *= d;
         return n;
@@ -283,7 +286,10 @@ public:
     /// The values of a small integer input (shape-like), as expressions.
     [[nodiscard]] std::vector<expr> values(std::size_t i) const {
         const auto& in = info(i);
-        if (in.values) return *in.values;
+        if (in.values) {
+            note_values_read(i);
+            return *in.values;
+        }
         if (in.type != dtype::i64 && in.type != dtype::i32) {
             throw error(std::string(op_type_), "input " + std::to_string(i) + " must be int32/int64, got " +
                                                    std::string(name(in.type)));
@@ -302,6 +308,11 @@ public:
         }
         return out;
     }
+
+    /// Whether a spec asked for input i's values as symbols (`values`,
+    /// `value`, `element_count`) from this symbolic context: the generator
+    /// checks that an input it made shape-like in advance is one.
+    [[nodiscard]] bool values_were_read(std::size_t i) const noexcept { return i < values_read_.size() && values_read_[i] != 0; }
 
     [[nodiscard]] const attribute_map& attributes() const noexcept { return attributes_; }
     [[nodiscard]] bool has_attribute(std::string_view key) const { return attributes_.find(key) != attributes_.end(); }
@@ -390,6 +401,10 @@ private:
 
     explicit context(std::string_view op_type) : op_type_(op_type) {}
 
+    void note_values_read(std::size_t i) const {
+        if (values_read_.size() <= i) values_read_.resize(i + 1, 0);
+        values_read_[i] = 1;
+    }
     [[nodiscard]] const symbolic_input& info(std::size_t i) const {
         if (!has_input(i)) {
             throw error(std::string(op_type_), "input " + std::to_string(i) + " is required but absent");
@@ -399,6 +414,7 @@ private:
 
     std::string_view op_type_;
     std::vector<symbolic_input> inputs_;
+    mutable std::vector<char> values_read_;  // per input: values (or their count) asked for as symbols
     attribute_map attributes_;
     std::map<std::string, expr, std::less<>> int_attributes_;
     std::map<std::string, std::vector<expr>, std::less<>> ints_attributes_;
