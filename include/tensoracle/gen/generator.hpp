@@ -15,6 +15,7 @@
 #pragma once
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -787,35 +788,70 @@ private:
                 break;
             }
         }
-        // Nodes in topological order (ONNX requires it).
-        // Inputs and initializers are passed by name only, as an enclosing scope
-        // would define them: copying the initializers' data would cost more than
-        // the sort (the same validation: a node may read them, never redefine them).
-        graph::graph unordered;
-        unordered.nodes = std::move(s.nodes);
-        std::set<std::string, std::less<>> defined;
-        for (const auto& in : m.inputs) defined.insert(in.name);
-        for (const auto& [name, t] : m.initializers) defined.insert(name);
-        for (const std::size_t i : unordered.topological_order(defined)) {
-            out.op_types.push_back(unordered.nodes[i].op_type);
-            m.nodes.push_back(std::move(unordered.nodes[i]));
+        // Nodes in topological order (ONNX requires it): Kahn's algorithm in
+        // graph::topological_order's order (the smallest ready node first),
+        // over value indices rather than names: every value is "v<k>", the
+        // k-th of s.values. The generator's graphs are checked by our
+        // validation and ONNX's in the tests, not on every draw.
+        const auto index_of = [](const std::string& name) {
+            std::size_t k = 0;
+            std::from_chars(name.data() + 1, name.data() + name.size(), k);
+            return k;
+        };
+        const std::size_t node_count = s.nodes.size();
+        std::vector<int> producer(s.values.size(), -1);
+        for (std::size_t i = 0; i < node_count; ++i) {
+            for (const auto& o : s.nodes[i].outputs) {
+                if (!o.empty()) producer[index_of(o)] = static_cast<int>(i);
+            }
+        }
+        std::vector<std::vector<std::size_t>> users(node_count);
+        std::vector<std::size_t> pending(node_count, 0);
+        std::vector<char> consumed(s.values.size(), 0);
+        std::vector<int> deps;
+        for (std::size_t i = 0; i < node_count; ++i) {
+            deps.clear();
+            for (const auto& in : s.nodes[i].inputs) {
+                if (in.empty()) continue;
+                const std::size_t k = index_of(in);
+                consumed[k] = 1;
+                if (producer[k] >= 0) deps.push_back(producer[k]);
+            }
+            std::sort(deps.begin(), deps.end());
+            deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
+            pending[i] = deps.size();
+            for (const int d : deps) users[static_cast<std::size_t>(d)].push_back(i);
+        }
+        std::vector<std::size_t> ready;
+        for (std::size_t i = node_count; i-- > 0;) {
+            if (pending[i] == 0) ready.push_back(i);
+        }
+        while (!ready.empty()) {
+            const std::size_t i = ready.back();
+            ready.pop_back();
+            out.op_types.push_back(s.nodes[i].op_type);
+            m.nodes.push_back(std::move(s.nodes[i]));
+            for (const std::size_t u : users[i]) {
+                if (--pending[u] == 0) ready.push_back(u);
+            }
+        }
+        if (m.nodes.size() != node_count) throw error("tensoracle::gen::generator", "internal: the generated graph has a cycle");
+        // Shapes and dtypes by name, inserted in name order (each insertion at the end).
+        std::vector<std::size_t> by_name(s.values.size());
+        for (std::size_t k = 0; k < by_name.size(); ++k) by_name[k] = k;
+        std::sort(by_name.begin(), by_name.end(), [&](std::size_t a, std::size_t b) { return s.values[a].name < s.values[b].name; });
+        for (const std::size_t k : by_name) {
+            out.shapes.emplace_hint(out.shapes.end(), s.values[k].name, s.values[k].shape);
+            out.dtypes.emplace_hint(out.dtypes.end(), s.values[k].name, s.values[k].type);
         }
         // Outputs: node outputs nothing consumes.
-        std::map<std::string, std::size_t> by_name;
-        for (std::size_t k = 0; k < s.values.size(); ++k) {
-            by_name.emplace(s.values[k].name, k);
-            out.shapes.emplace(s.values[k].name, s.values[k].shape);
-            out.dtypes.emplace(s.values[k].name, s.values[k].type);
-        }
-        std::set<std::string> consumed;
-        for (const auto& n : m.nodes) {
-            for (const auto& in : n.inputs) consumed.insert(in);
-        }
         for (const auto& n : m.nodes) {
             for (const auto& o : n.outputs) {
-                if (o.empty() || consumed.count(o) != 0) continue;
-                const auto& v = s.values[by_name.at(o)];
-                if (cfg_.single_io && by_name.at(o) != s.leaf) continue;
+                if (o.empty()) continue;
+                const std::size_t k = index_of(o);
+                if (consumed[k] != 0) continue;
+                if (cfg_.single_io && k != s.leaf) continue;
+                const auto& v = s.values[k];
                 m.outputs.push_back({v.name, v.type, v.shape});
             }
         }
