@@ -281,7 +281,7 @@ TEST_CASE("generate_instance: a length guess that propagation refuted is not tri
     CHECK(most_calls <= 2);
 }
 
-TEST_CASE("generate_instance: small integer inputs are shape-like from the first round; one the spec never reads goes back") {
+TEST_CASE("generate_instance: small integer inputs are shape-like from the first round, and one the spec never reads goes back") {
     // Slice reads the values of starts, ends, axes and steps. Asked one at a
     // time, each cost a round of the spec's calls (4.5 rounds an instance).
     static const to::spec::op_entry* slice = &to::ops::get_op("Slice");
