@@ -21,6 +21,23 @@ using to::spec::expr;
 
 namespace {
 expr sym(const char* n) { return expr::symbol(n); }
+
+/// Up to `count` constraint systems the generator solves for 4-node graphs of `seed` (cases 0..399).
+std::vector<constraint_system> generated_systems(std::uint64_t seed, std::size_t count) {
+    to::gen::config cfg;
+    cfg.max_nodes = 4;
+    to::gen::generator gen(cfg);
+    std::vector<constraint_system> systems;
+    gen.set_hooks({.solver = {}, .observe = [&](const constraint_system& s) {
+                       if (systems.size() < count) systems.push_back(s);
+                   }});
+    to::gen::generation_stats stats;
+    for (std::uint64_t i = 0; systems.size() < count && i < 400; ++i) {
+        auto g = to::gen::case_rng(seed, i, cfg.hash());
+        (void)gen.generate(g, stats);
+    }
+    return systems;
+}
 }  // namespace
 
 TEST_CASE("solver: answers satisfy every constraint exactly (Reshape-like product, divisibility)") {
@@ -160,18 +177,7 @@ TEST_CASE("solver: exact evaluation of the compiled form agrees with spec::expr:
 }
 
 TEST_CASE("solver: exact evaluation agrees with spec::expr::eval on the generator's own systems") {
-    to::gen::config cfg;
-    cfg.max_nodes = 4;
-    to::gen::generator gen(cfg);
-    std::vector<constraint_system> systems;
-    gen.set_hooks({.solver = {}, .observe = [&](const constraint_system& s) {
-                       if (systems.size() < 400) systems.push_back(s);
-                   }});
-    to::gen::generation_stats stats;
-    for (std::uint64_t i = 0; systems.size() < 400 && i < 400; ++i) {
-        auto g = to::gen::case_rng(5, i, cfg.hash());
-        (void)gen.generate(g, stats);
-    }
+    const auto systems = generated_systems(5, 400);
     REQUIRE(systems.size() >= 200);
     to::rng g(77);
     std::size_t held = 0, cases = 0;
@@ -205,18 +211,7 @@ TEST_CASE("solver: exact evaluation agrees with spec::expr::eval on the generato
 TEST_CASE("solver: propagating only the constraints added since a fixpoint ends where propagating all of them does") {
     // The generator propagates, adds output and work constraints, and
     // propagates again from the first fixpoint with only the new ones queued.
-    to::gen::config cfg;
-    cfg.max_nodes = 4;
-    to::gen::generator gen(cfg);
-    std::vector<constraint_system> systems;
-    gen.set_hooks({.solver = {}, .observe = [&](const constraint_system& s) {
-                       if (systems.size() < 300) systems.push_back(s);
-                   }});
-    to::gen::generation_stats stats;
-    for (std::uint64_t i = 0; systems.size() < 300 && i < 400; ++i) {
-        auto g = to::gen::case_rng(6, i, cfg.hash());
-        (void)gen.generate(g, stats);
-    }
+    const auto systems = generated_systems(6, 300);
     REQUIRE(systems.size() >= 200);
     std::size_t compared = 0, narrowed = 0, unsat = 0;
     for (const auto& full : systems) {
