@@ -246,28 +246,45 @@ TEST_CASE("sample_op: a valid instance of every op from its spec and hints") {
     }
 }
 
+/// A copy of a registry entry whose constraints() counts its calls: one call
+/// per round of generate_instance (entries hold plain function pointers,
+/// hence the static state).
+struct counted_spec {
+    static inline const to::spec::op_entry* real = nullptr;
+    static inline int calls = 0;
+    static to::spec::op_entry of(const to::spec::op_entry& e) {
+        real = &e;
+        calls = 0;
+        to::spec::op_entry counted = e;
+        counted.constraints = [](const to::spec::context& c) {
+            ++calls;
+            return real->constraints(c);
+        };
+        return counted;
+    }
+};
+
+/// Instance `seed` of a forward insertion whose input 0 consumes an f32 value of `shape`.
+std::optional<to::gen::op_instance> forward_instance(const to::gen::op_profile& p, const to::shape_type& shape,
+                                                     std::uint64_t seed, to::gen::rejection_counts& why) {
+    to::gen::instance_request req{p.op, {}, std::nullopt, false};
+    req.bound_inputs.emplace(0, to::gen::typed_shape{to::dtype::f32, shape});
+    to::rng g(seed);
+    return to::gen::generate_instance(p, req, to::gen::config{}, g, why);
+}
+
 TEST_CASE("generate_instance: a length guess that propagation refuted is not tried again") {
     // ReduceMax over a rank-0 value: every `axes` list is out of [-0, 0). The
     // one length guessed for it is the only one a redraw can draw, so each of
     // the 14 redraws it used to get repeated the refuted guess.
-    static const to::spec::op_entry* reduce_max = &to::ops::get_op("ReduceMax");
-    static int spec_calls = 0;
-    to::spec::op_entry counted = *reduce_max;
-    counted.constraints = [](const to::spec::context& c) {
-        ++spec_calls;
-        return reduce_max->constraints(c);
-    };
+    const auto counted = counted_spec::of(to::ops::get_op("ReduceMax"));
     const to::gen::op_profile p(counted);
-    const to::gen::config cfg;
-    to::gen::instance_request req{&counted, {}, std::nullopt, false};
-    req.bound_inputs.emplace(0, to::gen::typed_shape{to::dtype::f32, {}});
     int solved = 0, refused = 0, most_calls = 0;
     for (std::uint64_t seed = 0; seed < 200; ++seed) {
-        to::rng g(seed);
         to::gen::rejection_counts why;
-        spec_calls = 0;
-        const auto inst = to::gen::generate_instance(p, req, cfg, g, why);
-        most_calls = std::max(most_calls, spec_calls);
+        counted_spec::calls = 0;
+        const auto inst = forward_instance(p, {}, seed, why);
+        most_calls = std::max(most_calls, counted_spec::calls);
         if (inst) {
             ++solved;
             CHECK(inst->attributes.count("axes") == 0);
@@ -285,23 +302,12 @@ TEST_CASE("generate_instance: a length guess that propagation refuted is not tri
 TEST_CASE("generate_instance: small integer inputs are shape-like from the first round, and one the spec never reads goes back") {
     // Slice reads the values of starts, ends, axes and steps. Asked one at a
     // time, each cost a round of the spec's calls (4.5 rounds an instance).
-    static const to::spec::op_entry* slice = &to::ops::get_op("Slice");
-    static int spec_calls = 0;
-    to::spec::op_entry counted = *slice;
-    counted.constraints = [](const to::spec::context& c) {
-        ++spec_calls;
-        return slice->constraints(c);
-    };
+    const auto counted = counted_spec::of(to::ops::get_op("Slice"));
     const to::gen::op_profile p(counted);
-    const to::gen::config cfg;
-    to::gen::instance_request req{&counted, {}, std::nullopt, false};
-    req.bound_inputs.emplace(0, to::gen::typed_shape{to::dtype::f32, {6, 5, 4}});
     int solved = 0;
-    spec_calls = 0;
     for (std::uint64_t seed = 0; seed < 100; ++seed) {
-        to::rng g(seed);
         to::gen::rejection_counts why;
-        const auto inst = to::gen::generate_instance(p, req, cfg, g, why);
+        const auto inst = forward_instance(p, {6, 5, 4}, seed, why);
         if (!inst) continue;
         ++solved;
         for (std::size_t i = 1; i < inst->inputs.size(); ++i) {
@@ -311,17 +317,14 @@ TEST_CASE("generate_instance: small integer inputs are shape-like from the first
         }
     }
     CHECK(solved > 80);
-    CHECK(static_cast<double>(spec_calls) / 100.0 < 2.5);
+    CHECK(static_cast<double>(counted_spec::calls) / 100.0 < 2.5);
     // Trilu's k is a small integer input too, but data: its spec never reads
     // it, so it stays a placeholder (the input search draws it).
     const to::gen::op_profile trilu(to::ops::get_op("Trilu"));
-    to::gen::instance_request treq{trilu.op, {}, std::nullopt, false};
-    treq.bound_inputs.emplace(0, to::gen::typed_shape{to::dtype::f32, {4, 5}});
     int with_k = 0;
     for (std::uint64_t seed = 0; seed < 60; ++seed) {
-        to::rng g(seed);
         to::gen::rejection_counts why;
-        const auto inst = to::gen::generate_instance(trilu, treq, cfg, g, why);
+        const auto inst = forward_instance(trilu, {4, 5}, seed, why);
         REQUIRE(inst.has_value());
         if (inst->inputs.size() < 2 || inst->inputs[1].role == to::gen::input_role::absent) continue;
         ++with_k;
