@@ -15718,8 +15718,10 @@ struct config {
 //
 // Structure the solver infers:
 // - a small integer input whose values the spec reads (`c.values(i)`, e.g.
-//   Reshape's shape) is found when the spec asks for them, and becomes a
-//   constant whose values are unknowns;
+//   Reshape's shape) becomes a constant whose values are unknowns: one of
+//   int32/int64 and rank at most 1 is presumed so before the spec is asked
+//   (and goes back if the spec never reads it), any other is found when the
+//   spec asks;
 // - list lengths: a list attribute's length (spec::list_length) and a
 //   shape-like input's length (its dim 0) are unknowns too; the generator
 //   guesses, propagates the length rules, and re-guesses from the implied
