@@ -16570,32 +16570,6 @@ private:
 
 }  // namespace detail
 
-/// The domains `dom` narrowed by propagation with `compiled` (the system
-/// compiled once: see detail::compiled_system::extend); nullopt when a domain
-/// became empty (`*conflict` names the constraint).
-[[nodiscard]] inline std::optional<std::vector<interval>> propagate(const constraint_system& system,
-                                                                    const detail::compiled_system& compiled,
-                                                                    std::vector<interval> dom,
-                                                                    std::string* conflict = nullptr,
-                                                                    const solver_options& options = {}) {
-    if (dom.size() != system.variables.size() || !compiled.compiles(system)) {
-        throw error("tensoracle::gen::propagate", "the compiled system or the domains do not match the system");
-    }
-    std::size_t failed = 0;
-    if (std::any_of(dom.begin(), dom.end(), [](interval d) { return d.empty(); })) {
-        if (conflict != nullptr) *conflict = "a variable has an empty domain";
-        return std::nullopt;
-    }
-    if (!compiled.propagate(dom, options.max_propagation_rounds, &failed)) {
-        if (conflict != nullptr) {
-            const auto& c = system.constraints[failed];
-            *conflict = c.condition.to_string() + " (" + c.reason + ")";
-        }
-        return std::nullopt;
-    }
-    return dom;
-}
-
 /// `propagate` on domains `dom` already narrowed by a propagation of the
 /// system's first `settled` constraints (the generator adds constraints
 /// between propagations): only the constraints added since start queued.
@@ -16609,7 +16583,7 @@ private:
                                                                           std::string* conflict = nullptr,
                                                                           const solver_options& options = {}) {
     if (dom.size() != system.variables.size() || !compiled.compiles(system) || settled > system.constraints.size()) {
-        throw error("tensoracle::gen::propagate_added",
+        throw error("tensoracle::gen::propagate",
                     "the compiled system, the domains or the settled count do not match the system");
     }
     if (std::any_of(dom.begin(), dom.end(), [](interval d) { return d.empty(); })) {
@@ -16625,6 +16599,17 @@ private:
         return std::nullopt;
     }
     return dom;
+}
+
+/// The domains `dom` narrowed by propagation with `compiled` (the system
+/// compiled once: see detail::compiled_system::extend); nullopt when a domain
+/// became empty (`*conflict` names the constraint).
+[[nodiscard]] inline std::optional<std::vector<interval>> propagate(const constraint_system& system,
+                                                                    const detail::compiled_system& compiled,
+                                                                    std::vector<interval> dom,
+                                                                    std::string* conflict = nullptr,
+                                                                    const solver_options& options = {}) {
+    return propagate_added(system, compiled, std::move(dom), 0, conflict, options);
 }
 
 /// The variables' declared domains, one per variable.
@@ -17329,24 +17314,25 @@ struct instance_hooks {
         in[i].shape.assign(scalar ? 0 : 1, 0);
         values_len[i] = scalar ? 1 : guess_length(cfg.max_rank);
     };
+    // A small integer slot: no floating or bool dtype, rank at most 1.
+    auto small_int_slot = [&](std::size_t i) {
+        const auto& s = slot(i);
+        return (s.types & (spec::types::floating | spec::types::boolean)).empty() && s.ranks.max <= 1;
+    };
     // Small integer inputs are shape-like in every registry op: made so
     // before the spec asks, as asking costs a round (and an exception) per
     // input. Checked once the spec has had its say: one it did not read
     // goes back to what it was (a round lost, no more).
     std::vector<std::pair<std::size_t, instance_input>> presumed;  // input, as it was
-    std::set<std::size_t> not_shape_like;
-    auto presume_shape_like = [&] {
-        for (std::size_t i = 0; i < in.size(); ++i) {
-            if (in[i].role != input_role::placeholder || values_inputs.count(i) != 0 || not_shape_like.count(i) != 0) continue;
-            const auto& s = slot(i);
-            const auto* ih = hints.input(i);
-            const bool int_slot = (s.types & (spec::types::floating | spec::types::boolean)).empty() && s.ranks.max <= 1;
-            if (!int_slot || (ih != nullptr && (ih->before_solving || ih->after_solving))) continue;
-            presumed.emplace_back(i, in[i]);
-            make_shape_like(i);
+    for (std::size_t i = 0; i < in.size(); ++i) {
+        const auto* ih = hints.input(i);
+        if (in[i].role != input_role::placeholder || !small_int_slot(i) ||
+            (ih != nullptr && (ih->before_solving || ih->after_solving))) {
+            continue;
         }
-    };
-    presume_shape_like();
+        presumed.emplace_back(i, in[i]);
+        make_shape_like(i);
+    }
     // Every length guess of a structure (shape-like inputs by index, then lists).
     auto length_guesses = [&] {
         std::vector<std::size_t> key;
@@ -17400,10 +17386,8 @@ struct instance_hooks {
             if (i >= in.size() || in[i].role == input_role::absent) return "spec reads an absent input";
             const auto* ih = hints.input(i);
             const bool has_hint = ih != nullptr && ih->before_solving && before.count(i) == 0;
-            const auto& s = slot(i);
-            const bool int_slot = (s.types & (spec::types::floating | spec::types::boolean)).empty() && s.ranks.max <= 1;
             using need = spec::unknown_input_error::need;
-            if (e.needed() == need::values || (e.needed() == need::shape && !has_hint && int_slot)) {
+            if (e.needed() == need::values || (e.needed() == need::shape && !has_hint && small_int_slot(i))) {
                 if (in[i].role == input_role::bound) return "a shape-like input cannot consume a graph value";
                 if (values_inputs.count(i) != 0) return "shape-like input not resolvable";
                 make_shape_like(i);
@@ -17615,7 +17599,6 @@ struct instance_hooks {
                 in[i] = std::move(was);
                 values_inputs.erase(i);
                 values_len.erase(i);
-                not_shape_like.insert(i);
                 unread = true;
             }
             presumed.clear();

@@ -833,32 +833,6 @@ private:
 
 }  // namespace detail
 
-/// The domains `dom` narrowed by propagation with `compiled` (the system
-/// compiled once: see detail::compiled_system::extend); nullopt when a domain
-/// became empty (`*conflict` names the constraint).
-[[nodiscard]] inline std::optional<std::vector<interval>> propagate(const constraint_system& system,
-                                                                    const detail::compiled_system& compiled,
-                                                                    std::vector<interval> dom,
-                                                                    std::string* conflict = nullptr,
-                                                                    const solver_options& options = {}) {
-    if (dom.size() != system.variables.size() || !compiled.compiles(system)) {
-        throw error("tensoracle::gen::propagate", "the compiled system or the domains do not match the system");
-    }
-    std::size_t failed = 0;
-    if (std::any_of(dom.begin(), dom.end(), [](interval d) { return d.empty(); })) {
-        if (conflict != nullptr) *conflict = "a variable has an empty domain";
-        return std::nullopt;
-    }
-    if (!compiled.propagate(dom, options.max_propagation_rounds, &failed)) {
-        if (conflict != nullptr) {
-            const auto& c = system.constraints[failed];
-            *conflict = c.condition.to_string() + " (" + c.reason + ")";
-        }
-        return std::nullopt;
-    }
-    return dom;
-}
-
 /// `propagate` on domains `dom` already narrowed by a propagation of the
 /// system's first `settled` constraints (the generator adds constraints
 /// between propagations): only the constraints added since start queued.
@@ -872,7 +846,7 @@ private:
                                                                           std::string* conflict = nullptr,
                                                                           const solver_options& options = {}) {
     if (dom.size() != system.variables.size() || !compiled.compiles(system) || settled > system.constraints.size()) {
-        throw error("tensoracle::gen::propagate_added",
+        throw error("tensoracle::gen::propagate",
                     "the compiled system, the domains or the settled count do not match the system");
     }
     if (std::any_of(dom.begin(), dom.end(), [](interval d) { return d.empty(); })) {
@@ -888,6 +862,17 @@ private:
         return std::nullopt;
     }
     return dom;
+}
+
+/// The domains `dom` narrowed by propagation with `compiled` (the system
+/// compiled once: see detail::compiled_system::extend); nullopt when a domain
+/// became empty (`*conflict` names the constraint).
+[[nodiscard]] inline std::optional<std::vector<interval>> propagate(const constraint_system& system,
+                                                                    const detail::compiled_system& compiled,
+                                                                    std::vector<interval> dom,
+                                                                    std::string* conflict = nullptr,
+                                                                    const solver_options& options = {}) {
+    return propagate_added(system, compiled, std::move(dom), 0, conflict, options);
 }
 
 /// The variables' declared domains, one per variable.
