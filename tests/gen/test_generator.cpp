@@ -334,6 +334,23 @@ TEST_CASE("generate_instance: small integer inputs are shape-like from the first
     CHECK(with_k > 10);
 }
 
+TEST_CASE("generate_instance: a Split with a split input names one output per length") {
+    // ONNX's inference rejects a Split node whose output count is not
+    // len(split); the generator drew the count apart and named fewer.
+    const to::gen::op_profile p(to::ops::get_op("Split"));
+    int with_split = 0;
+    for (std::uint64_t seed = 0; seed < 300; ++seed) {
+        to::gen::rejection_counts why;
+        const auto inst = forward_instance(p, {12, 6}, seed, why);
+        if (!inst || inst->inputs.size() < 2 || inst->inputs[1].role == to::gen::input_role::absent) continue;
+        ++with_split;
+        REQUIRE(inst->inputs[1].data.has_value());
+        CHECK(inst->output_count == inst->inputs[1].data->size());
+        CHECK(inst->output_shapes.size() == inst->output_count);
+    }
+    CHECK(with_split > 30);
+}
+
 TEST_CASE("sample_op: Resize's taps count as work, so max_work bounds cubic and linear resizes") {
     // Each output element reads 4 (cubic), 2 (linear) or 1 (nearest) inputs along every axis:
     // a rank-5 cubic Resize of 65,536 outputs is 67 million reads, not 65,536.

@@ -366,9 +366,20 @@ TEST_CASE("Split: split input, __num_outputs, errors") {
     REQUIRE(parts.size() == 2);
     CHECK(as_doubles(parts[0]) == std::vector<double>{1, 5});
     CHECK(as_doubles(parts[1]) == std::vector<double>{2, 3, 4, 6, 7, 8});
-    parts = eval("Split", {x});  // default: axis 0, __num_outputs 2
+    parts = eval("Split", {x}, {{"__num_outputs", std::int64_t{2}}});  // default axis 0
     REQUIRE(parts.size() == 2);
     CHECK(parts[1].shape() == to::shape_type{1, 4});
+    // A node with `split` names one output per length (ONNX: "Mismatch between number of splits and outputs").
+    parts = eval("Split", {x, i64({1, 1, 2})}, {{"axis", std::int64_t{1}}, {"__num_outputs", std::int64_t{3}}});
+    REQUIRE(parts.size() == 3);
+    CHECK(as_doubles(parts[2]) == std::vector<double>{3, 4, 7, 8});
+    for (const std::int64_t named : {1, 2, 4}) {
+        CAPTURE(named);
+        CHECK_THROWS_WITH_AS((void)eval("Split", {x, i64({1, 1, 2})}, {{"axis", std::int64_t{1}}, {"__num_outputs", named}}),
+                             doctest::Contains("the node names one output per split length"), to::shape_error);
+    }
+    // Called without a node, there is no output count to split into.
+    CHECK_THROWS_WITH_AS((void)eval("Split", {x}), doctest::Contains("needed without `split`) is in [1, 4096]"), to::shape_error);
     parts = eval("Split", {x}, {{"axis", std::int64_t{-1}}, {"__num_outputs", std::int64_t{4}}});
     REQUIRE(parts.size() == 4);
     CHECK(as_doubles(parts[3]) == std::vector<double>{4, 8});

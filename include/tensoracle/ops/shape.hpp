@@ -883,13 +883,14 @@ struct concat {
 struct split_attr {
     std::int64_t axis = 0;
     /// Reserved: the number of outputs of the ONNX node (Split-13 has no
-    /// attribute for it; the interpreter / ONNX importer sets it from the
-    /// node's output count). Used only when the `split` input is absent.
-    std::int64_t num_outputs = 2;
+    /// attribute for it; the interpreter sets it from the node's output
+    /// count). 0 = not called from a node: then `split` must be given.
+    std::int64_t num_outputs = 0;
 };
 
 /// Split-13(input, split?): parts of the lengths in `split` along axis, or
-/// `__num_outputs` equal parts (the axis length must divide evenly).
+/// `__num_outputs` equal parts (the axis length must divide evenly). A node
+/// with `split` names one output per length, as ONNX's inference demands.
 struct split {
     static constexpr std::string_view op_type = "Split";
     template <int = 0>
@@ -903,7 +904,7 @@ struct split {
     static constexpr std::array<spec::value_spec, 1> outputs{{{"outputs", spec::types::all, {1, 8}, "T", false, true}}};
 
     static std::size_t output_count(const spec::context& c) {
-        if (c.has_input(1)) return c.input(1).size();
+        if (c.has_input(1)) return c.element_count(1);
         const auto n = spec::parse_attributes<attributes>(c.attributes(), op_type).num_outputs;
         return n < 1 || n > max_outputs ? 0 : static_cast<std::size_t>(n);
     }
@@ -917,9 +918,11 @@ struct split {
             const auto v = c.values(1);
             for (std::size_t i = 0; i < v.size(); ++i) out.push_back({v[i] >= 0, "split[" + std::to_string(i) + "] >= 0"});
             out.push_back({shape_util::sum(v) == dim, "the split lengths add up to the axis dim"});
+            const auto n = c.attr(num_outputs_attribute);
+            out.push_back({n == spec::expr(0) || n == c.dim(1, 0), "the node names one output per split length (len(split))"});
         } else {
             const auto n = c.attr(num_outputs_attribute);
-            out.push_back({n >= 1 && n <= spec::expr(max_outputs), "__num_outputs (the node's output count) is in [1, 4096]"});
+            out.push_back({n >= 1 && n <= spec::expr(max_outputs), "__num_outputs (the node's output count; needed without `split`) is in [1, 4096]"});
             out.push_back({dim % shape_util::emax(n, spec::expr(1)) == 0, "the axis dim divides into __num_outputs equal parts"});
         }
         return out;
