@@ -602,6 +602,22 @@ TEST_CASE("generator: value facts from shapes (reduction groups, untouched Conv 
     CHECK(gen.unreachable_domain(conv_then_reciprocal("Conv", attrs{{"pads", ints{2, 2}}}, 8, false)));
     CHECK_FALSE(gen.unreachable_domain(conv_then_reciprocal("Conv", attrs{{"pads", ints{0, 0}}}, 4, false)));
     CHECK_FALSE(gen.unreachable_domain(conv_then_reciprocal("Conv", attrs{{"pads", ints{2, 2}}}, 8, true)));
+    // With B, such an output is its channel's bias, in every channel: a B forced to
+    // hold a 0 (a Hardmax over 3 channels) puts a 0 there.
+    auto conv_hardmax_bias = [](const std::string& op, const attrs& a, std::size_t out) {
+        sketch_builder b;
+        b.input("x", {1, 1, 4}).input("w", {op == "Conv" ? 3u : 1u, op == "Conv" ? 1u : 3u, 1}).input("c", {3});
+        b.node("Hardmax", {}, {"c"}, "b", {3})
+            .node(op, a, {"x", "w", "b"}, "y", {1, 3, out})
+            .node("Reciprocal", {}, {"y"}, "r", {1, 3, out});
+        return b.s;
+    };
+    const auto bias_zero = gen.unreachable_domain(conv_hardmax_bias("Conv", attrs{{"pads", ints{2, 2}}}, 8));
+    REQUIRE(bias_zero);
+    CHECK(bias_zero->find("Reciprocal") != std::string::npos);
+    CHECK(gen.unreachable_domain(conv_hardmax_bias("ConvTranspose", attrs{{"strides", ints{2}}}, 7)));
+    CHECK_FALSE(gen.unreachable_domain(conv_hardmax_bias("Conv", attrs{{"pads", ints{0, 0}}}, 4)));
+    CHECK_FALSE(gen.unreachable_domain(conv_hardmax_bias("ConvTranspose", attrs{{"strides", ints{1}}}, 4)));
 
     // Normalizing rows of one element leaves x - mean = 0: Y is B, or 0 without it.
     auto layer_norm_then_log = [](std::size_t n, bool bias) {
@@ -968,6 +984,25 @@ TEST_CASE("generator: shapes, indices and overflow limits of the dtype put domai
     CHECK(why->find("Sinh") != std::string::npos);
     CHECK_FALSE(gen.unreachable_domain(sinh_of_shape(3, 10)));
     CHECK_FALSE(gen.unreachable_domain(sinh_of_shape(64, 1)));  // float32 holds sinh(64)
+    // ReduceLogSumExp of an integer Size: LSE >= every element, so a count above
+    // log(max double) = 709.8 overflows (the rule judges integers in double).
+    auto lse_of_size = [](const to::shape_type& s) {
+        to::gen::graph_sketch sk;
+        sk.model.inputs.push_back({"x", to::dtype::i64, s});
+        sk.shapes.emplace("x", s);
+        sk.dtypes.emplace("x", to::dtype::i64);
+        sk.model.nodes.push_back(make_node("Size", {"x"}, "n"));
+        sk.model.nodes.push_back(make_node("ReduceLogSumExp", {"n"}, "y", attrs{{"keepdims", std::int64_t{0}}}));
+        for (const char* v : {"n", "y"}) {
+            sk.shapes.emplace(v, to::shape_type{});
+            sk.dtypes.emplace(v, to::dtype::i64);
+        }
+        return sk;
+    };
+    const auto lse = gen.unreachable_domain(lse_of_size({6, 12, 13, 5}));
+    REQUIRE(lse);
+    CHECK(lse->find("ReduceLogSumExp") != std::string::npos);
+    CHECK_FALSE(gen.unreachable_domain(lse_of_size({6, 12})));
     // ArgMax over an axis of one element is all zeros: no reciprocal of it.
     const attrs axis1{{"axis", std::int64_t{1}}};
     CHECK(gen.unreachable_domain(

@@ -361,8 +361,9 @@ public:
             if (r.input_dtypes.mask != spec::types::all.mask && (!dk || !r.input_dtypes.contains(*dk))) continue;
             std::function<double(double)> at_limit;
             if (!r.elementwise) {
-                // A dtype-dependent rule (overflow), where the input's dtype is known.
-                if (!r.elementwise_at_limit || k >= dtypes.size() || !dtypes[k] || !info(*dtypes[k]).is_floating) continue;
+                // A dtype-dependent rule (overflow), where the input's dtype is known. An
+                // integer input is judged at double's limit, as the input search judges it.
+                if (!r.elementwise_at_limit || k >= dtypes.size() || !dtypes[k]) continue;
                 at_limit = [&r, m = ops::detail::max_finite(*dtypes[k])](double v) { return r.elementwise_at_limit(v, m); };
             }
             auto& x = in[k];

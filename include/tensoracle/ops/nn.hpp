@@ -470,14 +470,22 @@ double conv_visited_work(const spec::context& c, bool transpose) {
     return visited_taps(p, transpose);
 }
 
-/// Value facts of Conv and ConvTranspose (Op): without B, an output no tap
-/// reaches is 0 for every data.
+/// Value facts of Conv and ConvTranspose (Op): an output no tap reaches is
+/// its channel's bias, 0 without B, for every data. Which outputs the taps
+/// reach depends on the geometry alone, so such a place exists in every
+/// channel: each value B is forced to hold (a Hardmax's zeros) is an output.
 template <class Op>
-std::vector<spec::value_facts> untouched_output_facts(const spec::attribute_map& attrs, std::span<const shape_type> shapes,
-                                                      bool transpose) {
-    if (shapes.size() < 2 || (shapes.size() > 2 && !shapes[2].empty())) return {spec::value_facts{}};
+std::vector<spec::value_facts> untouched_output_facts(std::span<const spec::value_facts> in, const spec::attribute_map& attrs,
+                                                      std::span<const shape_type> shapes, bool transpose) {
+    if (shapes.size() < 2) return {spec::value_facts{}};
+    const bool bias = shapes.size() > 2 && !shapes[2].empty();
+    if (bias && (in.size() < 3 || in[2].forced.empty())) return {spec::value_facts{}};
     const auto p = Op::plan(shapes[0], shapes[1], nullptr, spec::parse_attributes<typename Op::attributes>(attrs, Op::op_type));
-    return {has_untouched_output(p, transpose) ? spec::value_facts{}.force(0.0) : spec::value_facts{}};
+    if (!has_untouched_output(p, transpose)) return {spec::value_facts{}};
+    spec::value_facts out;
+    if (!bias) return {out.force(0.0)};
+    for (const double v : in[2].forced) out.force(v);
+    return {out};
 }
 
 /// Op::compute<T> of a conv_plan: each output starts at its bias and adds
@@ -1014,8 +1022,8 @@ struct conv : nn::two_inputs_and_optional_third<conv>, nn::tap_kernel<conv>, spe
                 return spec::product(out[0]) * spec::product(nn::tail(c.shape(1), 1));
             })
             .visits([](const spec::context& c) { return nn::conv_visited_work<conv>(c, false); })
-            .facts([](std::span<const spec::value_facts>, const spec::attribute_map& attrs, std::span<const shape_type> shapes) {
-                return nn::untouched_output_facts<conv>(attrs, shapes, false);  // a window wholly in the padding
+            .facts([](std::span<const spec::value_facts> in, const spec::attribute_map& attrs, std::span<const shape_type> shapes) {
+                return nn::untouched_output_facts<conv>(in, attrs, shapes, false);  // a window wholly in the padding
             });
     }
 };
@@ -1226,8 +1234,8 @@ struct conv_transpose : nn::two_inputs_and_optional_third<conv_transpose>, nn::t
                 return spec::product(c.shape(0)) * spec::product(nn::tail(c.shape(1), 1));
             })
             .visits([](const spec::context& c) { return nn::conv_visited_work<conv_transpose>(c, true); })
-            .facts([](std::span<const spec::value_facts>, const spec::attribute_map& attrs, std::span<const shape_type> shapes) {
-                return nn::untouched_output_facts<conv_transpose>(attrs, shapes, true);  // gaps between strided taps
+            .facts([](std::span<const spec::value_facts> in, const spec::attribute_map& attrs, std::span<const shape_type> shapes) {
+                return nn::untouched_output_facts<conv_transpose>(in, attrs, shapes, true);  // gaps between strided taps
             });
     }
 };

@@ -364,6 +364,10 @@ TENSORACLE_REDUCE(log_sum_exp, "ReduceLogSumExp", sum_types)
                      return log_sum_exp(g) - std::log(detail::max_finite(d));
                  }}};
     }
+    /// What the rule needs of every element (LSE >= max(X)): X <= log(max finite),
+    /// which the generator checks against what it knows of X (an integer Size of
+    /// 4,680 elements cannot go through ReduceLogSumExp).
+    static constexpr double (*every_element_at_limit)(double, double) = [](double x, double m) { return x - std::log(m); };
 };
 #undef TENSORACLE_REDUCE
 
@@ -531,6 +535,10 @@ struct reduce_op {
                                    return loss;
                                }});
             }
+        }
+        if constexpr (requires { F::every_element_at_limit; }) {
+            out.back().elementwise_input = 0;
+            out.back().elementwise_at_limit = F::every_element_at_limit;
         }
         if constexpr (requires { F::some_element; }) {
             // The last rule holds only if some element satisfies F::some_element (what the generator checks).
