@@ -552,7 +552,20 @@ public:
 
     /// The value under `env`; throws when a symbol is unbound, on division by
     /// zero and on int64 overflow (never UB).
-    [[nodiscard]] std::int64_t eval(const environment& env) const { return eval_node(*node_, env); }
+    [[nodiscard]] std::int64_t eval(const environment& env) const {
+        return eval_node(*node_, [&env](const node& s) {
+            const auto it = env.find(s.name);
+            if (it == env.end()) throw error("tensoracle::spec::expr", "symbol '" + s.name + "' has no value");
+            return it->second;
+        });
+    }
+    /// The value where each symbol's value is `value_of(symbol node)` (a lookup
+    /// by index through the node's name and name_hash, without building an
+    /// environment); throws as eval does.
+    template <class ValueOf>
+    [[nodiscard]] std::int64_t eval_with(const ValueOf& value_of) const {
+        return eval_node(*node_, value_of);
+    }
 
     /// Constant folding where both sides are constants, so a concrete context
     /// builds constants directly.
@@ -612,7 +625,7 @@ private:
     static expr make(expr_kind k, const expr& a, const expr& b) {
         if (a.is_constant() && b.is_constant()) {
             const node folded{k, 0, {}, a.node_, b.node_, {}};  // on the stack: only its value is kept
-            return expr(eval_node(folded, environment{}));
+            return expr(eval_node(folded, [](const node&) -> std::int64_t { return 0; }));  // no symbols: both sides constant
         }
         return expr(new_node(node{k, 0, {}, a.node_, b.node_, {}}));
     }
@@ -636,15 +649,12 @@ private:
         return (*shared)[static_cast<std::size_t>(v - lowest)];
     }
 
-    static std::int64_t eval_node(const node& n, const environment& env) {
+    template <class ValueOf>
+    static std::int64_t eval_node(const node& n, const ValueOf& env) {
         using L = std::numeric_limits<std::int64_t>;
         switch (n.kind) {
             case expr_kind::constant: return n.value;
-            case expr_kind::symbol: {
-                const auto it = env.find(n.name);
-                if (it == env.end()) throw error("tensoracle::spec::expr", "symbol '" + n.name + "' has no value");
-                return it->second;
-            }
+            case expr_kind::symbol: return env(n);
             case expr_kind::logical_not: return eval_node(*n.lhs, env) == 0 ? 1 : 0;
             case expr_kind::logical_and: return (eval_node(*n.lhs, env) != 0 && eval_node(*n.rhs, env) != 0) ? 1 : 0;
             case expr_kind::logical_or: return (eval_node(*n.lhs, env) != 0 || eval_node(*n.rhs, env) != 0) ? 1 : 0;
@@ -16135,6 +16145,18 @@ public:
     [[nodiscard]] bool compiles(const constraint_system& s) const noexcept {
         return spans_.size() == s.constraints.size() && watch_head_.size() == s.variables.size();
     }
+    /// The index of the variable named `name` (whose std::hash is `hash`, as an
+    /// expr symbol carries it) among `vars`, the compiled system's variables.
+    [[nodiscard]] std::optional<std::size_t> variable_index(std::string_view name, std::size_t hash,
+                                                            const std::vector<variable>& vars) const {
+        if (slots_.empty()) return std::nullopt;
+        for (std::size_t at = hash & (slots_.size() - 1);; at = (at + 1) & (slots_.size() - 1)) {
+            const std::int32_t v = slots_[at];
+            if (v < 0) return std::nullopt;
+            const auto i = static_cast<std::size_t>(v);
+            if (name_hash_[i] == hash && i < vars.size() && vars[i].name == name) return i;
+        }
+    }
     /// Whether any constraint mentions variable i.
     [[nodiscard]] bool constrained(std::size_t i) const noexcept { return watch_head_[i] >= 0; }
 
@@ -17680,13 +17702,19 @@ struct instance_hooks {
         }
 
         // --- materialize ----------------------------------------------------
-        spec::environment env;
-        for (std::size_t v = 0; v < sys.variables.size(); ++v) env.emplace(sys.variables[v].name, solved.values[v]);
+        // Values by name through the compiled system's table (a map of every
+        // variable's name was a few percent of generation).
+        auto value_of = [&](std::string_view name, std::size_t hash) -> std::int64_t {
+            const auto v = compiled.variable_index(name, hash, sys.variables);
+            if (!v) throw error("tensoracle::gen::generate_instance", "symbol '" + std::string(name) + "' has no value");
+            return solved.values[*v];
+        };
+        auto value_named = [&](const std::string& name) { return value_of(name, std::hash<std::string_view>{}(name)); };
         for (const auto& key : unknown_attrs) {
             if (auto* v = std::get_if<std::vector<std::int64_t>>(&given[key])) {
-                for (std::size_t k = 0; k < v->size(); ++k) (*v)[k] = env.at(spec::context::attr_element_name(key, k));
+                for (std::size_t k = 0; k < v->size(); ++k) (*v)[k] = value_named(spec::context::attr_element_name(key, k));
             } else {
-                given[key] = env.at(spec::context::attr_name(key));
+                given[key] = value_named(spec::context::attr_name(key));
             }
         }
         op_instance out;
@@ -17694,13 +17722,13 @@ struct instance_hooks {
         for (std::size_t i = 0; i < in.size(); ++i) {
             if (in[i].role == input_role::placeholder && fixed_dims.count(i) == 0) {
                 for (std::size_t a = 0; a < in[i].shape.size(); ++a) {
-                    in[i].shape[a] = static_cast<std::size_t>(env.at(spec::context::dim_name(i, a)));
+                    in[i].shape[a] = static_cast<std::size_t>(value_named(spec::context::dim_name(i, a)));
                 }
             } else if (values_inputs.count(i) != 0) {
                 const std::size_t len = values_len[i];
                 shape_type s = in[i].shape.empty() ? shape_type{} : shape_type{len};
                 auto a = array<std::int64_t>::from_shape(s);
-                for (std::size_t k = 0; k < len; ++k) a.data()[k] = env.at(spec::context::value_name(i, k));
+                for (std::size_t k = 0; k < len; ++k) a.data()[k] = value_named(spec::context::value_name(i, k));
                 in[i].data = tensor::from_array_as(a, in[i].type);
                 in[i].shape = s;
             } else if (before.count(i) != 0) {
@@ -17709,7 +17737,9 @@ struct instance_hooks {
         }
         for (const auto& sh : shapes) {
             shape_type s;
-            for (const auto& d : sh) s.push_back(static_cast<std::size_t>(d.eval(env)));
+            for (const auto& d : sh) {
+                s.push_back(static_cast<std::size_t>(d.eval_with([&](const spec::expr::node& n) { return value_of(n.name, n.name_hash); })));
+            }
             out.output_shapes.push_back(std::move(s));
         }
         out.output_dtypes = out_dtypes;

@@ -208,6 +208,48 @@ TEST_CASE("solver: exact evaluation agrees with spec::expr::eval on the generato
                          doctest::Contains("values for"), to::error);
 }
 
+TEST_CASE("solver: values looked up through the compiled system's name table evaluate as an environment does") {
+    // generate_instance materializes a solution by index (variable_index and
+    // expr::eval_with) rather than through a map of every variable's name.
+    const auto systems = generated_systems(9, 200);
+    REQUIRE(systems.size() >= 100);
+    to::rng g(5);
+    std::size_t compared = 0;
+    for (const auto& s : systems) {
+        const to::gen::detail::compiled_system compiled(s);
+        std::vector<std::int64_t> values;
+        to::spec::environment env;
+        for (const auto& var : s.variables) {
+            values.push_back(var.domain.lo + static_cast<std::int64_t>(g.below(std::min<std::uint64_t>(var.domain.width(), 64) + 1)));
+            env.emplace(var.name, values.back());
+        }
+        for (std::size_t i = 0; i < s.variables.size(); ++i) {
+            const auto& name = s.variables[i].name;
+            CHECK(compiled.variable_index(name, std::hash<std::string_view>{}(name), s.variables) == std::optional<std::size_t>(i));
+        }
+        CHECK_FALSE(compiled.variable_index("no such variable", std::hash<std::string_view>{}("no such variable"), s.variables));
+        auto by_index = [&](const to::spec::expr::node& n) {
+            const auto i = compiled.variable_index(n.name, n.name_hash, s.variables);
+            REQUIRE(i.has_value());
+            return values[*i];
+        };
+        for (const auto& c : s.constraints) {
+            std::optional<std::int64_t> want, got;
+            try {
+                want = c.condition.eval(env);
+            } catch (const to::error&) {
+            }
+            try {
+                got = c.condition.eval_with(by_index);
+            } catch (const to::error&) {
+            }
+            CHECK(got == want);
+            ++compared;
+        }
+    }
+    CHECK(compared > 1000);
+}
+
 TEST_CASE("solver: propagating only the constraints added since a fixpoint ends where propagating all of them does") {
     // The generator propagates, adds output and work constraints, and
     // propagates again from the first fixpoint with only the new ones queued.

@@ -765,13 +765,19 @@ struct instance_hooks {
         }
 
         // --- materialize ----------------------------------------------------
-        spec::environment env;
-        for (std::size_t v = 0; v < sys.variables.size(); ++v) env.emplace(sys.variables[v].name, solved.values[v]);
+        // Values by name through the compiled system's table (a map of every
+        // variable's name was a few percent of generation).
+        auto value_of = [&](std::string_view name, std::size_t hash) -> std::int64_t {
+            const auto v = compiled.variable_index(name, hash, sys.variables);
+            if (!v) throw error("tensoracle::gen::generate_instance", "symbol '" + std::string(name) + "' has no value");
+            return solved.values[*v];
+        };
+        auto value_named = [&](const std::string& name) { return value_of(name, std::hash<std::string_view>{}(name)); };
         for (const auto& key : unknown_attrs) {
             if (auto* v = std::get_if<std::vector<std::int64_t>>(&given[key])) {
-                for (std::size_t k = 0; k < v->size(); ++k) (*v)[k] = env.at(spec::context::attr_element_name(key, k));
+                for (std::size_t k = 0; k < v->size(); ++k) (*v)[k] = value_named(spec::context::attr_element_name(key, k));
             } else {
-                given[key] = env.at(spec::context::attr_name(key));
+                given[key] = value_named(spec::context::attr_name(key));
             }
         }
         op_instance out;
@@ -779,13 +785,13 @@ struct instance_hooks {
         for (std::size_t i = 0; i < in.size(); ++i) {
             if (in[i].role == input_role::placeholder && fixed_dims.count(i) == 0) {
                 for (std::size_t a = 0; a < in[i].shape.size(); ++a) {
-                    in[i].shape[a] = static_cast<std::size_t>(env.at(spec::context::dim_name(i, a)));
+                    in[i].shape[a] = static_cast<std::size_t>(value_named(spec::context::dim_name(i, a)));
                 }
             } else if (values_inputs.count(i) != 0) {
                 const std::size_t len = values_len[i];
                 shape_type s = in[i].shape.empty() ? shape_type{} : shape_type{len};
                 auto a = array<std::int64_t>::from_shape(s);
-                for (std::size_t k = 0; k < len; ++k) a.data()[k] = env.at(spec::context::value_name(i, k));
+                for (std::size_t k = 0; k < len; ++k) a.data()[k] = value_named(spec::context::value_name(i, k));
                 in[i].data = tensor::from_array_as(a, in[i].type);
                 in[i].shape = s;
             } else if (before.count(i) != 0) {
@@ -794,7 +800,9 @@ struct instance_hooks {
         }
         for (const auto& sh : shapes) {
             shape_type s;
-            for (const auto& d : sh) s.push_back(static_cast<std::size_t>(d.eval(env)));
+            for (const auto& d : sh) {
+                s.push_back(static_cast<std::size_t>(d.eval_with([&](const spec::expr::node& n) { return value_of(n.name, n.name_hash); })));
+            }
             out.output_shapes.push_back(std::move(s));
         }
         out.output_dtypes = out_dtypes;

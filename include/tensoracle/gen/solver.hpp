@@ -379,6 +379,18 @@ public:
     [[nodiscard]] bool compiles(const constraint_system& s) const noexcept {
         return spans_.size() == s.constraints.size() && watch_head_.size() == s.variables.size();
     }
+    /// The index of the variable named `name` (whose std::hash is `hash`, as an
+    /// expr symbol carries it) among `vars`, the compiled system's variables.
+    [[nodiscard]] std::optional<std::size_t> variable_index(std::string_view name, std::size_t hash,
+                                                            const std::vector<variable>& vars) const {
+        if (slots_.empty()) return std::nullopt;
+        for (std::size_t at = hash & (slots_.size() - 1);; at = (at + 1) & (slots_.size() - 1)) {
+            const std::int32_t v = slots_[at];
+            if (v < 0) return std::nullopt;
+            const auto i = static_cast<std::size_t>(v);
+            if (name_hash_[i] == hash && i < vars.size() && vars[i].name == name) return i;
+        }
+    }
     /// Whether any constraint mentions variable i.
     [[nodiscard]] bool constrained(std::size_t i) const noexcept { return watch_head_[i] >= 0; }
 

@@ -175,7 +175,20 @@ public:
 
     /// The value under `env`; throws when a symbol is unbound, on division by
     /// zero and on int64 overflow (never UB).
-    [[nodiscard]] std::int64_t eval(const environment& env) const { return eval_node(*node_, env); }
+    [[nodiscard]] std::int64_t eval(const environment& env) const {
+        return eval_node(*node_, [&env](const node& s) {
+            const auto it = env.find(s.name);
+            if (it == env.end()) throw error("tensoracle::spec::expr", "symbol '" + s.name + "' has no value");
+            return it->second;
+        });
+    }
+    /// The value where each symbol's value is `value_of(symbol node)` (a lookup
+    /// by index through the node's name and name_hash, without building an
+    /// environment); throws as eval does.
+    template <class ValueOf>
+    [[nodiscard]] std::int64_t eval_with(const ValueOf& value_of) const {
+        return eval_node(*node_, value_of);
+    }
 
     /// Constant folding where both sides are constants, so a concrete context
     /// builds constants directly.
@@ -235,7 +248,7 @@ private:
     static expr make(expr_kind k, const expr& a, const expr& b) {
         if (a.is_constant() && b.is_constant()) {
             const node folded{k, 0, {}, a.node_, b.node_, {}};  // on the stack: only its value is kept
-            return expr(eval_node(folded, environment{}));
+            return expr(eval_node(folded, [](const node&) -> std::int64_t { return 0; }));  // no symbols: both sides constant
         }
         return expr(new_node(node{k, 0, {}, a.node_, b.node_, {}}));
     }
@@ -259,15 +272,12 @@ private:
         return (*shared)[static_cast<std::size_t>(v - lowest)];
     }
 
-    static std::int64_t eval_node(const node& n, const environment& env) {
+    template <class ValueOf>
+    static std::int64_t eval_node(const node& n, const ValueOf& env) {
         using L = std::numeric_limits<std::int64_t>;
         switch (n.kind) {
             case expr_kind::constant: return n.value;
-            case expr_kind::symbol: {
-                const auto it = env.find(n.name);
-                if (it == env.end()) throw error("tensoracle::spec::expr", "symbol '" + n.name + "' has no value");
-                return it->second;
-            }
+            case expr_kind::symbol: return env(n);
             case expr_kind::logical_not: return eval_node(*n.lhs, env) == 0 ? 1 : 0;
             case expr_kind::logical_and: return (eval_node(*n.lhs, env) != 0 && eval_node(*n.rhs, env) != 0) ? 1 : 0;
             case expr_kind::logical_or: return (eval_node(*n.lhs, env) != 0 || eval_node(*n.rhs, env) != 0) ? 1 : 0;
