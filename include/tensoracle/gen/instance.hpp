@@ -767,12 +767,12 @@ struct instance_hooks {
         // --- materialize ----------------------------------------------------
         // Values by name through the compiled system's table (a map of every
         // variable's name was a few percent of generation).
-        auto value_of = [&](std::string_view name, std::size_t hash) -> std::int64_t {
-            const auto v = compiled.variable_index(name, hash, sys.variables);
-            if (!v) throw error("tensoracle::gen::generate_instance", "symbol '" + std::string(name) + "' has no value");
+        auto value_of = [&](std::string_view symbol, std::size_t hash) -> std::int64_t {
+            const auto v = compiled.variable_index(symbol, hash, sys.variables);
+            if (!v) throw error("tensoracle::gen::generate_instance", "symbol '" + std::string(symbol) + "' has no value");
             return solved.values[*v];
         };
-        auto value_named = [&](const std::string& name) { return value_of(name, std::hash<std::string_view>{}(name)); };
+        auto value_named = [&](const std::string& symbol) { return value_of(symbol, std::hash<std::string_view>{}(symbol)); };
         for (const auto& key : unknown_attrs) {
             if (auto* v = std::get_if<std::vector<std::int64_t>>(&given[key])) {
                 for (std::size_t k = 0; k < v->size(); ++k) (*v)[k] = value_named(spec::context::attr_element_name(key, k));
