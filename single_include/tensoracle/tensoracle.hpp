@@ -16167,19 +16167,11 @@ private:
         if (n.kind == spec::expr_kind::constant) {
             out.value = n.value;
         } else if (n.kind == spec::expr_kind::symbol) {
-            std::size_t i = vars.size();
-            for (std::size_t at = n.name_hash & (slots_.size() - 1);; at = (at + 1) & (slots_.size() - 1)) {
-                const std::int32_t v = slots_[at];
-                if (v < 0) break;
-                if (name_hash_[static_cast<std::size_t>(v)] == n.name_hash && vars[static_cast<std::size_t>(v)].name == n.name) {
-                    i = static_cast<std::size_t>(v);
-                    break;
-                }
-            }
-            if (i == vars.size()) {
+            const auto i = variable_index(n.name, n.name_hash, vars);
+            if (!i) {
                 throw error("tensoracle::gen::solve", "constraint mentions '" + n.name + "', which is not a variable of the system");
             }
-            out.var = static_cast<std::int32_t>(i);
+            out.var = static_cast<std::int32_t>(*i);
             vars_.push_back(out.var);
         } else {
             if (n.lhs) out.a = flatten(*n.lhs, vars, base);
