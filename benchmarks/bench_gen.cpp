@@ -252,7 +252,10 @@ int main(int argc, char** argv) {
                 if (!r.success) ++failures[r.failing_op];
                 slow.emplace_back(t.back(), i, r.evaluations, r.work, r.success);
                 if (!r.success && show_failures && how == method::gradient) {
-                    std::printf("    graph %zu failed: %s\n     ops:", i, r.last_failure.c_str());
+                    // Why it stopped tells a budget too small from a graph no start reaches.
+                    std::printf("    graph %zu failed after %zu evaluations, %zu restarts, %.3g work units%s: %s\n     ops:", i,
+                                r.evaluations, r.restarts, r.work, r.out_of_work ? " (work budget spent)" : "",
+                                r.last_failure.c_str());
                     for (const auto& o : sketches[i].op_types) std::printf(" %s", o.c_str());
                     std::printf("\n");
 #ifdef TENSORACLE_BENCH_WITH_ONNX
