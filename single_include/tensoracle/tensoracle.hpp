@@ -873,7 +873,7 @@ struct value_facts {
     /// are kept of them. Floating dtypes: as they are.
     [[nodiscard]] value_facts of_dtype(dtype d) const {
         const auto& i = info(d);
-        if (i.is_floating) return *this;
+        if (i.is_floating) return d == dtype::f64 ? *this : rounded_to(d);
         double dlo = 0.0, dhi = 1.0;
         if (i.is_integer) {
             dlo = i.is_signed ? -std::ldexp(1.0, i.bits - 1) : 0.0;
@@ -892,6 +892,36 @@ struct value_facts {
         for (const double v : forced) {
             if (v >= dlo && v <= dhi && v == std::floor(v)) out.forced.push_back(v);
         }
+        return out;
+    }
+    /// These facts of values an op rounds to floating dtype d at the end: each
+    /// bound rounded as the values are. Rounding to nearest is monotone, so a
+    /// bound of the exact values, rounded, bounds the rounded values (a float16
+    /// Erf of x <= -3.5 is -1 exactly: Atanh of it fails, while float32's
+    /// -0.9999993 does not).
+    [[nodiscard]] value_facts rounded_to(dtype d) const {
+        const double top = visit(d, [](auto t) {
+            using T = typename decltype(t)::type;
+            return value_cast<double>(std::numeric_limits<T>::max());
+        });
+        auto round = [d, top](double v) {
+            if (!std::isfinite(v) || std::fabs(v) > top) return v;  // beyond: as it is (weaker, still true)
+            return visit(d, [v](auto t) {
+                using T = typename decltype(t)::type;
+                return value_cast<double>(value_cast<T>(v));
+            });
+        };
+        value_facts out = *this;
+        out.lo = round(lo);
+        out.hi = round(hi);
+        out.some_at_most = round(some_at_most);
+        out.some_at_least = round(some_at_least);
+        out.forced.clear();
+        for (const double v : forced) {
+            const double r = round(v);
+            if (std::find(out.forced.begin(), out.forced.end(), r) == out.forced.end()) out.forced.push_back(r);
+        }
+        if (gap) out.gap = std::make_pair(round(gap->first), round(gap->second));
         return out;
     }
     /// Both values' elements in one (Concat, Pad's added constant): the hull, every forced value.
@@ -1146,6 +1176,16 @@ struct hints {
     std::optional<std::size_t> copied_input;
     /// The output's facts when both operands are one value (Sub(x, x) is 0).
     std::optional<value_facts> equal_operands_facts;
+    /// Whether the generator may run the kernel on data some of whose floating
+    /// elements no one knows, marked NaN, to find the elements that hold the same
+    /// value for every data (Pad's constant, Trilu's zeros, a Conv output no tap
+    /// reaches, and where Slice or Gather take them). `nan_faithful`: every output
+    /// element that reads a NaN is NaN (copies, selections, sums of products), so
+    /// one that is not reads known elements only. `elementwise`: output element k
+    /// reads input element k alone; where that is NaN the output is taken as
+    /// unknown whatever the kernel gave (Relu's max(0, NaN) may be 0).
+    enum class unknown_data { not_run, nan_faithful, elementwise };
+    unknown_data runs_on_unknowns = unknown_data::not_run;
 
     [[nodiscard]] const attribute_hint* attribute(std::string_view name) const {
         for (const auto& a : attributes) {
@@ -1269,6 +1309,12 @@ struct hints {
     hints& copies(std::size_t i = 0) {
         output_facts = facts::copy_of(i);
         copied_input = i;
+        runs_on_unknowns = unknown_data::nan_faithful;
+        return *this;
+    }
+    /// See runs_on_unknowns.
+    hints& nan_faithful() {
+        runs_on_unknowns = unknown_data::nan_faithful;
         return *this;
     }
     /// What the output holds when both operands are the same value (Sub(x, x)
@@ -3322,7 +3368,7 @@ struct PRelu {
     // Facts: X >= 0 passes unchanged (the slope never applies); otherwise nothing known.
     template <int = 0>
     static spec::hints hints() {
-        return spec::hints{}.range(1, 0.0, 1.0).facts(
+        return spec::hints{}.nan_faithful().range(1, 0.0, 1.0).facts(
             [](std::span<const spec::value_facts> in, const spec::attribute_map&, std::span<const shape_type>) {
                 return std::vector<spec::value_facts>{!in.empty() && in[0].lo >= 0.0 ? in[0] : spec::value_facts{}};
             });
@@ -4890,33 +4936,38 @@ inline std::pair<std::int64_t, std::int64_t> taps_in_bounds(std::int64_t a, std:
     return {first, end};
 }
 
-/// Whether some output position of the plan receives no product at all (a
-/// Conv window wholly in the padding, a ConvTranspose gap between strided or
-/// dilated taps, or a row added by output_padding): without B that output is
-/// exactly 0 whatever the data (value facts: a divisor or a Log there fails).
-inline bool has_untouched_output(const conv_plan& p, bool transpose) {
-    if (p.N <= 0 || p.M <= 0 || p.os.size() != p.n) return false;
+/// Which output positions of the plan receive no product at all (a Conv
+/// window wholly in the padding, a ConvTranspose gap between strided or
+/// dilated taps, or a row added by output_padding): without B such an output
+/// is exactly 0 whatever the data (value facts: a divisor or a Log there
+/// fails). An output is untouched when its position along one spatial axis
+/// is, so the answer is per axis: none, some, or all of the outputs.
+enum class untouched { none, some, all };
+inline untouched untouched_outputs(const conv_plan& p, bool transpose) {
+    if (p.N <= 0 || p.M <= 0 || p.os.size() != p.n) return untouched::none;
     for (std::size_t i = 0; i < p.n; ++i) {
-        if (p.os[i] <= 0 || p.xs[i] <= 0 || p.ks[i] <= 0) return false;
+        if (p.os[i] <= 0 || p.xs[i] <= 0 || p.ks[i] <= 0) return untouched::none;
     }
+    untouched found = untouched::none;
     for (std::size_t i = 0; i < p.n; ++i) {
+        std::vector<bool> hit(static_cast<std::size_t>(p.os[i]), false);
         if (!transpose) {
             for (std::int64_t o = 0; o < p.os[i]; ++o) {
                 const auto [first, end] = taps_in_bounds(o * p.st[i] - p.pb[i], p.dl[i], p.ks[i], p.xs[i]);
-                if (first >= end) return true;
+                hit[static_cast<std::size_t>(o)] = first < end;
             }
         } else {
-            std::vector<bool> hit(static_cast<std::size_t>(p.os[i]), false);
             for (std::int64_t j = 0; j < p.xs[i]; ++j) {
                 for (std::int64_t k = 0; k < p.ks[i]; ++k) {
                     const std::int64_t o = j * p.st[i] + k * p.dl[i] - p.pb[i];
                     if (o >= 0 && o < p.os[i]) hit[static_cast<std::size_t>(o)] = true;
                 }
             }
-            if (std::find(hit.begin(), hit.end(), false) != hit.end()) return true;
         }
+        if (std::find(hit.begin(), hit.end(), true) == hit.end()) return untouched::all;
+        if (std::find(hit.begin(), hit.end(), false) != hit.end()) found = untouched::some;
     }
-    return false;
+    return found;
 }
 
 /// The in-bounds taps of axis i summed over its window starts: for Conv and
@@ -4964,14 +5015,21 @@ double conv_visited_work(const spec::context& c, bool transpose) {
 /// its channel's bias, 0 without B, for every data. Which outputs the taps
 /// reach depends on the geometry alone, so such a place exists in every
 /// channel: each value B is forced to hold (a Hardmax's zeros) is an output.
+/// Where no tap reaches any output (pads wider than the input along one axis)
+/// the output is B broadcast, or all 0, whatever X and W hold.
 template <class Op>
 std::vector<spec::value_facts> untouched_output_facts(std::span<const spec::value_facts> in, const spec::attribute_map& attrs,
                                                       std::span<const shape_type> shapes, bool transpose) {
     if (shapes.size() < 2) return {spec::value_facts{}};
     const bool bias = shapes.size() > 2 && !shapes[2].empty();
-    if (bias && (in.size() < 3 || in[2].forced.empty())) return {spec::value_facts{}};
     const auto p = Op::plan(shapes[0], shapes[1], nullptr, spec::parse_attributes<typename Op::attributes>(attrs, Op::op_type));
-    if (!has_untouched_output(p, transpose)) return {spec::value_facts{}};
+    const auto where = untouched_outputs(p, transpose);
+    if (where == untouched::all) {
+        if (!bias) return {spec::value_facts::constant(0.0)};
+        return {in.size() > 2 ? in[2] : spec::value_facts{}};  // every channel's bias, nothing else
+    }
+    if (bias && (in.size() < 3 || in[2].forced.empty())) return {spec::value_facts{}};
+    if (where == untouched::none) return {spec::value_facts{}};
     spec::value_facts out;
     if (!bias) return {out.force(0.0)};
     for (const double v : in[2].forced) out.force(v);
@@ -5501,7 +5559,7 @@ struct conv : nn::two_inputs_and_optional_third<conv>, nn::tap_kernel<conv>, spe
     }
     template <int = 0>
     static spec::hints hints() {
-        return spec::hints{}
+        return spec::hints{}.nan_faithful()
             .choice("auto_pad", {std::string("NOTSET"), std::string("SAME_UPPER"), std::string("SAME_LOWER"), std::string("VALID")}, 0.4)
             .solve("group", 1, 16, 0.5)
             .range(0, -2, 2)
@@ -5711,7 +5769,7 @@ struct conv_transpose : nn::two_inputs_and_optional_third<conv_transpose>, nn::t
     }
     template <int = 0>
     static spec::hints hints() {
-        return spec::hints{}
+        return spec::hints{}.nan_faithful()
             .choice("auto_pad", {std::string("NOTSET"), std::string("SAME_UPPER"), std::string("SAME_LOWER"), std::string("VALID")}, 0.3)
             .solve("group", 1, 16, 0.5)
             .solve("output_padding", 0, 8, 0.3)
@@ -8363,8 +8421,9 @@ struct layer_normalization {
         const spec::value_facts x = in.empty() ? spec::value_facts{} : in[0];
         const auto a = spec::parse_attributes<attributes>(attrs, op_type);
         spec::value_facts y;
+        std::size_t row = 0;  // elements per normalized row; 0: not known
         if (!shapes.empty() && !shapes[0].empty()) {
-            std::size_t row = 1;
+            row = 1;
             for (std::size_t i = spec::normalize_axis(a.axis, shapes[0].size(), op_type); i < shapes[0].size(); ++i) {
                 row *= shapes[0][i];
             }
@@ -8385,7 +8444,9 @@ struct layer_normalization {
         }
         const double eps = a.epsilon;
         if (!(eps > 0.0)) return {y, x.range_only(), spec::value_facts{}};
-        const double var_max = (x.hi - x.lo) * (x.hi - x.lo) / 4.0;
+        // A row of one element has variance 0 whatever it holds: InvStdDev is
+        // 1 / sqrt(epsilon) (Atanh of it fails for every epsilon below 1).
+        const double var_max = row == 1 ? 0.0 : (x.hi - x.lo) * (x.hi - x.lo) / 4.0;
         // 1% slack for rounding in float32 / bfloat16 statistics.
         const auto inv = spec::value_facts::within(0.99 / std::sqrt(var_max + eps), 1.01 / std::sqrt(eps));
         return {y, x.range_only(), inv};
@@ -9519,7 +9580,7 @@ struct flatten {
 struct slice {
     static constexpr std::string_view op_type = "Slice";
     template <int = 0>
-    static spec::hints hints() { return spec::hints{}.facts(spec::facts::selection_of(0)); }  // a subset of the elements
+    static spec::hints hints() { return spec::hints{}.nan_faithful().facts(spec::facts::selection_of(0)); }  // a subset of the elements
     static constexpr int opset = 13;
     using attributes = spec::no_attributes;
     static constexpr std::array<spec::value_spec, 5> inputs{{{"data", spec::types::all},
@@ -9690,7 +9751,7 @@ struct concat {
     /// Every element of every input, in one tensor.
     template <int = 0>
     static spec::hints hints() {
-        return spec::hints{}.facts([](std::span<const spec::value_facts> in, const spec::attribute_map&,
+        return spec::hints{}.nan_faithful().facts([](std::span<const spec::value_facts> in, const spec::attribute_map&,
                                       std::span<const shape_type>) {
             spec::value_facts out = in.empty() ? spec::value_facts{} : in[0];
             for (std::size_t i = 1; i < in.size(); ++i) out.join(in[i]);
@@ -9816,7 +9877,7 @@ struct split_attr {
 struct split {
     static constexpr std::string_view op_type = "Split";
     template <int = 0>
-    static spec::hints hints() { return spec::hints{}.facts(spec::facts::selection_of(0)); }  // each part: some elements
+    static spec::hints hints() { return spec::hints{}.nan_faithful().facts(spec::facts::selection_of(0)); }  // each part: some elements
     static constexpr int opset = 13;
     using attributes = split_attr;
     static constexpr std::string_view num_outputs_attribute = "__num_outputs";
@@ -10239,7 +10300,7 @@ struct pad {
     }
     template <int = 0>
     static spec::hints hints() {
-        return spec::hints{}
+        return spec::hints{}.nan_faithful()
             .choice("mode", {std::string("constant"), std::string("reflect"), std::string("edge")}, 0.8)
             .facts_with_output_shapes(padded_facts);
     }
@@ -10361,7 +10422,7 @@ struct gather {
     template <int = 0>
     static spec::hints hints() {
         // Indices into the (solved) axis dim, negative ones included.
-        return spec::hints{}.facts(spec::facts::selection_of(0)).after_solving(1, [](rng& g, const spec::context& c, dtype d, const shape_type& s) {
+        return spec::hints{}.nan_faithful().facts(spec::facts::selection_of(0)).after_solving(1, [](rng& g, const spec::context& c, dtype d, const shape_type& s) {
             return shape_detail::random_indices(g, c, d, s);
         });
     }
@@ -10446,7 +10507,7 @@ struct gather_elements {
     }
     template <int = 0>
     static spec::hints hints() {
-        return spec::hints{}.facts(spec::facts::selection_of(0)).after_solving(1, [](rng& g, const spec::context& c, dtype d, const shape_type& s) {
+        return spec::hints{}.nan_faithful().facts(spec::facts::selection_of(0)).after_solving(1, [](rng& g, const spec::context& c, dtype d, const shape_type& s) {
             return shape_detail::random_indices(g, c, d, s);
         });
     }
@@ -10520,7 +10581,7 @@ struct trilu {
     template <int = 0>
     static spec::hints hints() {
         // Zeros where the triangle leaves elements out (every matrix but 1 x 1 and the widest k).
-        return spec::hints{}.flag("upper").facts([](std::span<const spec::value_facts> in, const spec::attribute_map&,
+        return spec::hints{}.nan_faithful().flag("upper").facts([](std::span<const spec::value_facts> in, const spec::attribute_map&,
                                                     std::span<const shape_type> shapes) {
             spec::value_facts out = in.empty() ? spec::value_facts{} : in[0];
             const bool single = !shapes.empty() && shapes[0].size() >= 2 && shapes[0][shapes[0].size() - 1] == 1 &&
@@ -11168,6 +11229,9 @@ struct unary_elementwise {
         // [0, inf)); integer-only ops (bitwise) are left unknown.
         if constexpr (!(F::types & spec::types::floating).empty()) {
             if (!h.output_facts) h.facts(image_facts);
+            if (h.runs_on_unknowns == spec::hints::unknown_data::not_run) {
+                h.runs_on_unknowns = spec::hints::unknown_data::elementwise;
+            }
         }
         return h;
     }
@@ -15563,6 +15627,7 @@ template <class V = double>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <limits>
 #include <map>
@@ -15572,6 +15637,7 @@ template <class V = double>
 #include <string>
 #include <string_view>
 #include <utility>
+#include <variant>
 #include <vector>
 
 // ---- begin tensoracle/gen/config.hpp ----
@@ -18080,10 +18146,211 @@ public:
             return it == same_as.end() ? name : it->second;
         };
         const spec::value_facts unknown;
+        // Data no free value reaches: fixed data, what a node computes from such
+        // data alone, and values the facts pin to one small integer (Ceil of a
+        // Sigmoid is 1, a Conv whose pads leave every output untouched is 0).
+        // A vulnerable node that reads only such data is run, and what it reads
+        // is worked out first: what they give, they give for every data (a Sinh,
+        // CumSum and ReduceProd of those ones overflows). Other nodes' outputs are
+        // only noted as `knowable`: most are never read by a vulnerable node.
+        std::map<std::string, const tensor*, std::less<>> known;
+        std::deque<tensor> computed;  // stable addresses for `known`
+        for (const auto& [name, t] : m.initializers) {
+            if (sketch.fixed.count(name) != 0) known.emplace(name, &t);
+        }
+        struct knowable_value {
+            std::size_t node = 0;          // its producer
+            std::optional<double> pinned;  // every element, where the facts pin it
+        };
+        std::map<std::string, knowable_value, std::less<>> knowable;
+        // Puts `name` in `known` if it is knowable; why no data can make it finite, if so.
+        std::function<std::optional<std::string>(const std::string&)> make_known =
+            [&](const std::string& name) -> std::optional<std::string> {
+            const auto it = knowable.find(name);
+            if (it == knowable.end() || known.count(name) != 0) return std::nullopt;
+            const knowable_value v = it->second;
+            knowable.erase(it);  // worked out once, whatever the outcome
+            if (v.pinned) {
+                const auto d = dtype_of(name);
+                const auto shape = sketch.shapes.find(name);
+                if (!d || shape == sketch.shapes.end()) return std::nullopt;
+                auto values = array<double>::from_shape(shape->second);
+                values.fill(*v.pinned);
+                computed.push_back(tensor::from_array_as(values, *d));
+                known.insert_or_assign(name, &computed.back());
+                return std::nullopt;
+            }
+            const auto& n = m.nodes[v.node];
+            for (const auto& input : n.inputs) {
+                if (input.empty()) continue;
+                if (auto why = make_known(input)) return why;
+            }
+            const auto* q = profile(n.op_type);
+            if (q == nullptr) return std::nullopt;
+            auto out = run_on_known_data(*q, n, known);
+            if (!out) return std::nullopt;
+            if (const auto* why = std::get_if<std::string>(&*out)) return *why;
+            auto& results = std::get<std::vector<tensor>>(*out);
+            for (std::size_t o = 0; o < n.outputs.size() && o < results.size(); ++o) {
+                if (n.outputs[o].empty() || known.count(n.outputs[o]) != 0) continue;
+                knowable.erase(n.outputs[o]);
+                computed.push_back(std::move(results[o]));
+                known.insert_or_assign(n.outputs[o], &computed.back());
+            }
+            return std::nullopt;
+        };
+        // Floating data some of whose elements are known, the others NaN (see
+        // spec::hints::runs_on_unknowns): Pad's constant, Trilu's zeros, a Conv output
+        // no tap reaches, and the elements Slice, Gather or Transpose take of them.
+        // Worked out only where a vulnerable node reads it (most graphs never do):
+        // `may_know` names the values whose producer may know some elements (a Pad,
+        // or a Slice of a Pad's output), with that node and whether it creates them.
+        std::map<std::string, tensor, std::less<>> partial;
+        std::map<std::string, std::pair<std::size_t, bool>, std::less<>> may_know;
+        std::vector<char> partial_run(end, 0);
+        // Runs node n on known, partial and (NaN) unknown floating data; `created`:
+        // its output facts name values every data puts somewhere (Pad's constant), so
+        // it may know elements even of unknown inputs. Stores what it learns.
+        auto run_on_partial_data = [&](const graph::node& n, const op_profile& p, bool created) {
+            using mode = spec::hints::unknown_data;
+            if (p.hints.runs_on_unknowns == mode::not_run) return;
+            std::vector<tensor> unknowns;  // stand-ins, kept alive for the call
+            unknowns.reserve(n.inputs.size());
+            std::vector<const tensor*> args;
+            std::vector<std::size_t> filled;  // integer and bool stand-ins: no NaN marks them (see below)
+            bool some_partial = false, some_nan = false;
+            for (const auto& name : n.inputs) {
+                if (name.empty()) {
+                    args.push_back(nullptr);
+                } else if (const auto k = known.find(name); k != known.end()) {
+                    args.push_back(k->second);
+                } else if (const auto q = partial.find(name); q != partial.end()) {
+                    args.push_back(&q->second);
+                    some_partial = true;
+                } else {
+                    const auto d = dtype_of(name);
+                    const auto shape = sketch.shapes.find(name);
+                    if (!d || shape == sketch.shapes.end()) return;
+                    auto values = array<double>::from_shape(shape->second);
+                    values.fill(info(*d).is_floating ? std::numeric_limits<double>::quiet_NaN() : 0.0);
+                    if (!info(*d).is_floating) filled.push_back(args.size());
+                    some_nan = some_nan || info(*d).is_floating;
+                    unknowns.push_back(tensor::from_array_as(values, *d));
+                    args.push_back(&unknowns.back());
+                }
+            }
+            const bool all_known = !some_partial && unknowns.empty();
+            // Element-wise, an unknown input element leaves its output unknown: only
+            // partial data teaches anything.
+            if (!all_known && !some_partial && (!created || p.hints.runs_on_unknowns == mode::elementwise)) return;
+            if (!filled.empty() && p.hints.runs_on_unknowns != mode::nan_faithful) return;
+            while (!args.empty() && args.back() == nullptr) args.pop_back();
+            const auto attrs = graph::call_attributes(*p.op, n);
+            if (!cheap_to_run(p, args, attrs)) return;
+            std::vector<tensor> out;
+            try {
+                out = spec::evaluate(*p.op, args, attrs);
+                // Integer data has no NaN: run again with its stand-ins 1 instead of 0. Outputs
+                // the same both times do not read it (a Pad whose negative pads crop every
+                // input element: its output is the pad value alone); else nothing is learned.
+                if (!filled.empty()) {
+                    for (const std::size_t i : filled) {
+                        auto ones = array<double>::from_shape(args[i]->shape());
+                        ones.fill(1.0);
+                        unknowns[static_cast<std::size_t>(args[i] - unknowns.data())] =
+                            tensor::from_array_as(ones, args[i]->element_dtype());
+                    }
+                    const auto again = spec::evaluate(*p.op, args, attrs);
+                    for (std::size_t o = 0; o < out.size(); ++o) {
+                        const auto a = out[o].to<double>(), b = again[o].to<double>();
+                        for (std::size_t e = 0; e < a.size(); ++e) {
+                            const double u = a.data()[e], v = b.data()[e];
+                            if (!(u == v || (std::isnan(u) && std::isnan(v)))) return;
+                        }
+                    }
+                }
+            } catch (const error&) {
+                return;  // the search will see it; nothing learned here
+            }
+            // Outputs of known data alone, or of integer stand-ins they do not read, are known.
+            if (all_known || (!some_partial && !some_nan)) {
+                for (std::size_t o = 0; o < out.size() && o < n.outputs.size(); ++o) {
+                    if (n.outputs[o].empty()) continue;
+                    computed.push_back(std::move(out[o]));
+                    known.insert_or_assign(n.outputs[o], &computed.back());
+                }
+                return;
+            }
+            for (std::size_t o = 0; o < out.size() && o < n.outputs.size(); ++o) {
+                if (n.outputs[o].empty() || !info(out[o].element_dtype()).is_floating) continue;
+                auto y = out[o].to<double>();
+                if (p.hints.runs_on_unknowns == mode::elementwise) {
+                    if (args.empty() || args[0] == nullptr || args[0]->shape() != out[o].shape()) continue;
+                    const auto x = args[0]->to<double>();
+                    for (std::size_t e = 0; e < y.size(); ++e) {
+                        if (std::isnan(x.data()[e])) y.data()[e] = std::numeric_limits<double>::quiet_NaN();
+                    }
+                }
+                std::size_t unknown_count = 0;
+                std::vector<double> values;  // a few of the known values, as forced values
+                for (const double v : y) {
+                    if (std::isnan(v)) {
+                        ++unknown_count;
+                    } else if (values.size() < 4 && std::find(values.begin(), values.end(), v) == values.end()) {
+                        values.push_back(v);
+                    }
+                }
+                if (unknown_count == y.size()) continue;
+                const auto& name = n.outputs[o];
+                if (unknown_count == 0) {
+                    computed.push_back(std::move(out[o]));
+                    known.insert_or_assign(name, &computed.back());
+                    facts.insert_or_assign(name, data_facts(computed.back()));
+                    continue;
+                }
+                if (p.hints.runs_on_unknowns == mode::elementwise) out[o] = tensor::from_array_as(y, out[o].element_dtype());
+                auto& f = facts[key(name)];
+                for (const double v : values) {
+                    if (v >= f.lo && v <= f.hi) f.force(v);  // outside: facts that rounding escaped; leave them
+                }
+                partial.insert_or_assign(name, std::move(out[o]));
+            }
+        };
+        // The partial data of `name`, worked out through its producers on first use.
+        std::function<void(const std::string&)> materialize = [&](const std::string& name) {
+            const auto it = may_know.find(name);
+            if (it == may_know.end() || partial_run[it->second.first] != 0) return;
+            const auto [k, created] = it->second;
+            partial_run[k] = 1;
+            for (const auto& input : m.nodes[k].inputs) {
+                if (!input.empty()) materialize(input);
+            }
+            if (const auto* q = profile(m.nodes[k].op_type)) run_on_partial_data(m.nodes[k], *q, created);
+        };
+        // Records that node `at`'s outputs may know elements (see may_know).
+        auto note_partial_outputs = [&](std::size_t at, const op_profile& p, bool created) {
+            using mode = spec::hints::unknown_data;
+            if (p.hints.runs_on_unknowns == mode::not_run) return;
+            const auto& n = m.nodes[at];
+            bool reads = false;
+            for (const auto& input : n.inputs) reads = reads || (!input.empty() && may_know.count(input) != 0);
+            if (!reads && (!created || p.hints.runs_on_unknowns == mode::elementwise)) return;
+            for (const auto& o : n.outputs) {
+                if (!o.empty()) may_know.insert_or_assign(o, std::make_pair(at, created));
+            }
+        };
+        for (const auto& [name, t] : m.initializers) {
+            if (sketch.fixed.count(name) != 0) known.emplace(name, &t);
+        }
         for (std::size_t at = 0; at < end; ++at) {
             const auto& n = m.nodes[at];
             const auto* p = profile(n.op_type);
             if (p == nullptr) continue;
+            if ((p->vulnerable || p->domain_per_instance) && !may_know.empty()) {
+                for (const auto& name : n.inputs) {
+                    if (!name.empty()) materialize(name);
+                }
+            }
             std::vector<spec::value_facts> in;
             std::vector<shape_type> in_shapes;
             for (const auto& name : n.inputs) {
@@ -18100,8 +18367,35 @@ public:
                 node_out_shapes.push_back(it == sketch.shapes.end() ? shape_type{} : it->second);
             }
             if (auto why = check_domain(*p, n.attributes, in, in_dtypes, in_shapes, node_out_shapes)) return why;
+            if (auto why = partial_data_outside_domain(*p, n, partial)) return why;
             for (std::size_t k = 0; k < n.inputs.size(); ++k) {
                 if (!n.inputs[k].empty() && !in[k].is_unknown()) facts.insert_or_assign(key(n.inputs[k]), in[k]);
+            }
+            bool all_knowable = false;
+            for (const auto& name : n.inputs) {
+                if (name.empty()) continue;
+                all_knowable = known.count(name) != 0 || knowable.count(name) != 0;
+                if (!all_knowable) break;
+            }
+            if (all_knowable && (p->vulnerable || p->domain_per_instance)) {
+                for (const auto& name : n.inputs) {
+                    if (auto why = make_known(name)) return why;
+                }
+                if (auto out = run_on_known_data(*p, n, known)) {
+                    if (const auto* why = std::get_if<std::string>(&*out)) return *why;
+                    auto& results = std::get<std::vector<tensor>>(*out);
+                    for (std::size_t o = 0; o < n.outputs.size() && o < results.size(); ++o) {
+                        if (n.outputs[o].empty()) continue;
+                        computed.push_back(std::move(results[o]));
+                        known.insert_or_assign(n.outputs[o], &computed.back());
+                        facts.insert_or_assign(n.outputs[o], data_facts(computed.back()));
+                    }
+                    continue;
+                }
+            } else if (all_knowable) {
+                for (const auto& o : n.outputs) {
+                    if (!o.empty()) knowable.insert_or_assign(o, knowable_value{at, std::nullopt});
+                }
             }
             if (const auto c = p->hints.copied_input; c && *c < n.inputs.size() && !n.inputs[*c].empty() &&
                                                       !n.outputs.empty() && !n.outputs[0].empty()) {
@@ -18109,6 +18403,7 @@ public:
                 const bool empty = it == sketch.shapes.end() || element_count(it->second) == 0;
                 if (!empty && dtype_of(n.outputs[0]) == dtype_of(n.inputs[*c])) {
                     same_as.insert_or_assign(n.outputs[0], key(n.inputs[*c]));
+                    note_partial_outputs(at, *p, false);
                     continue;
                 }
             }
@@ -18119,10 +18414,155 @@ public:
                 if (n.outputs[o].empty()) continue;
                 const auto d = dtype_of(n.outputs[o]);
                 const auto f = d ? out[o].of_dtype(*d) : out[o];
-                if (!f.is_unknown()) facts.insert_or_assign(n.outputs[o], f);
+                if (f.is_unknown()) continue;
+                facts.insert_or_assign(n.outputs[o], f);
+                const auto shape = sketch.shapes.find(n.outputs[o]);
+                if (d && shape != sketch.shapes.end()) {
+                    if (is_pinned(f, *d)) knowable.insert_or_assign(n.outputs[o], knowable_value{at, f.lo});
+                }
+            }
+            const bool created = std::any_of(out.begin(), out.end(), [](const spec::value_facts& f) { return !f.forced.empty(); });
+            note_partial_outputs(at, *p, created);
+        }
+        return std::nullopt;
+    }
+
+    /// Why a node's domain rules fail on the known elements of partial data (see
+    /// unreachable_domain): a rule needed of every element fails on a known one (a
+    /// Log of the zeros Trilu leaves, taken by a Slice), or one needed of some
+    /// element of each row along an axis fails on a whole known row (an
+    /// LpNormalization of rows that Pad added).
+    [[nodiscard]] static std::optional<std::string> partial_data_outside_domain(
+        const op_profile& p, const graph::node& n, const std::map<std::string, tensor, std::less<>>& partial) {
+        if (partial.empty() || (!p.vulnerable && !p.domain_per_instance)) return std::nullopt;
+        bool reads_partial = false;
+        for (const auto& name : n.inputs) reads_partial = reads_partial || (!name.empty() && partial.count(name) != 0);
+        if (!reads_partial) return std::nullopt;
+        std::vector<spec::domain_rule> rules;
+        try {
+            rules = p.op->domain(p.op->normalize_attributes(n.attributes));
+        } catch (const error&) {
+            return std::nullopt;
+        }
+        for (const auto& r : rules) {
+            if (!r.elementwise_input || *r.elementwise_input >= n.inputs.size()) continue;
+            const auto it = partial.find(n.inputs[*r.elementwise_input]);
+            if (it == partial.end()) continue;
+            const tensor& t = it->second;
+            if (!r.input_dtypes.contains(t.element_dtype())) continue;
+            std::function<double(double)> f = r.elementwise;
+            if (!f && r.elementwise_at_limit) {
+                f = [&r, m = ops::detail::max_finite(t.element_dtype())](double v) { return r.elementwise_at_limit(v, m); };
+            }
+            if (!f) continue;
+            const auto x = t.to<double>();
+            const std::string why = n.op_type + ": " + r.description + " (input " + std::to_string(*r.elementwise_input);
+            if (!r.elementwise_any) {
+                for (const double v : x) {
+                    if (!std::isnan(v) && f(v) > 0.0) return why + " holds a value outside it, whatever the data)";
+                }
+                continue;
+            }
+            if (!r.any_along_axis) continue;  // groups of a reduction: not judged here
+            const auto rank = static_cast<std::int64_t>(t.rank());
+            const std::int64_t a = *r.any_along_axis < 0 ? *r.any_along_axis + rank : *r.any_along_axis;
+            if (a < 0 || a >= rank) continue;
+            const auto& s = t.shape();
+            std::size_t inner = 1;
+            for (std::size_t d = static_cast<std::size_t>(a) + 1; d < s.size(); ++d) inner *= s[d];
+            const std::size_t len = s[static_cast<std::size_t>(a)], outer = len == 0 ? 0 : x.size() / (len * inner);
+            for (std::size_t o = 0; o < outer; ++o) {
+                for (std::size_t i = 0; i < inner; ++i) {
+                    bool all_fail = len > 0;
+                    for (std::size_t k = 0; k < len && all_fail; ++k) {
+                        const double v = x.data()[(o * len + k) * inner + i];
+                        all_fail = !std::isnan(v) && f(v) > 0.0;
+                    }
+                    if (all_fail) return why + " has a row along axis " + std::to_string(a) + " outside it, whatever the data)";
+                }
             }
         }
         return std::nullopt;
+    }
+
+    /// Whether running node n's kernel while generating is cheap: at most 2^18
+    /// elements read and, for ops with a work estimate (Conv, MatMul), at most 2^16
+    /// work units (a float16 ConvTranspose of 64K elements takes milliseconds in
+    /// software). Costlier nodes are left to the input search.
+    [[nodiscard]] static bool cheap_to_run(const op_profile& p, const std::vector<const tensor*>& args,
+                                           const spec::attribute_map& attrs) {
+        double elements = 0.0;
+        for (const auto* a : args) elements += a != nullptr ? static_cast<double>(a->size()) : 0.0;
+        if (elements > 0x1p18) return false;
+        if (!p.hints.visited_work && !p.hints.work_estimate) return true;
+        try {
+            const spec::context c(p.op->op_type, args, p.op->normalize_attributes(attrs));
+            if (p.hints.visited_work) return p.hints.visited_work(c) <= 0x1p16;
+            const auto shapes = p.op->output_shapes(c);
+            return static_cast<double>(p.hints.work_estimate(c, shapes).eval(c.env())) <= 0x1p16;
+        } catch (const error&) {
+            return false;
+        }
+    }
+
+    /// Whether facts `f` of a dtype-d value pin every element to one small integer
+    /// (exact in every dtype, whatever rounding the facts leave out).
+    [[nodiscard]] static bool is_pinned(const spec::value_facts& f, dtype d) {
+        if (!(f.lo == f.hi) || !std::isfinite(f.lo) || f.lo != std::floor(f.lo) || std::fabs(f.lo) > 256.0) return false;
+        if (d == dtype::boolean && f.lo != 0.0 && f.lo != 1.0) return false;
+        return !(info(d).is_integer && !info(d).is_signed && f.lo < 0.0);
+    }
+
+    /// Runs node n when every input it reads is in `known` (data no free value
+    /// reaches): its outputs, or why no data makes it finite (an error, a
+    /// non-finite output, an integer output outside the op's domain, exactly as
+    /// the input search judges a node). Nothing when some input is not known.
+    [[nodiscard]] static std::optional<std::variant<std::string, std::vector<tensor>>> run_on_known_data(
+        const op_profile& p, const graph::node& n, const std::map<std::string, const tensor*, std::less<>>& known) {
+        std::vector<const tensor*> args;
+        for (const auto& name : n.inputs) {
+            if (name.empty()) {
+                args.push_back(nullptr);
+                continue;
+            }
+            const auto it = known.find(name);
+            if (it == known.end()) return std::nullopt;
+            args.push_back(it->second);
+        }
+        while (!args.empty() && args.back() == nullptr) args.pop_back();
+        if (args.empty()) return std::nullopt;
+        const auto attrs = graph::call_attributes(*p.op, n);
+        if (!cheap_to_run(p, args, attrs)) return std::nullopt;
+        const std::string where = n.op_type + " of data no free value reaches";
+        std::vector<tensor> out;
+        try {
+            out = spec::evaluate(*p.op, args, attrs);
+        } catch (const error& e) {
+            return where + ": " + e.what();
+        }
+        bool discrete = false;
+        for (std::size_t o = 0; o < out.size(); ++o) {
+            if (!info(out[o].element_dtype()).is_floating) {
+                discrete = true;
+                continue;
+            }
+            const auto x = out[o].to<double>();
+            if (!std::all_of(x.begin(), x.end(), [](double v) { return std::isfinite(v); })) {
+                return where + ": output " + std::to_string(o) + " is not finite";
+            }
+        }
+        if (discrete && (p.vulnerable || p.domain_per_instance)) {
+            std::vector<tensor> rule_args;
+            for (const auto* a : args) rule_args.push_back(a != nullptr ? *a : tensor());
+            try {
+                for (const auto& r : p.op->domain(p.op->normalize_attributes(attrs))) {
+                    if (r.loss(rule_args) > 0.0) return where + ": integer output outside the domain (" + r.description + ")";
+                }
+            } catch (const error&) {
+                // Rules that cannot judge these inputs: the search would not fail on them either.
+            }
+        }
+        return out;
     }
 
     /// Facts of fixed data: its range, its extremes as forced values.

@@ -1100,6 +1100,209 @@ TEST_CASE("value facts: casts truncate to integers, corners give sums and produc
     CHECK(to::spec::value_facts::within(1.0, 2.0).of_dtype(to::dtype::i8).lo == 1.0);
 }
 
+TEST_CASE("generator: data no free value reaches is run, and what fails on it is found") {
+    const to::gen::generator gen(to::gen::config{});
+    using attrs = to::spec::attribute_map;
+    using ints = std::vector<std::int64_t>;
+    // Ceil(Sigmoid(Softmax(x))) is 1 whatever x is (Sigmoid of [0, 1] lies in [0.5, 0.74]):
+    // Sinh makes 1.18, a reverse CumSum along n such rows 1.18 ... 1.18 n, and their
+    // product over 5 columns overflows float32 for n = 35 (about 1e212), not for n = 3.
+    auto ones_then_product = [](std::size_t n) {
+        sketch_builder b;
+        const to::shape_type s{1, n, 5};
+        b.input("x", s);
+        auto axis = to::tensor::zeros(to::dtype::i64, to::shape_type{});
+        axis.values<std::int64_t>()[0] = 1;
+        b.s.model.initializers.emplace("axis", axis);
+        b.s.fixed.insert("axis");
+        b.s.shapes.emplace("axis", to::shape_type{});
+        b.s.dtypes.emplace("axis", to::dtype::i64);
+        b.node("Softmax", attrs{{"axis", std::int64_t{0}}}, {"x"}, "p", s)
+            .node("Sigmoid", {}, {"p"}, "q", s)
+            .node("Ceil", {}, {"q"}, "c", s)
+            .node("Sinh", {}, {"c"}, "h", s)
+            .node("CumSum", attrs{{"reverse", std::int64_t{1}}}, {"h", "axis"}, "k", s)
+            .node("ReduceProd", attrs{{"keepdims", std::int64_t{0}}}, {"k"}, "r", {});
+        return b.s;
+    };
+    const auto why = gen.unreachable_domain(ones_then_product(35));
+    REQUIRE(why);
+    CHECK(why->find("ReduceProd of data no free value reaches: output 0 is not finite") != std::string::npos);
+    CHECK_FALSE(gen.unreachable_domain(ones_then_product(3)));
+    // The same product of free data is not judged by running it.
+    auto free_product = [](std::size_t n) {
+        sketch_builder b;
+        b.input("x", {1, n, 5}).node("ReduceProd", attrs{{"keepdims", std::int64_t{0}}}, {"x"}, "r", {});
+        return b.s;
+    };
+    CHECK_FALSE(gen.unreachable_domain(free_product(35)));
+
+    // A Conv whose stride and pads leave both outputs untouched is 0 everywhere (its
+    // bias with B): a ReduceLogSum of it is log 0. One untouched output leaves room.
+    auto conv_then_log_sum = [](const ints& pads, bool bias) {
+        sketch_builder b;
+        b.input("x", {1, 1, 4}).input("w", {1, 1, 1});
+        std::vector<std::string> in{"x", "w"};
+        if (bias) {
+            b.input("b", {1});
+            in.emplace_back("b");
+        }
+        const std::size_t out = static_cast<std::size_t>((4 + pads[0] + pads[1] - 1) / 20 + 1);
+        b.node("Conv", attrs{{"pads", pads}, {"strides", ints{20}}}, in, "y", {1, 1, out})
+            .node("ReduceLogSum", attrs{{"keepdims", std::int64_t{0}}}, {"y"}, "r", {});
+        return b.s;
+    };
+    const auto conv = gen.unreachable_domain(conv_then_log_sum({2, 20}, false));
+    REQUIRE(conv);
+    CHECK(conv->find("ReduceLogSum") != std::string::npos);
+    CHECK_FALSE(gen.unreachable_domain(conv_then_log_sum({0, 20}, false)));
+    CHECK_FALSE(gen.unreachable_domain(conv_then_log_sum({2, 20}, true)));
+
+    // LayerNormalization over rows of one element: the variance is 0, InvStdDev is
+    // 1 / sqrt(epsilon) > 1 for every data, and Atanh of it is NaN.
+    auto inv_std_dev_then_atanh = [](std::size_t row) {
+        to::gen::graph_sketch sk;
+        const to::shape_type x{4, row}, stats{4, 1};
+        for (const auto& [name, s] : {std::pair<std::string, to::shape_type>{"x", x}, {"scale", {row}}}) {
+            sk.model.inputs.push_back({name, to::dtype::f32, s});
+            sk.shapes.emplace(name, s);
+            sk.dtypes.emplace(name, to::dtype::f32);
+        }
+        auto n = make_node("LayerNormalization", {"x", "scale"}, "y", attrs{{"axis", std::int64_t{-1}}});
+        n.outputs = {"y", "mean", "inv"};
+        sk.model.nodes.push_back(n);
+        sk.model.nodes.push_back(make_node("Atanh", {"inv"}, "a"));
+        for (const auto& [name, s] : {std::pair<std::string, to::shape_type>{"y", x}, {"mean", stats}, {"inv", stats}, {"a", stats}}) {
+            sk.shapes.emplace(name, s);
+            sk.dtypes.emplace(name, to::dtype::f32);
+        }
+        return sk;
+    };
+    const auto inv = gen.unreachable_domain(inv_std_dev_then_atanh(1));
+    REQUIRE(inv);
+    CHECK(inv->find("Atanh") != std::string::npos);
+    CHECK_FALSE(gen.unreachable_domain(inv_std_dev_then_atanh(3)));
+}
+
+TEST_CASE("generator: elements every data gives one value (Pad, Trilu) are followed through Slice and element-wise ops") {
+    const to::gen::generator gen(to::gen::config{});
+    using attrs = to::spec::attribute_map;
+    auto fixed_i64 = [](sketch_builder& b, const std::string& name, std::vector<std::int64_t> v) {
+        auto t = to::tensor::zeros(to::dtype::i64, to::shape_type{v.size()});
+        std::copy(v.begin(), v.end(), t.values<std::int64_t>().begin());
+        b.s.model.initializers.emplace(name, t);
+        b.s.fixed.insert(name);
+        b.s.shapes.emplace(name, to::shape_type{v.size()});
+        b.s.dtypes.emplace(name, to::dtype::i64);
+    };
+    // Trilu(upper) of a 4 x 4 matrix is 0 below the diagonal. A Slice of rows 2-3 and
+    // columns 0-1 takes only such zeros: Log of it fails. Rows 0-1, columns 2-3 take x.
+    auto log_of_trilu_slice = [&](std::vector<std::int64_t> starts, std::vector<std::int64_t> ends) {
+        sketch_builder b;
+        b.input("x", {4, 4});
+        fixed_i64(b, "starts", std::move(starts));
+        fixed_i64(b, "ends", std::move(ends));
+        b.node("Trilu", attrs{{"upper", std::int64_t{1}}}, {"x"}, "t", {4, 4})
+            .node("Slice", {}, {"t", "starts", "ends"}, "s", {2, 2})
+            .node("Log", {}, {"s"}, "l", {2, 2});
+        return b.s;
+    };
+    const auto trilu = gen.unreachable_domain(log_of_trilu_slice({2, 0}, {4, 2}));
+    REQUIRE(trilu);
+    CHECK(trilu->find("Log") != std::string::npos);
+    CHECK_FALSE(gen.unreachable_domain(log_of_trilu_slice({0, 2}, {2, 4})));
+    // Pad adds a row of zeros at the top (pads 1, 0, 0, 0): after a LeakyRelu (or
+    // Relu) an LpNormalization along axis 1 divides that row by its norm, 0. A
+    // column added on the left leaves every row some of x. Max with a free y
+    // is not followed (its kernel may drop a NaN), so it is not judged.
+    auto norm_of_padded = [&](std::vector<std::int64_t> pads, const std::string& between) {
+        sketch_builder b;
+        b.input("x", {2, 3}).input("y", {1});
+        fixed_i64(b, "pads", pads);
+        const to::shape_type padded{2 + static_cast<std::size_t>(pads[0] + pads[2]), 3 + static_cast<std::size_t>(pads[1] + pads[3])};
+        b.node("Pad", {}, {"x", "pads"}, "p", padded);
+        if (between == "Max") {
+            b.node("Max", {}, {"p", "y"}, "q", padded);
+        } else {
+            b.node(between, {}, {"p"}, "q", padded);
+        }
+        b.node("LpNormalization", attrs{{"axis", std::int64_t{1}}}, {"q"}, "n", padded);
+        return b.s;
+    };
+    for (const char* op : {"LeakyRelu", "Relu", "Identity"}) {
+        CAPTURE(op);
+        const auto why = gen.unreachable_domain(norm_of_padded({1, 0, 0, 0}, op));
+        REQUIRE(why);
+        CHECK(why->find("LpNormalization") != std::string::npos);
+        CHECK(why->find("row along axis 1") != std::string::npos);
+        CHECK_FALSE(gen.unreachable_domain(norm_of_padded({0, 1, 0, 0}, op)));
+    }
+    CHECK_FALSE(gen.unreachable_domain(norm_of_padded({1, 0, 0, 0}, "Max")));
+    // Integer data: a Pad whose negative pads crop every column of x (pads 0, -3, 0, 1
+    // on 2 x 3) holds its pad value 0 alone, whatever x is: the sum a ReduceLogSum of
+    // its Relu takes is 0. Cropping two columns leaves one of x.
+    auto log_sum_of_cropped = [&](std::vector<std::int64_t> pads) {
+        sketch_builder b;
+        fixed_i64(b, "pads", pads);
+        const to::shape_type x{2, 3}, padded{2, 3 + static_cast<std::size_t>(pads[1] + pads[3])};
+        b.s.model.inputs.push_back({"x", to::dtype::i64, x});
+        b.s.model.nodes.push_back(make_node("Pad", {"x", "pads"}, "p"));
+        b.s.model.nodes.push_back(make_node("Relu", {"p"}, "r"));
+        b.s.model.nodes.push_back(make_node("ReduceLogSum", {"r"}, "l", attrs{{"keepdims", std::int64_t{0}}}));
+        for (const auto& [v, s] : {std::pair<std::string, to::shape_type>{"x", x}, {"p", padded}, {"r", padded}, {"l", {}}}) {
+            b.s.shapes.emplace(v, s);
+            b.s.dtypes.emplace(v, to::dtype::i64);
+        }
+        return b.s;
+    };
+    const auto cropped = gen.unreachable_domain(log_sum_of_cropped({0, -3, 0, 1}));
+    REQUIRE(cropped);
+    CHECK(cropped->find("ReduceLogSum") != std::string::npos);
+    CHECK_FALSE(gen.unreachable_domain(log_sum_of_cropped({0, -2, 0, 0})));
+}
+
+TEST_CASE("value facts: a float16 or bfloat16 result's bounds are rounded as its values are") {
+    const to::gen::generator gen(to::gen::config{});
+    using attrs = to::spec::attribute_map;
+    // A LogSoftmax row of 32 holds an element <= -log 32 = -3.47, whose Erf is
+    // -0.9999994: float16 and bfloat16 round it to -1 (Atanh of it is -inf), float32 does not.
+    auto erf_of_log_softmax = [](to::dtype d) {
+        to::gen::graph_sketch sk;
+        const to::shape_type s{4, 32};
+        sk.model.inputs.push_back({"x", d, s});
+        sk.model.nodes.push_back(make_node("LogSoftmax", {"x"}, "l", attrs{{"axis", std::int64_t{1}}}));
+        sk.model.nodes.push_back(make_node("Erf", {"l"}, "e"));
+        sk.model.nodes.push_back(make_node("Atanh", {"e"}, "a"));
+        for (const char* v : {"x", "l", "e", "a"}) {
+            sk.shapes.emplace(v, s);
+            sk.dtypes.emplace(v, d);
+        }
+        return sk;
+    };
+    for (const auto d : {to::dtype::f16, to::dtype::bf16}) {
+        CAPTURE(to::name(d));
+        const auto why = gen.unreachable_domain(erf_of_log_softmax(d));
+        REQUIRE(why);
+        CHECK(why->find("Atanh") != std::string::npos);
+    }
+    CHECK_FALSE(gen.unreachable_domain(erf_of_log_softmax(to::dtype::f32)));
+    CHECK_FALSE(gen.unreachable_domain(erf_of_log_softmax(to::dtype::f64)));
+    // The rounding itself: bounds, element bounds and forced values move to the dtype's
+    // nearest value; float64 keeps them.
+    auto f = to::spec::value_facts::within(0.1, 0.99999);
+    f.force(0.3);
+    f.some_at_most = -0.9999999;
+    const auto h = f.of_dtype(to::dtype::f16);
+    CHECK(h.hi == 1.0);
+    CHECK(h.lo == doctest::Approx(0.1).epsilon(1e-3));
+    CHECK(h.lo != 0.1);
+    CHECK(h.some_at_most == -1.0);
+    REQUIRE(h.forced.size() == 1);
+    CHECK(h.forced[0] == to::value_cast<double>(to::value_cast<to::float16>(0.3)));
+    CHECK(f.of_dtype(to::dtype::f64).hi == 0.99999);
+    CHECK(std::isinf(to::spec::value_facts{}.of_dtype(to::dtype::bf16).hi));
+}
+
 TEST_CASE("generator: generated graphs keep no unreachable domain, re-drawing the ones that had one") {
     const to::gen::generator gen(to::gen::config{});
     to::gen::generation_stats stats;

@@ -18,6 +18,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <limits>
 #include <map>
@@ -27,11 +28,13 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "tensoracle/gen/config.hpp"
 #include "tensoracle/gen/instance.hpp"
 #include "tensoracle/graph/graph.hpp"
+#include "tensoracle/graph/interpreter.hpp"
 #include "tensoracle/ops/detail/common.hpp"
 #include "tensoracle/ops/registry.hpp"
 
@@ -280,10 +283,211 @@ public:
             return it == same_as.end() ? name : it->second;
         };
         const spec::value_facts unknown;
+        // Data no free value reaches: fixed data, what a node computes from such
+        // data alone, and values the facts pin to one small integer (Ceil of a
+        // Sigmoid is 1, a Conv whose pads leave every output untouched is 0).
+        // A vulnerable node that reads only such data is run, and what it reads
+        // is worked out first: what they give, they give for every data (a Sinh,
+        // CumSum and ReduceProd of those ones overflows). Other nodes' outputs are
+        // only noted as `knowable`: most are never read by a vulnerable node.
+        std::map<std::string, const tensor*, std::less<>> known;
+        std::deque<tensor> computed;  // stable addresses for `known`
+        for (const auto& [name, t] : m.initializers) {
+            if (sketch.fixed.count(name) != 0) known.emplace(name, &t);
+        }
+        struct knowable_value {
+            std::size_t node = 0;          // its producer
+            std::optional<double> pinned;  // every element, where the facts pin it
+        };
+        std::map<std::string, knowable_value, std::less<>> knowable;
+        // Puts `name` in `known` if it is knowable; why no data can make it finite, if so.
+        std::function<std::optional<std::string>(const std::string&)> make_known =
+            [&](const std::string& name) -> std::optional<std::string> {
+            const auto it = knowable.find(name);
+            if (it == knowable.end() || known.count(name) != 0) return std::nullopt;
+            const knowable_value v = it->second;
+            knowable.erase(it);  // worked out once, whatever the outcome
+            if (v.pinned) {
+                const auto d = dtype_of(name);
+                const auto shape = sketch.shapes.find(name);
+                if (!d || shape == sketch.shapes.end()) return std::nullopt;
+                auto values = array<double>::from_shape(shape->second);
+                values.fill(*v.pinned);
+                computed.push_back(tensor::from_array_as(values, *d));
+                known.insert_or_assign(name, &computed.back());
+                return std::nullopt;
+            }
+            const auto& n = m.nodes[v.node];
+            for (const auto& input : n.inputs) {
+                if (input.empty()) continue;
+                if (auto why = make_known(input)) return why;
+            }
+            const auto* q = profile(n.op_type);
+            if (q == nullptr) return std::nullopt;
+            auto out = run_on_known_data(*q, n, known);
+            if (!out) return std::nullopt;
+            if (const auto* why = std::get_if<std::string>(&*out)) return *why;
+            auto& results = std::get<std::vector<tensor>>(*out);
+            for (std::size_t o = 0; o < n.outputs.size() && o < results.size(); ++o) {
+                if (n.outputs[o].empty() || known.count(n.outputs[o]) != 0) continue;
+                knowable.erase(n.outputs[o]);
+                computed.push_back(std::move(results[o]));
+                known.insert_or_assign(n.outputs[o], &computed.back());
+            }
+            return std::nullopt;
+        };
+        // Floating data some of whose elements are known, the others NaN (see
+        // spec::hints::runs_on_unknowns): Pad's constant, Trilu's zeros, a Conv output
+        // no tap reaches, and the elements Slice, Gather or Transpose take of them.
+        // Worked out only where a vulnerable node reads it (most graphs never do):
+        // `may_know` names the values whose producer may know some elements (a Pad,
+        // or a Slice of a Pad's output), with that node and whether it creates them.
+        std::map<std::string, tensor, std::less<>> partial;
+        std::map<std::string, std::pair<std::size_t, bool>, std::less<>> may_know;
+        std::vector<char> partial_run(end, 0);
+        // Runs node n on known, partial and (NaN) unknown floating data; `created`:
+        // its output facts name values every data puts somewhere (Pad's constant), so
+        // it may know elements even of unknown inputs. Stores what it learns.
+        auto run_on_partial_data = [&](const graph::node& n, const op_profile& p, bool created) {
+            using mode = spec::hints::unknown_data;
+            if (p.hints.runs_on_unknowns == mode::not_run) return;
+            std::vector<tensor> unknowns;  // stand-ins, kept alive for the call
+            unknowns.reserve(n.inputs.size());
+            std::vector<const tensor*> args;
+            std::vector<std::size_t> filled;  // integer and bool stand-ins: no NaN marks them (see below)
+            bool some_partial = false, some_nan = false;
+            for (const auto& name : n.inputs) {
+                if (name.empty()) {
+                    args.push_back(nullptr);
+                } else if (const auto k = known.find(name); k != known.end()) {
+                    args.push_back(k->second);
+                } else if (const auto q = partial.find(name); q != partial.end()) {
+                    args.push_back(&q->second);
+                    some_partial = true;
+                } else {
+                    const auto d = dtype_of(name);
+                    const auto shape = sketch.shapes.find(name);
+                    if (!d || shape == sketch.shapes.end()) return;
+                    auto values = array<double>::from_shape(shape->second);
+                    values.fill(info(*d).is_floating ? std::numeric_limits<double>::quiet_NaN() : 0.0);
+                    if (!info(*d).is_floating) filled.push_back(args.size());
+                    some_nan = some_nan || info(*d).is_floating;
+                    unknowns.push_back(tensor::from_array_as(values, *d));
+                    args.push_back(&unknowns.back());
+                }
+            }
+            const bool all_known = !some_partial && unknowns.empty();
+            // Element-wise, an unknown input element leaves its output unknown: only
+            // partial data teaches anything.
+            if (!all_known && !some_partial && (!created || p.hints.runs_on_unknowns == mode::elementwise)) return;
+            if (!filled.empty() && p.hints.runs_on_unknowns != mode::nan_faithful) return;
+            while (!args.empty() && args.back() == nullptr) args.pop_back();
+            const auto attrs = graph::call_attributes(*p.op, n);
+            if (!cheap_to_run(p, args, attrs)) return;
+            std::vector<tensor> out;
+            try {
+                out = spec::evaluate(*p.op, args, attrs);
+                // Integer data has no NaN: run again with its stand-ins 1 instead of 0. Outputs
+                // the same both times do not read it (a Pad whose negative pads crop every
+                // input element: its output is the pad value alone); else nothing is learned.
+                if (!filled.empty()) {
+                    for (const std::size_t i : filled) {
+                        auto ones = array<double>::from_shape(args[i]->shape());
+                        ones.fill(1.0);
+                        unknowns[static_cast<std::size_t>(args[i] - unknowns.data())] =
+                            tensor::from_array_as(ones, args[i]->element_dtype());
+                    }
+                    const auto again = spec::evaluate(*p.op, args, attrs);
+                    for (std::size_t o = 0; o < out.size(); ++o) {
+                        const auto a = out[o].to<double>(), b = again[o].to<double>();
+                        for (std::size_t e = 0; e < a.size(); ++e) {
+                            const double u = a.data()[e], v = b.data()[e];
+                            if (!(u == v || (std::isnan(u) && std::isnan(v)))) return;
+                        }
+                    }
+                }
+            } catch (const error&) {
+                return;  // the search will see it; nothing learned here
+            }
+            // Outputs of known data alone, or of integer stand-ins they do not read, are known.
+            if (all_known || (!some_partial && !some_nan)) {
+                for (std::size_t o = 0; o < out.size() && o < n.outputs.size(); ++o) {
+                    if (n.outputs[o].empty()) continue;
+                    computed.push_back(std::move(out[o]));
+                    known.insert_or_assign(n.outputs[o], &computed.back());
+                }
+                return;
+            }
+            for (std::size_t o = 0; o < out.size() && o < n.outputs.size(); ++o) {
+                if (n.outputs[o].empty() || !info(out[o].element_dtype()).is_floating) continue;
+                auto y = out[o].to<double>();
+                if (p.hints.runs_on_unknowns == mode::elementwise) {
+                    if (args.empty() || args[0] == nullptr || args[0]->shape() != out[o].shape()) continue;
+                    const auto x = args[0]->to<double>();
+                    for (std::size_t e = 0; e < y.size(); ++e) {
+                        if (std::isnan(x.data()[e])) y.data()[e] = std::numeric_limits<double>::quiet_NaN();
+                    }
+                }
+                std::size_t unknown_count = 0;
+                std::vector<double> values;  // a few of the known values, as forced values
+                for (const double v : y) {
+                    if (std::isnan(v)) {
+                        ++unknown_count;
+                    } else if (values.size() < 4 && std::find(values.begin(), values.end(), v) == values.end()) {
+                        values.push_back(v);
+                    }
+                }
+                if (unknown_count == y.size()) continue;
+                const auto& name = n.outputs[o];
+                if (unknown_count == 0) {
+                    computed.push_back(std::move(out[o]));
+                    known.insert_or_assign(name, &computed.back());
+                    facts.insert_or_assign(name, data_facts(computed.back()));
+                    continue;
+                }
+                if (p.hints.runs_on_unknowns == mode::elementwise) out[o] = tensor::from_array_as(y, out[o].element_dtype());
+                auto& f = facts[key(name)];
+                for (const double v : values) {
+                    if (v >= f.lo && v <= f.hi) f.force(v);  // outside: facts that rounding escaped; leave them
+                }
+                partial.insert_or_assign(name, std::move(out[o]));
+            }
+        };
+        // The partial data of `name`, worked out through its producers on first use.
+        std::function<void(const std::string&)> materialize = [&](const std::string& name) {
+            const auto it = may_know.find(name);
+            if (it == may_know.end() || partial_run[it->second.first] != 0) return;
+            const auto [k, created] = it->second;
+            partial_run[k] = 1;
+            for (const auto& input : m.nodes[k].inputs) {
+                if (!input.empty()) materialize(input);
+            }
+            if (const auto* q = profile(m.nodes[k].op_type)) run_on_partial_data(m.nodes[k], *q, created);
+        };
+        // Records that node `at`'s outputs may know elements (see may_know).
+        auto note_partial_outputs = [&](std::size_t at, const op_profile& p, bool created) {
+            using mode = spec::hints::unknown_data;
+            if (p.hints.runs_on_unknowns == mode::not_run) return;
+            const auto& n = m.nodes[at];
+            bool reads = false;
+            for (const auto& input : n.inputs) reads = reads || (!input.empty() && may_know.count(input) != 0);
+            if (!reads && (!created || p.hints.runs_on_unknowns == mode::elementwise)) return;
+            for (const auto& o : n.outputs) {
+                if (!o.empty()) may_know.insert_or_assign(o, std::make_pair(at, created));
+            }
+        };
+        for (const auto& [name, t] : m.initializers) {
+            if (sketch.fixed.count(name) != 0) known.emplace(name, &t);
+        }
         for (std::size_t at = 0; at < end; ++at) {
             const auto& n = m.nodes[at];
             const auto* p = profile(n.op_type);
             if (p == nullptr) continue;
+            if ((p->vulnerable || p->domain_per_instance) && !may_know.empty()) {
+                for (const auto& name : n.inputs) {
+                    if (!name.empty()) materialize(name);
+                }
+            }
             std::vector<spec::value_facts> in;
             std::vector<shape_type> in_shapes;
             for (const auto& name : n.inputs) {
@@ -300,8 +504,35 @@ public:
                 node_out_shapes.push_back(it == sketch.shapes.end() ? shape_type{} : it->second);
             }
             if (auto why = check_domain(*p, n.attributes, in, in_dtypes, in_shapes, node_out_shapes)) return why;
+            if (auto why = partial_data_outside_domain(*p, n, partial)) return why;
             for (std::size_t k = 0; k < n.inputs.size(); ++k) {
                 if (!n.inputs[k].empty() && !in[k].is_unknown()) facts.insert_or_assign(key(n.inputs[k]), in[k]);
+            }
+            bool all_knowable = false;
+            for (const auto& name : n.inputs) {
+                if (name.empty()) continue;
+                all_knowable = known.count(name) != 0 || knowable.count(name) != 0;
+                if (!all_knowable) break;
+            }
+            if (all_knowable && (p->vulnerable || p->domain_per_instance)) {
+                for (const auto& name : n.inputs) {
+                    if (auto why = make_known(name)) return why;
+                }
+                if (auto out = run_on_known_data(*p, n, known)) {
+                    if (const auto* why = std::get_if<std::string>(&*out)) return *why;
+                    auto& results = std::get<std::vector<tensor>>(*out);
+                    for (std::size_t o = 0; o < n.outputs.size() && o < results.size(); ++o) {
+                        if (n.outputs[o].empty()) continue;
+                        computed.push_back(std::move(results[o]));
+                        known.insert_or_assign(n.outputs[o], &computed.back());
+                        facts.insert_or_assign(n.outputs[o], data_facts(computed.back()));
+                    }
+                    continue;
+                }
+            } else if (all_knowable) {
+                for (const auto& o : n.outputs) {
+                    if (!o.empty()) knowable.insert_or_assign(o, knowable_value{at, std::nullopt});
+                }
             }
             if (const auto c = p->hints.copied_input; c && *c < n.inputs.size() && !n.inputs[*c].empty() &&
                                                       !n.outputs.empty() && !n.outputs[0].empty()) {
@@ -309,6 +540,7 @@ public:
                 const bool empty = it == sketch.shapes.end() || element_count(it->second) == 0;
                 if (!empty && dtype_of(n.outputs[0]) == dtype_of(n.inputs[*c])) {
                     same_as.insert_or_assign(n.outputs[0], key(n.inputs[*c]));
+                    note_partial_outputs(at, *p, false);
                     continue;
                 }
             }
@@ -319,10 +551,155 @@ public:
                 if (n.outputs[o].empty()) continue;
                 const auto d = dtype_of(n.outputs[o]);
                 const auto f = d ? out[o].of_dtype(*d) : out[o];
-                if (!f.is_unknown()) facts.insert_or_assign(n.outputs[o], f);
+                if (f.is_unknown()) continue;
+                facts.insert_or_assign(n.outputs[o], f);
+                const auto shape = sketch.shapes.find(n.outputs[o]);
+                if (d && shape != sketch.shapes.end()) {
+                    if (is_pinned(f, *d)) knowable.insert_or_assign(n.outputs[o], knowable_value{at, f.lo});
+                }
+            }
+            const bool created = std::any_of(out.begin(), out.end(), [](const spec::value_facts& f) { return !f.forced.empty(); });
+            note_partial_outputs(at, *p, created);
+        }
+        return std::nullopt;
+    }
+
+    /// Why a node's domain rules fail on the known elements of partial data (see
+    /// unreachable_domain): a rule needed of every element fails on a known one (a
+    /// Log of the zeros Trilu leaves, taken by a Slice), or one needed of some
+    /// element of each row along an axis fails on a whole known row (an
+    /// LpNormalization of rows that Pad added).
+    [[nodiscard]] static std::optional<std::string> partial_data_outside_domain(
+        const op_profile& p, const graph::node& n, const std::map<std::string, tensor, std::less<>>& partial) {
+        if (partial.empty() || (!p.vulnerable && !p.domain_per_instance)) return std::nullopt;
+        bool reads_partial = false;
+        for (const auto& name : n.inputs) reads_partial = reads_partial || (!name.empty() && partial.count(name) != 0);
+        if (!reads_partial) return std::nullopt;
+        std::vector<spec::domain_rule> rules;
+        try {
+            rules = p.op->domain(p.op->normalize_attributes(n.attributes));
+        } catch (const error&) {
+            return std::nullopt;
+        }
+        for (const auto& r : rules) {
+            if (!r.elementwise_input || *r.elementwise_input >= n.inputs.size()) continue;
+            const auto it = partial.find(n.inputs[*r.elementwise_input]);
+            if (it == partial.end()) continue;
+            const tensor& t = it->second;
+            if (!r.input_dtypes.contains(t.element_dtype())) continue;
+            std::function<double(double)> f = r.elementwise;
+            if (!f && r.elementwise_at_limit) {
+                f = [&r, m = ops::detail::max_finite(t.element_dtype())](double v) { return r.elementwise_at_limit(v, m); };
+            }
+            if (!f) continue;
+            const auto x = t.to<double>();
+            const std::string why = n.op_type + ": " + r.description + " (input " + std::to_string(*r.elementwise_input);
+            if (!r.elementwise_any) {
+                for (const double v : x) {
+                    if (!std::isnan(v) && f(v) > 0.0) return why + " holds a value outside it, whatever the data)";
+                }
+                continue;
+            }
+            if (!r.any_along_axis) continue;  // groups of a reduction: not judged here
+            const auto rank = static_cast<std::int64_t>(t.rank());
+            const std::int64_t a = *r.any_along_axis < 0 ? *r.any_along_axis + rank : *r.any_along_axis;
+            if (a < 0 || a >= rank) continue;
+            const auto& s = t.shape();
+            std::size_t inner = 1;
+            for (std::size_t d = static_cast<std::size_t>(a) + 1; d < s.size(); ++d) inner *= s[d];
+            const std::size_t len = s[static_cast<std::size_t>(a)], outer = len == 0 ? 0 : x.size() / (len * inner);
+            for (std::size_t o = 0; o < outer; ++o) {
+                for (std::size_t i = 0; i < inner; ++i) {
+                    bool all_fail = len > 0;
+                    for (std::size_t k = 0; k < len && all_fail; ++k) {
+                        const double v = x.data()[(o * len + k) * inner + i];
+                        all_fail = !std::isnan(v) && f(v) > 0.0;
+                    }
+                    if (all_fail) return why + " has a row along axis " + std::to_string(a) + " outside it, whatever the data)";
+                }
             }
         }
         return std::nullopt;
+    }
+
+    /// Whether running node n's kernel while generating is cheap: at most 2^18
+    /// elements read and, for ops with a work estimate (Conv, MatMul), at most 2^16
+    /// work units (a float16 ConvTranspose of 64K elements takes milliseconds in
+    /// software). Costlier nodes are left to the input search.
+    [[nodiscard]] static bool cheap_to_run(const op_profile& p, const std::vector<const tensor*>& args,
+                                           const spec::attribute_map& attrs) {
+        double elements = 0.0;
+        for (const auto* a : args) elements += a != nullptr ? static_cast<double>(a->size()) : 0.0;
+        if (elements > 0x1p18) return false;
+        if (!p.hints.visited_work && !p.hints.work_estimate) return true;
+        try {
+            const spec::context c(p.op->op_type, args, p.op->normalize_attributes(attrs));
+            if (p.hints.visited_work) return p.hints.visited_work(c) <= 0x1p16;
+            const auto shapes = p.op->output_shapes(c);
+            return static_cast<double>(p.hints.work_estimate(c, shapes).eval(c.env())) <= 0x1p16;
+        } catch (const error&) {
+            return false;
+        }
+    }
+
+    /// Whether facts `f` of a dtype-d value pin every element to one small integer
+    /// (exact in every dtype, whatever rounding the facts leave out).
+    [[nodiscard]] static bool is_pinned(const spec::value_facts& f, dtype d) {
+        if (!(f.lo == f.hi) || !std::isfinite(f.lo) || f.lo != std::floor(f.lo) || std::fabs(f.lo) > 256.0) return false;
+        if (d == dtype::boolean && f.lo != 0.0 && f.lo != 1.0) return false;
+        return !(info(d).is_integer && !info(d).is_signed && f.lo < 0.0);
+    }
+
+    /// Runs node n when every input it reads is in `known` (data no free value
+    /// reaches): its outputs, or why no data makes it finite (an error, a
+    /// non-finite output, an integer output outside the op's domain, exactly as
+    /// the input search judges a node). Nothing when some input is not known.
+    [[nodiscard]] static std::optional<std::variant<std::string, std::vector<tensor>>> run_on_known_data(
+        const op_profile& p, const graph::node& n, const std::map<std::string, const tensor*, std::less<>>& known) {
+        std::vector<const tensor*> args;
+        for (const auto& name : n.inputs) {
+            if (name.empty()) {
+                args.push_back(nullptr);
+                continue;
+            }
+            const auto it = known.find(name);
+            if (it == known.end()) return std::nullopt;
+            args.push_back(it->second);
+        }
+        while (!args.empty() && args.back() == nullptr) args.pop_back();
+        if (args.empty()) return std::nullopt;
+        const auto attrs = graph::call_attributes(*p.op, n);
+        if (!cheap_to_run(p, args, attrs)) return std::nullopt;
+        const std::string where = n.op_type + " of data no free value reaches";
+        std::vector<tensor> out;
+        try {
+            out = spec::evaluate(*p.op, args, attrs);
+        } catch (const error& e) {
+            return where + ": " + e.what();
+        }
+        bool discrete = false;
+        for (std::size_t o = 0; o < out.size(); ++o) {
+            if (!info(out[o].element_dtype()).is_floating) {
+                discrete = true;
+                continue;
+            }
+            const auto x = out[o].to<double>();
+            if (!std::all_of(x.begin(), x.end(), [](double v) { return std::isfinite(v); })) {
+                return where + ": output " + std::to_string(o) + " is not finite";
+            }
+        }
+        if (discrete && (p.vulnerable || p.domain_per_instance)) {
+            std::vector<tensor> rule_args;
+            for (const auto* a : args) rule_args.push_back(a != nullptr ? *a : tensor());
+            try {
+                for (const auto& r : p.op->domain(p.op->normalize_attributes(attrs))) {
+                    if (r.loss(rule_args) > 0.0) return where + ": integer output outside the domain (" + r.description + ")";
+                }
+            } catch (const error&) {
+                // Rules that cannot judge these inputs: the search would not fail on them either.
+            }
+        }
+        return out;
     }
 
     /// Facts of fixed data: its range, its extremes as forced values.

@@ -650,7 +650,7 @@ struct PRelu {
     // Facts: X >= 0 passes unchanged (the slope never applies); otherwise nothing known.
     template <int = 0>
     static spec::hints hints() {
-        return spec::hints{}.range(1, 0.0, 1.0).facts(
+        return spec::hints{}.nan_faithful().range(1, 0.0, 1.0).facts(
             [](std::span<const spec::value_facts> in, const spec::attribute_map&, std::span<const shape_type>) {
                 return std::vector<spec::value_facts>{!in.empty() && in[0].lo >= 0.0 ? in[0] : spec::value_facts{}};
             });

@@ -400,33 +400,38 @@ inline std::pair<std::int64_t, std::int64_t> taps_in_bounds(std::int64_t a, std:
     return {first, end};
 }
 
-/// Whether some output position of the plan receives no product at all (a
-/// Conv window wholly in the padding, a ConvTranspose gap between strided or
-/// dilated taps, or a row added by output_padding): without B that output is
-/// exactly 0 whatever the data (value facts: a divisor or a Log there fails).
-inline bool has_untouched_output(const conv_plan& p, bool transpose) {
-    if (p.N <= 0 || p.M <= 0 || p.os.size() != p.n) return false;
+/// Which output positions of the plan receive no product at all (a Conv
+/// window wholly in the padding, a ConvTranspose gap between strided or
+/// dilated taps, or a row added by output_padding): without B such an output
+/// is exactly 0 whatever the data (value facts: a divisor or a Log there
+/// fails). An output is untouched when its position along one spatial axis
+/// is, so the answer is per axis: none, some, or all of the outputs.
+enum class untouched { none, some, all };
+inline untouched untouched_outputs(const conv_plan& p, bool transpose) {
+    if (p.N <= 0 || p.M <= 0 || p.os.size() != p.n) return untouched::none;
     for (std::size_t i = 0; i < p.n; ++i) {
-        if (p.os[i] <= 0 || p.xs[i] <= 0 || p.ks[i] <= 0) return false;
+        if (p.os[i] <= 0 || p.xs[i] <= 0 || p.ks[i] <= 0) return untouched::none;
     }
+    untouched found = untouched::none;
     for (std::size_t i = 0; i < p.n; ++i) {
+        std::vector<bool> hit(static_cast<std::size_t>(p.os[i]), false);
         if (!transpose) {
             for (std::int64_t o = 0; o < p.os[i]; ++o) {
                 const auto [first, end] = taps_in_bounds(o * p.st[i] - p.pb[i], p.dl[i], p.ks[i], p.xs[i]);
-                if (first >= end) return true;
+                hit[static_cast<std::size_t>(o)] = first < end;
             }
         } else {
-            std::vector<bool> hit(static_cast<std::size_t>(p.os[i]), false);
             for (std::int64_t j = 0; j < p.xs[i]; ++j) {
                 for (std::int64_t k = 0; k < p.ks[i]; ++k) {
                     const std::int64_t o = j * p.st[i] + k * p.dl[i] - p.pb[i];
                     if (o >= 0 && o < p.os[i]) hit[static_cast<std::size_t>(o)] = true;
                 }
             }
-            if (std::find(hit.begin(), hit.end(), false) != hit.end()) return true;
         }
+        if (std::find(hit.begin(), hit.end(), true) == hit.end()) return untouched::all;
+        if (std::find(hit.begin(), hit.end(), false) != hit.end()) found = untouched::some;
     }
-    return false;
+    return found;
 }
 
 /// The in-bounds taps of axis i summed over its window starts: for Conv and
@@ -474,14 +479,21 @@ double conv_visited_work(const spec::context& c, bool transpose) {
 /// its channel's bias, 0 without B, for every data. Which outputs the taps
 /// reach depends on the geometry alone, so such a place exists in every
 /// channel: each value B is forced to hold (a Hardmax's zeros) is an output.
+/// Where no tap reaches any output (pads wider than the input along one axis)
+/// the output is B broadcast, or all 0, whatever X and W hold.
 template <class Op>
 std::vector<spec::value_facts> untouched_output_facts(std::span<const spec::value_facts> in, const spec::attribute_map& attrs,
                                                       std::span<const shape_type> shapes, bool transpose) {
     if (shapes.size() < 2) return {spec::value_facts{}};
     const bool bias = shapes.size() > 2 && !shapes[2].empty();
-    if (bias && (in.size() < 3 || in[2].forced.empty())) return {spec::value_facts{}};
     const auto p = Op::plan(shapes[0], shapes[1], nullptr, spec::parse_attributes<typename Op::attributes>(attrs, Op::op_type));
-    if (!has_untouched_output(p, transpose)) return {spec::value_facts{}};
+    const auto where = untouched_outputs(p, transpose);
+    if (where == untouched::all) {
+        if (!bias) return {spec::value_facts::constant(0.0)};
+        return {in.size() > 2 ? in[2] : spec::value_facts{}};  // every channel's bias, nothing else
+    }
+    if (bias && (in.size() < 3 || in[2].forced.empty())) return {spec::value_facts{}};
+    if (where == untouched::none) return {spec::value_facts{}};
     spec::value_facts out;
     if (!bias) return {out.force(0.0)};
     for (const double v : in[2].forced) out.force(v);
@@ -1011,7 +1023,7 @@ struct conv : nn::two_inputs_and_optional_third<conv>, nn::tap_kernel<conv>, spe
     }
     template <int = 0>
     static spec::hints hints() {
-        return spec::hints{}
+        return spec::hints{}.nan_faithful()
             .choice("auto_pad", {std::string("NOTSET"), std::string("SAME_UPPER"), std::string("SAME_LOWER"), std::string("VALID")}, 0.4)
             .solve("group", 1, 16, 0.5)
             .range(0, -2, 2)
@@ -1221,7 +1233,7 @@ struct conv_transpose : nn::two_inputs_and_optional_third<conv_transpose>, nn::t
     }
     template <int = 0>
     static spec::hints hints() {
-        return spec::hints{}
+        return spec::hints{}.nan_faithful()
             .choice("auto_pad", {std::string("NOTSET"), std::string("SAME_UPPER"), std::string("SAME_LOWER"), std::string("VALID")}, 0.3)
             .solve("group", 1, 16, 0.5)
             .solve("output_padding", 0, 8, 0.3)

@@ -1184,8 +1184,9 @@ struct layer_normalization {
         const spec::value_facts x = in.empty() ? spec::value_facts{} : in[0];
         const auto a = spec::parse_attributes<attributes>(attrs, op_type);
         spec::value_facts y;
+        std::size_t row = 0;  // elements per normalized row; 0: not known
         if (!shapes.empty() && !shapes[0].empty()) {
-            std::size_t row = 1;
+            row = 1;
             for (std::size_t i = spec::normalize_axis(a.axis, shapes[0].size(), op_type); i < shapes[0].size(); ++i) {
                 row *= shapes[0][i];
             }
@@ -1206,7 +1207,9 @@ struct layer_normalization {
         }
         const double eps = a.epsilon;
         if (!(eps > 0.0)) return {y, x.range_only(), spec::value_facts{}};
-        const double var_max = (x.hi - x.lo) * (x.hi - x.lo) / 4.0;
+        // A row of one element has variance 0 whatever it holds: InvStdDev is
+        // 1 / sqrt(epsilon) (Atanh of it fails for every epsilon below 1).
+        const double var_max = row == 1 ? 0.0 : (x.hi - x.lo) * (x.hi - x.lo) / 4.0;
         // 1% slack for rounding in float32 / bfloat16 statistics.
         const auto inv = spec::value_facts::within(0.99 / std::sqrt(var_max + eps), 1.01 / std::sqrt(eps));
         return {y, x.range_only(), inv};

@@ -597,7 +597,7 @@ struct flatten {
 struct slice {
     static constexpr std::string_view op_type = "Slice";
     template <int = 0>
-    static spec::hints hints() { return spec::hints{}.facts(spec::facts::selection_of(0)); }  // a subset of the elements
+    static spec::hints hints() { return spec::hints{}.nan_faithful().facts(spec::facts::selection_of(0)); }  // a subset of the elements
     static constexpr int opset = 13;
     using attributes = spec::no_attributes;
     static constexpr std::array<spec::value_spec, 5> inputs{{{"data", spec::types::all},
@@ -768,7 +768,7 @@ struct concat {
     /// Every element of every input, in one tensor.
     template <int = 0>
     static spec::hints hints() {
-        return spec::hints{}.facts([](std::span<const spec::value_facts> in, const spec::attribute_map&,
+        return spec::hints{}.nan_faithful().facts([](std::span<const spec::value_facts> in, const spec::attribute_map&,
                                       std::span<const shape_type>) {
             spec::value_facts out = in.empty() ? spec::value_facts{} : in[0];
             for (std::size_t i = 1; i < in.size(); ++i) out.join(in[i]);
@@ -894,7 +894,7 @@ struct split_attr {
 struct split {
     static constexpr std::string_view op_type = "Split";
     template <int = 0>
-    static spec::hints hints() { return spec::hints{}.facts(spec::facts::selection_of(0)); }  // each part: some elements
+    static spec::hints hints() { return spec::hints{}.nan_faithful().facts(spec::facts::selection_of(0)); }  // each part: some elements
     static constexpr int opset = 13;
     using attributes = split_attr;
     static constexpr std::string_view num_outputs_attribute = "__num_outputs";
@@ -1317,7 +1317,7 @@ struct pad {
     }
     template <int = 0>
     static spec::hints hints() {
-        return spec::hints{}
+        return spec::hints{}.nan_faithful()
             .choice("mode", {std::string("constant"), std::string("reflect"), std::string("edge")}, 0.8)
             .facts_with_output_shapes(padded_facts);
     }
@@ -1439,7 +1439,7 @@ struct gather {
     template <int = 0>
     static spec::hints hints() {
         // Indices into the (solved) axis dim, negative ones included.
-        return spec::hints{}.facts(spec::facts::selection_of(0)).after_solving(1, [](rng& g, const spec::context& c, dtype d, const shape_type& s) {
+        return spec::hints{}.nan_faithful().facts(spec::facts::selection_of(0)).after_solving(1, [](rng& g, const spec::context& c, dtype d, const shape_type& s) {
             return shape_detail::random_indices(g, c, d, s);
         });
     }
@@ -1524,7 +1524,7 @@ struct gather_elements {
     }
     template <int = 0>
     static spec::hints hints() {
-        return spec::hints{}.facts(spec::facts::selection_of(0)).after_solving(1, [](rng& g, const spec::context& c, dtype d, const shape_type& s) {
+        return spec::hints{}.nan_faithful().facts(spec::facts::selection_of(0)).after_solving(1, [](rng& g, const spec::context& c, dtype d, const shape_type& s) {
             return shape_detail::random_indices(g, c, d, s);
         });
     }
@@ -1598,7 +1598,7 @@ struct trilu {
     template <int = 0>
     static spec::hints hints() {
         // Zeros where the triangle leaves elements out (every matrix but 1 x 1 and the widest k).
-        return spec::hints{}.flag("upper").facts([](std::span<const spec::value_facts> in, const spec::attribute_map&,
+        return spec::hints{}.nan_faithful().flag("upper").facts([](std::span<const spec::value_facts> in, const spec::attribute_map&,
                                                     std::span<const shape_type> shapes) {
             spec::value_facts out = in.empty() ? spec::value_facts{} : in[0];
             const bool single = !shapes.empty() && shapes[0].size() >= 2 && shapes[0][shapes[0].size() - 1] == 1 &&

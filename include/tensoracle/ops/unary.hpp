@@ -108,6 +108,9 @@ struct unary_elementwise {
         // [0, inf)); integer-only ops (bitwise) are left unknown.
         if constexpr (!(F::types & spec::types::floating).empty()) {
             if (!h.output_facts) h.facts(image_facts);
+            if (h.runs_on_unknowns == spec::hints::unknown_data::not_run) {
+                h.runs_on_unknowns = spec::hints::unknown_data::elementwise;
+            }
         }
         return h;
     }

@@ -109,7 +109,7 @@ struct value_facts {
     /// are kept of them. Floating dtypes: as they are.
     [[nodiscard]] value_facts of_dtype(dtype d) const {
         const auto& i = info(d);
-        if (i.is_floating) return *this;
+        if (i.is_floating) return d == dtype::f64 ? *this : rounded_to(d);
         double dlo = 0.0, dhi = 1.0;
         if (i.is_integer) {
             dlo = i.is_signed ? -std::ldexp(1.0, i.bits - 1) : 0.0;
@@ -128,6 +128,36 @@ struct value_facts {
         for (const double v : forced) {
             if (v >= dlo && v <= dhi && v == std::floor(v)) out.forced.push_back(v);
         }
+        return out;
+    }
+    /// These facts of values an op rounds to floating dtype d at the end: each
+    /// bound rounded as the values are. Rounding to nearest is monotone, so a
+    /// bound of the exact values, rounded, bounds the rounded values (a float16
+    /// Erf of x <= -3.5 is -1 exactly: Atanh of it fails, while float32's
+    /// -0.9999993 does not).
+    [[nodiscard]] value_facts rounded_to(dtype d) const {
+        const double top = visit(d, [](auto t) {
+            using T = typename decltype(t)::type;
+            return value_cast<double>(std::numeric_limits<T>::max());
+        });
+        auto round = [d, top](double v) {
+            if (!std::isfinite(v) || std::fabs(v) > top) return v;  // beyond: as it is (weaker, still true)
+            return visit(d, [v](auto t) {
+                using T = typename decltype(t)::type;
+                return value_cast<double>(value_cast<T>(v));
+            });
+        };
+        value_facts out = *this;
+        out.lo = round(lo);
+        out.hi = round(hi);
+        out.some_at_most = round(some_at_most);
+        out.some_at_least = round(some_at_least);
+        out.forced.clear();
+        for (const double v : forced) {
+            const double r = round(v);
+            if (std::find(out.forced.begin(), out.forced.end(), r) == out.forced.end()) out.forced.push_back(r);
+        }
+        if (gap) out.gap = std::make_pair(round(gap->first), round(gap->second));
         return out;
     }
     /// Both values' elements in one (Concat, Pad's added constant): the hull, every forced value.
@@ -382,6 +412,16 @@ struct hints {
     std::optional<std::size_t> copied_input;
     /// The output's facts when both operands are one value (Sub(x, x) is 0).
     std::optional<value_facts> equal_operands_facts;
+    /// Whether the generator may run the kernel on data some of whose floating
+    /// elements no one knows, marked NaN, to find the elements that hold the same
+    /// value for every data (Pad's constant, Trilu's zeros, a Conv output no tap
+    /// reaches, and where Slice or Gather take them). `nan_faithful`: every output
+    /// element that reads a NaN is NaN (copies, selections, sums of products), so
+    /// one that is not reads known elements only. `elementwise`: output element k
+    /// reads input element k alone; where that is NaN the output is taken as
+    /// unknown whatever the kernel gave (Relu's max(0, NaN) may be 0).
+    enum class unknown_data { not_run, nan_faithful, elementwise };
+    unknown_data runs_on_unknowns = unknown_data::not_run;
 
     [[nodiscard]] const attribute_hint* attribute(std::string_view name) const {
         for (const auto& a : attributes) {
@@ -505,6 +545,12 @@ struct hints {
     hints& copies(std::size_t i = 0) {
         output_facts = facts::copy_of(i);
         copied_input = i;
+        runs_on_unknowns = unknown_data::nan_faithful;
+        return *this;
+    }
+    /// See runs_on_unknowns.
+    hints& nan_faithful() {
+        runs_on_unknowns = unknown_data::nan_faithful;
         return *this;
     }
     /// What the output holds when both operands are the same value (Sub(x, x)
