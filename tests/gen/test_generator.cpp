@@ -1443,6 +1443,28 @@ TEST_CASE("input search: a domain only an exact zero reaches") {
     }
 }
 
+TEST_CASE("input search: a product of 64,000 bfloat16 elements, finite and non-zero") {
+    // Reciprocal(ReduceProd(x)) over 250 x 256 bfloat16 elements: the product is finite and
+    // non-zero only where sum(log |x|) lies within about +-88, every element near 1. Draws
+    // land far from that and a gradient step moves each element by about lr; the starts
+    // that set some free values to all ones reach it at once.
+    to::gen::graph_sketch s;
+    const to::shape_type shape{250, 256};
+    s.model.inputs = {{"x", to::dtype::bf16, shape}};
+    s.model.nodes = {make_node("ReduceProd", {"x"}, "p", to::spec::attribute_map{{"keepdims", std::int64_t{0}}}),
+                     make_node("Reciprocal", {"p"}, "r")};
+    s.model.outputs.push_back({"r", to::dtype::bf16, to::shape_type{}});
+    for (const std::uint64_t seed : {1, 2, 3}) {
+        CAPTURE(seed);
+        to::rng g(seed);
+        const auto r = to::gen::search_inputs(s, g);
+        REQUIRE(r.success);
+        const double p = r.run.at("p").to<double>()();
+        CHECK(std::isfinite(p));
+        CHECK(p != 0.0);
+    }
+}
+
 TEST_CASE("ReduceProd's finiteness rule: the excess of sum(log |x|) per group, slope 1 / x") {
     const auto rules = to::ops::find_op("ReduceProd")->domain({{"axes", std::vector<std::int64_t>{1}}});
     REQUIRE(!rules.empty());

@@ -326,6 +326,7 @@ inline std::vector<tensor> estimate_gradient(const spec::domain_rule& rule, std:
     bool from_one = false;  // the current start draws values >= 1 (NNSmith's sampling range starts there)
     bool some_zero = false;  // the current start sets each free value to all zeros with probability 1/2
     bool floats_zero = false;  // ... and every floating one to all zeros
+    bool some_one = false;  // the current start sets each free value to all ones with probability 1/2
     auto draw = [&](detail::free_value& f, bool baseline) {
         auto r = baseline ? options.baseline_range : f.range;
         if (!baseline && positive && r.second > 0.0) {
@@ -361,6 +362,12 @@ inline std::vector<tensor> estimate_gradient(const spec::domain_rule& rule, std:
             if (f.x_pending) f.x = array<double>::from_shape(t.shape());
             f.x_pending = false;
             f.x.fill(0.0);
+            changed = true;
+        }
+        if (!baseline && some_one && g.bernoulli(0.5)) {
+            if (f.x_pending) f.x = array<double>::from_shape(t.shape());
+            f.x_pending = false;
+            f.x.fill(1.0);
             changed = true;
         }
         if (f.nonzero && !info(f.type).is_floating && f.type != dtype::boolean) {
@@ -400,7 +407,10 @@ inline std::vector<tensor> estimate_gradient(const spec::domain_rule& rule, std:
     // constant needs both at 0: 1 chance in 4 otherwise; on five 512-graph
     // samples 2,512 successes became 2,520); the positive part of each range (a
     // domain behind a sign change, Acosh(Floor(1 / x)) needs x > 0 in every
-    // element, is a local minimum the gradient does not leave); values from 1 up.
+    // element, is a local minimum the gradient does not leave); values from 1 up,
+    // every other such start with each free value all ones with probability 1/2
+    // (a ReduceProd of 60,000 bfloat16 elements is finite and non-zero when they
+    // are about 1: exactly 1 is the one draw that makes it so).
     auto restart = [&]() {
         ++result.restarts;
         const std::size_t kind = result.restarts % 4;
@@ -408,6 +418,7 @@ inline std::vector<tensor> estimate_gradient(const spec::domain_rule& rule, std:
         floats_zero = some_zero && (result.restarts / 4) % 2 == 0;
         positive = kind == 2;
         from_one = kind == 3;
+        some_one = from_one && (result.restarts / 4) % 2 == 1;
         scale = std::ldexp(1.0, -static_cast<int>((result.restarts / 4) % 8));
         for (auto& f : free) draw(f, false);
         target = {SIZE_MAX, SIZE_MAX};
