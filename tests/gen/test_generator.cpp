@@ -526,6 +526,15 @@ struct sketch_builder {
         return *this;
     }
 };
+/// Fixed int64 data (shape-like inputs, pads) the generator would have made.
+void fixed_i64(sketch_builder& b, const std::string& name, std::vector<std::int64_t> v) {
+    auto t = to::tensor::zeros(to::dtype::i64, to::shape_type{v.size()});
+    std::copy(v.begin(), v.end(), t.values<std::int64_t>().begin());
+    b.s.model.initializers.emplace(name, t);
+    b.s.fixed.insert(name);
+    b.s.shapes.emplace(name, to::shape_type{v.size()});
+    b.s.dtypes.emplace(name, to::dtype::i64);
+}
 }  // namespace
 
 TEST_CASE("generator: value facts from shapes (reduction groups, untouched Conv outputs, one-element rows)") {
@@ -827,14 +836,6 @@ TEST_CASE("generator: copies share their facts, x - x is 0, forced values pass M
     const to::gen::generator gen(to::gen::config{});
     using attrs = to::spec::attribute_map;
     const to::shape_type s{4, 3};
-    auto fixed_i64 = [](sketch_builder& b, const std::string& name, std::vector<std::int64_t> v) {
-        auto t = to::tensor::zeros(to::dtype::i64, to::shape_type{v.size()});
-        std::copy(v.begin(), v.end(), t.values<std::int64_t>().begin());
-        b.s.model.initializers.emplace(name, t);
-        b.s.fixed.insert(name);
-        b.s.shapes.emplace(name, to::shape_type{v.size()});
-        b.s.dtypes.emplace(name, to::dtype::i64);
-    };
     // A copy of x (Reshape, Transpose, Identity) holds x's elements: Atanh of the copy and
     // Acosh of x leave nothing, whichever reads first; Log of x and Atanh of the copy leave (0, 1).
     auto two_readers = [&](const std::string& copy, bool copy_first, const std::string& other) {
@@ -1187,14 +1188,6 @@ TEST_CASE("generator: data no free value reaches is run, and what fails on it is
 TEST_CASE("generator: elements every data gives one value (Pad, Trilu) are followed through Slice and element-wise ops") {
     const to::gen::generator gen(to::gen::config{});
     using attrs = to::spec::attribute_map;
-    auto fixed_i64 = [](sketch_builder& b, const std::string& name, std::vector<std::int64_t> v) {
-        auto t = to::tensor::zeros(to::dtype::i64, to::shape_type{v.size()});
-        std::copy(v.begin(), v.end(), t.values<std::int64_t>().begin());
-        b.s.model.initializers.emplace(name, t);
-        b.s.fixed.insert(name);
-        b.s.shapes.emplace(name, to::shape_type{v.size()});
-        b.s.dtypes.emplace(name, to::dtype::i64);
-    };
     // Trilu(upper) of a 4 x 4 matrix is 0 below the diagonal. A Slice of rows 2-3 and
     // columns 0-1 takes only such zeros: Log of it fails. Rows 0-1, columns 2-3 take x.
     auto log_of_trilu_slice = [&](std::vector<std::int64_t> starts, std::vector<std::int64_t> ends) {
