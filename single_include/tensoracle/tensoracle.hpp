@@ -18155,6 +18155,11 @@ public:
         // only noted as `knowable`: most are never read by a vulnerable node.
         std::map<std::string, const tensor*, std::less<>> known;
         std::deque<tensor> computed;  // stable addresses for `known`
+        auto remember = [&](const std::string& name, tensor t) -> const tensor& {
+            computed.push_back(std::move(t));
+            known.insert_or_assign(name, &computed.back());
+            return computed.back();
+        };
         for (const auto& [name, t] : m.initializers) {
             if (sketch.fixed.count(name) != 0) known.emplace(name, &t);
         }
@@ -18176,8 +18181,7 @@ public:
                 if (!d || shape == sketch.shapes.end()) return std::nullopt;
                 auto values = array<double>::from_shape(shape->second);
                 values.fill(*v.pinned);
-                computed.push_back(tensor::from_array_as(values, *d));
-                known.insert_or_assign(name, &computed.back());
+                remember(name, tensor::from_array_as(values, *d));
                 return std::nullopt;
             }
             const auto& n = m.nodes[v.node];
@@ -18194,8 +18198,7 @@ public:
             for (std::size_t o = 0; o < n.outputs.size() && o < results.size(); ++o) {
                 if (n.outputs[o].empty() || known.count(n.outputs[o]) != 0) continue;
                 knowable.erase(n.outputs[o]);
-                computed.push_back(std::move(results[o]));
-                known.insert_or_assign(n.outputs[o], &computed.back());
+                remember(n.outputs[o], std::move(results[o]));
             }
             return std::nullopt;
         };
@@ -18217,7 +18220,7 @@ public:
             std::vector<tensor> unknowns;  // stand-ins, kept alive for the call
             unknowns.reserve(n.inputs.size());
             std::vector<const tensor*> args;
-            std::vector<std::size_t> filled;  // integer and bool stand-ins: no NaN marks them (see below)
+            std::vector<std::size_t> filled;  // integer and bool stand-ins in `unknowns`: no NaN marks them (see below)
             bool some_partial = false, some_nan = false;
             for (const auto& name : n.inputs) {
                 if (name.empty()) {
@@ -18233,7 +18236,7 @@ public:
                     if (!d || shape == sketch.shapes.end()) return;
                     auto values = array<double>::from_shape(shape->second);
                     values.fill(info(*d).is_floating ? std::numeric_limits<double>::quiet_NaN() : 0.0);
-                    if (!info(*d).is_floating) filled.push_back(args.size());
+                    if (!info(*d).is_floating) filled.push_back(unknowns.size());
                     some_nan = some_nan || info(*d).is_floating;
                     unknowns.push_back(tensor::from_array_as(values, *d));
                     args.push_back(&unknowns.back());
@@ -18255,10 +18258,9 @@ public:
                 // input element: its output is the pad value alone); else nothing is learned.
                 if (!filled.empty()) {
                     for (const std::size_t i : filled) {
-                        auto ones = array<double>::from_shape(args[i]->shape());
+                        auto ones = array<double>::from_shape(unknowns[i].shape());
                         ones.fill(1.0);
-                        unknowns[static_cast<std::size_t>(args[i] - unknowns.data())] =
-                            tensor::from_array_as(ones, args[i]->element_dtype());
+                        unknowns[i] = tensor::from_array_as(ones, unknowns[i].element_dtype());  // args keep pointing here
                     }
                     const auto again = spec::evaluate(*p.op, args, attrs);
                     for (std::size_t o = 0; o < out.size(); ++o) {
@@ -18275,9 +18277,7 @@ public:
             // Outputs of known data alone, or of integer stand-ins they do not read, are known.
             if (all_known || (!some_partial && !some_nan)) {
                 for (std::size_t o = 0; o < out.size() && o < n.outputs.size(); ++o) {
-                    if (n.outputs[o].empty()) continue;
-                    computed.push_back(std::move(out[o]));
-                    known.insert_or_assign(n.outputs[o], &computed.back());
+                    if (!n.outputs[o].empty()) remember(n.outputs[o], std::move(out[o]));
                 }
                 return;
             }
@@ -18303,9 +18303,7 @@ public:
                 if (unknown_count == y.size()) continue;
                 const auto& name = n.outputs[o];
                 if (unknown_count == 0) {
-                    computed.push_back(std::move(out[o]));
-                    known.insert_or_assign(name, &computed.back());
-                    facts.insert_or_assign(name, data_facts(computed.back()));
+                    facts.insert_or_assign(name, data_facts(remember(name, std::move(out[o]))));
                     continue;
                 }
                 if (p.hints.runs_on_unknowns == mode::elementwise) out[o] = tensor::from_array_as(y, out[o].element_dtype());
@@ -18386,9 +18384,7 @@ public:
                     auto& results = std::get<std::vector<tensor>>(*out);
                     for (std::size_t o = 0; o < n.outputs.size() && o < results.size(); ++o) {
                         if (n.outputs[o].empty()) continue;
-                        computed.push_back(std::move(results[o]));
-                        known.insert_or_assign(n.outputs[o], &computed.back());
-                        facts.insert_or_assign(n.outputs[o], data_facts(computed.back()));
+                        facts.insert_or_assign(n.outputs[o], data_facts(remember(n.outputs[o], std::move(results[o]))));
                     }
                     continue;
                 }
@@ -18416,10 +18412,7 @@ public:
                 const auto f = d ? out[o].of_dtype(*d) : out[o];
                 if (f.is_unknown()) continue;
                 facts.insert_or_assign(n.outputs[o], f);
-                const auto shape = sketch.shapes.find(n.outputs[o]);
-                if (d && shape != sketch.shapes.end()) {
-                    if (is_pinned(f, *d)) knowable.insert_or_assign(n.outputs[o], knowable_value{at, f.lo});
-                }
+                if (d && is_pinned(f, *d)) knowable.insert_or_assign(n.outputs[o], knowable_value{at, f.lo});
             }
             const bool created = std::any_of(out.begin(), out.end(), [](const spec::value_facts& f) { return !f.forced.empty(); });
             note_partial_outputs(at, *p, created);
@@ -18455,10 +18448,9 @@ public:
                 f = [&r, m = ops::detail::max_finite(t.element_dtype())](double v) { return r.elementwise_at_limit(v, m); };
             }
             if (!f) continue;
-            const auto x = t.to<double>();
             const std::string why = n.op_type + ": " + r.description + " (input " + std::to_string(*r.elementwise_input);
             if (!r.elementwise_any) {
-                for (const double v : x) {
+                for (const double v : t.to<double>()) {
                     if (!std::isnan(v) && f(v) > 0.0) return why + " holds a value outside it, whatever the data)";
                 }
                 continue;
@@ -18467,19 +18459,12 @@ public:
             const auto rank = static_cast<std::int64_t>(t.rank());
             const std::int64_t a = *r.any_along_axis < 0 ? *r.any_along_axis + rank : *r.any_along_axis;
             if (a < 0 || a >= rank) continue;
-            const auto& s = t.shape();
-            std::size_t inner = 1;
-            for (std::size_t d = static_cast<std::size_t>(a) + 1; d < s.size(); ++d) inner *= s[d];
-            const std::size_t len = s[static_cast<std::size_t>(a)], outer = len == 0 ? 0 : x.size() / (len * inner);
-            for (std::size_t o = 0; o < outer; ++o) {
-                for (std::size_t i = 0; i < inner; ++i) {
-                    bool all_fail = len > 0;
-                    for (std::size_t k = 0; k < len && all_fail; ++k) {
-                        const double v = x.data()[(o * len + k) * inner + i];
-                        all_fail = !std::isnan(v) && f(v) > 0.0;
-                    }
-                    if (all_fail) return why + " has a row along axis " + std::to_string(a) + " outside it, whatever the data)";
-                }
+            const auto axis = static_cast<std::size_t>(a);
+            for (const auto& row : ops::reduce::split_groups(t, axis, axis + 1)) {
+                const bool all_fail = !row.empty() && std::all_of(row.begin(), row.end(), [&](double v) {
+                    return !std::isnan(v) && f(v) > 0.0;
+                });
+                if (all_fail) return why + " has a row along axis " + std::to_string(a) + " outside it, whatever the data)";
             }
         }
         return std::nullopt;
