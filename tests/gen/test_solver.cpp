@@ -463,4 +463,77 @@ TEST_CASE("solver: constraints true on a whole box are flagged, and flagged ones
     CHECK(wide[1] == interval{1, 25});
 }
 
+TEST_CASE("solver: a subexpression shared within a constraint is compiled once, and solves as its tree") {
+    // (x + y) doubled ten times: 2^11 leaves as a tree, 12 nodes as the DAG the expr holds.
+    constraint_system s;
+    s.add_variable("x", -10, 10);
+    s.add_variable("y", -10, 10);
+    expr e = expr::symbol("x") + expr::symbol("y");
+    for (int i = 0; i < 10; ++i) e = e + e;
+    s.add(e == 1024 * 3, "x + y is 3");
+    s.add(expr::symbol("x") - expr::symbol("y") >= 5, "x - y is at least 5");
+    const to::gen::detail::compiled_system compiled(s);
+    CHECK(compiled.view(0).nodes.size() <= 16);
+    // Narrowing through the shared node: x + y = 3 and x - y >= 5 give x in [4, 10], y in [-7, -1].
+    const auto d = to::gen::propagate(s);
+    REQUIRE(d.has_value());
+    CHECK((*d)[0].lo >= -7);
+    CHECK((*d)[1].hi <= 8);
+    for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+        to::rng g(seed);
+        const auto r = to::gen::solve(s, g);
+        REQUIRE(r.sat());
+        CHECK(r.values[0] + r.values[1] == 3);
+        CHECK(r.values[0] - r.values[1] >= 5);
+        CHECK(s.satisfied_by(r.values));
+        CHECK(compiled.satisfied_exactly(r.values));
+    }
+    // Exact evaluation of the DAG agrees with the tree's: overflow on the shared path fails it.
+    constraint_system big;
+    big.add_variable("x", 0, std::int64_t{1} << 61);
+    expr b = expr::symbol("x");
+    for (int i = 0; i < 4; ++i) b = b + b;
+    big.add(b >= 0, "16 x does not overflow");
+    const to::gen::detail::compiled_system big_compiled(big);
+    CHECK(big_compiled.satisfied_exactly({std::int64_t{1} << 40}));
+    CHECK_FALSE(big_compiled.satisfied_exactly({std::int64_t{1} << 61}));
+    CHECK_FALSE(big.satisfied_by({std::int64_t{1} << 61}));
+}
+
+TEST_CASE("solver: solving inside a propagated box gives answers inside it, and refuses a root outside it") {
+    constraint_system s;
+    s.add_variable("a", 1, 64);
+    s.add_variable("b", 1, 64);
+    s.add(expr::symbol("a") * expr::symbol("b") <= 100, "a b is at most 100");
+    s.add(expr::symbol("a") >= expr::symbol("b") + 3, "a exceeds b by 3");
+    const to::gen::detail::compiled_system compiled(s);
+    std::vector<char> entailed;
+    const auto fix = to::gen::propagate_added(s, compiled, to::gen::domains_of(s), 0, nullptr, {}, &entailed);
+    REQUIRE(fix.has_value());
+    CHECK(entailed.size() == s.constraints.size());
+    const to::gen::propagated_box around{*fix, entailed};
+    for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+        to::rng g(seed);
+        auto root = *fix;
+        root[1] = {2, 3};  // a bin on b
+        const auto r = to::gen::solve(s, compiled, root, g, {}, &around);
+        REQUIRE(r.sat());
+        CHECK(r.values[1] >= 2);
+        CHECK(r.values[1] <= 3);
+        CHECK(s.satisfied_by(r.values));
+    }
+    // A bin no answer fits: unsat, found from the changed variable alone.
+    to::rng g(1);
+    auto none = *fix;
+    none[0] = {none[0].hi, none[0].hi};  // the largest a with the largest b: a b > 100
+    none[1] = {none[1].hi, none[1].hi};
+    REQUIRE(none[0].lo * none[1].lo > 100);
+    CHECK(to::gen::solve(s, compiled, none, g, {}, &around).status == solve_status::unsat);
+    auto outside = *fix;
+    REQUIRE((*fix)[1].hi < 64);  // b's declared domain is wider than the propagated box
+    outside[1] = {(*fix)[1].lo, (*fix)[1].hi + 1};
+    CHECK_THROWS_WITH_AS((void)to::gen::solve(s, compiled, outside, g, {}, &around), doctest::Contains("not inside"),
+                         to::error);
+}
+
 }  // namespace gen_solver_test

@@ -19,6 +19,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -242,6 +243,7 @@ public:
                               static_cast<std::uint32_t>(constant_leaves_.size()),
                               static_cast<std::uint32_t>(operators_.size())});
             const std::size_t var_begin = vars_.size();
+            shared_.clear();  // indices are local to a constraint: no sharing across them
             flatten(s.constraints[k].condition.root(), s.variables, spans_.back().nodes);
             std::sort(vars_.begin() + static_cast<std::ptrdiff_t>(var_begin), vars_.end());
             vars_.erase(std::unique(vars_.begin() + static_cast<std::ptrdiff_t>(var_begin), vars_.end()), vars_.end());
@@ -286,15 +288,38 @@ public:
         }
         return run_queue(dom, max_rounds, failed, entailed);
     }
+    /// The same on a fixpoint of every constraint in which only the variables
+    /// `changed` were narrowed since: only the constraints that read one of them
+    /// start queued (none changed: nothing to do).
+    bool propagate_changed(interval* dom, std::size_t max_rounds, std::size_t* failed, std::span<const std::size_t> changed,
+                           char* entailed) const {
+        auto& queued = scratch_.queued;
+        auto& queue = scratch_.queue;
+        queued.assign(spans_.size(), 0);
+        queue.clear();
+        for (const std::size_t v : changed) {
+            for (std::int32_t e = watch_head_[v]; e >= 0; e = watch_next_[static_cast<std::size_t>(e)]) {
+                const std::size_t w = watch_constraint_[static_cast<std::size_t>(e)];
+                if (queued[w] == 0) {
+                    queued[w] = 1;
+                    queue.push_back(w);
+                }
+            }
+        }
+        return run_queue(dom, max_rounds, failed, entailed);
+    }
     /// The same on a box that is already a fixpoint of constraints [0, settled)
     /// (propagated before the later ones were added): only the later ones
     /// start queued, and the earlier ones only once a domain they read narrows.
-    bool propagate_added(std::vector<interval>& dom, std::size_t settled, std::size_t max_rounds, std::size_t* failed) const {
-        if (dom.size() != watch_head_.size()) {
-            throw error("tensoracle::gen::detail::compiled_system::propagate_added", "the box does not match the compiled system");
+    /// `entailed`: as in propagate (null: none known).
+    bool propagate_added(std::vector<interval>& dom, std::size_t settled, std::size_t max_rounds, std::size_t* failed,
+                         std::vector<char>* entailed = nullptr) const {
+        if (dom.size() != watch_head_.size() || (entailed != nullptr && entailed->size() != spans_.size())) {
+            throw error("tensoracle::gen::detail::compiled_system::propagate_added",
+                        "the box or the entailment flags do not match the compiled system");
         }
         queue_from(std::min(settled, spans_.size()));
-        return run_queue(dom.data(), max_rounds, failed, nullptr);
+        return run_queue(dom.data(), max_rounds, failed, entailed != nullptr ? entailed->data() : nullptr);
     }
 
 private:
@@ -408,15 +433,30 @@ private:
             out.var = static_cast<std::int32_t>(*i);
             vars_.push_back(out.var);
         } else {
-            if (n.lhs) out.a = flatten(*n.lhs, vars, base);
-            if (n.rhs) out.b = flatten(*n.rhs, vars, base);
-            if (n.cond) out.cond = flatten(*n.cond, vars, base);
+            if (n.lhs) out.a = flatten_operand(n.lhs, vars, base);
+            if (n.rhs) out.b = flatten_operand(n.rhs, vars, base);
+            if (n.cond) out.cond = flatten_operand(n.cond, vars, base);
         }
         nodes_.push_back(out);
         const auto at = static_cast<std::int32_t>(nodes_.size() - 1 - base);
         if (n.kind == spec::expr_kind::symbol) symbol_leaves_.emplace_back(at, out.var);
         else if (n.kind == spec::expr_kind::constant) constant_leaves_.push_back(at);
         else operators_.push_back(at);
+        return at;
+    }
+
+    // A subexpression the spec shares (a normalized axis, a running count of
+    // kept dims) is compiled once per constraint and read by every parent:
+    // the constraint stays a DAG. Expanded into a tree, a Squeeze's output
+    // dims grew with the cube of the rank and took most of its solving time.
+    // Narrowing stays sound on a DAG: a node holds one value, so whatever one
+    // parent requires of it holds for every parent (narrow meets, never resets).
+    std::int32_t flatten_operand(const std::shared_ptr<const spec::expr::node>& c, const std::vector<variable>& vars,
+                                 std::uint32_t base) {
+        if (c.use_count() == 1) return flatten(*c, vars, base);  // referenced once: nothing to share
+        if (const auto it = shared_.find(c.get()); it != shared_.end()) return it->second;
+        const std::int32_t at = flatten(*c, vars, base);
+        shared_.emplace(c.get(), at);
         return at;
     }
 
@@ -798,6 +838,7 @@ private:
     std::vector<std::size_t> watch_constraint_;
     std::vector<std::size_t> name_hash_;  // std::hash of each variable's name (as expr symbols carry)
     std::vector<std::int32_t> slots_;     // variable indices by name hash (open addressing; -1: empty)
+    std::unordered_map<const void*, std::int32_t> shared_;  // flatten: shared subexpressions compiled so far
 };
 
 /// A compiled_system for one use at a time on this thread, empty but with
@@ -844,11 +885,16 @@ private:
 /// monotone revisions whatever the queue order, so unless the round limit
 /// cuts either short this is what propagating every constraint gives, at a
 /// fraction of the cost.
+/// `entailed` (or null): flags of the constraints known to hold on all of
+/// `dom` (see detail::compiled_system::propagate), resized to the system's
+/// constraints (added ones unflagged) and updated. A caller that propagates
+/// one shrinking box again and again keeps them, and hands them to solve.
 [[nodiscard]] inline std::optional<std::vector<interval>> propagate_added(const constraint_system& system,
                                                                           const detail::compiled_system& compiled,
                                                                           std::vector<interval> dom, std::size_t settled,
                                                                           std::string* conflict = nullptr,
-                                                                          const solver_options& options = {}) {
+                                                                          const solver_options& options = {},
+                                                                          std::vector<char>* entailed = nullptr) {
     if (dom.size() != system.variables.size() || !compiled.compiles(system) || settled > system.constraints.size()) {
         throw error("tensoracle::gen::propagate",
                     "the compiled system, the domains or the settled count do not match the system");
@@ -858,7 +904,8 @@ private:
         return std::nullopt;
     }
     std::size_t failed = 0;
-    if (!compiled.propagate_added(dom, settled, options.max_propagation_rounds, &failed)) {
+    if (entailed != nullptr) entailed->resize(compiled.size(), 0);
+    if (!compiled.propagate_added(dom, settled, options.max_propagation_rounds, &failed, entailed)) {
         if (conflict != nullptr) {
             const auto& c = system.constraints[failed];
             *conflict = c.condition.to_string() + " (" + c.reason + ")";
@@ -895,15 +942,31 @@ private:
     return propagate(system, compiled, domains_of(system), conflict, options);
 }
 
+/// A box the caller has already propagated: `domains` is a fixpoint of every
+/// constraint of the system, and `entailed` flags constraints true on all of
+/// it (propagate_added keeps both). Solving a box inside it then revises at
+/// the root only the constraints that read a variable the box narrows (the
+/// generator's bins), not every constraint again.
+struct propagated_box {
+    std::vector<interval> domains;
+    std::vector<char> entailed;
+};
+
 /// Solves `system` by propagation and randomized search; `g` picks values, so
 /// different generators give different (valid) solutions.
 /// `root` replaces the variables' declared domains (it must lie inside them),
-/// and `compiled` is `system` compiled once (see propagate).
+/// and `compiled` is `system` compiled once (see propagate). `around` (or
+/// null): a propagated box that holds `root` (see propagated_box); the
+/// answer is the same as without it, found with less propagation.
 [[nodiscard]] inline solve_result solve(const constraint_system& system, const detail::compiled_system& compiled,
-                                        std::vector<interval> root, rng& g, const solver_options& options = {}) {
+                                        std::vector<interval> root, rng& g, const solver_options& options = {},
+                                        const propagated_box* around = nullptr) {
     solve_result result;
     if (root.size() != system.variables.size() || !compiled.compiles(system)) {
         throw error("tensoracle::gen::solve", "the compiled system or the domains do not match the system");
+    }
+    if (around != nullptr && (around->domains.size() != root.size() || around->entailed.size() != compiled.size())) {
+        throw error("tensoracle::gen::solve", "the propagated box does not match the system");
     }
     for (std::size_t i = 0; i < root.size(); ++i) {
         root[i] = detail::meet(root[i], system.variables[i].domain);
@@ -916,7 +979,23 @@ private:
     std::size_t failed = 0;
     // Constraints true on a whole box are not revised again inside it (see propagate).
     std::vector<char> root_entailed(compiled.size(), 0);
-    if (!compiled.propagate(root, options.max_propagation_rounds, &failed, std::nullopt, &root_entailed)) {
+    bool propagated = false;
+    if (around != nullptr) {
+        std::vector<std::size_t> changed;
+        for (std::size_t i = 0; i < root.size(); ++i) {
+            const interval d = around->domains[i];
+            if (root[i].lo < d.lo || root[i].hi > d.hi) {
+                throw error("tensoracle::gen::solve", "the root box is not inside the propagated box");
+            }
+            if (!(root[i] == d)) changed.push_back(i);
+        }
+        root_entailed = around->entailed;
+        propagated = compiled.propagate_changed(root.data(), options.max_propagation_rounds, &failed, changed,
+                                                root_entailed.data());
+    } else {
+        propagated = compiled.propagate(root, options.max_propagation_rounds, &failed, std::nullopt, &root_entailed);
+    }
+    if (!propagated) {
         result.status = solve_status::unsat;
         if (options.explain) {
             const auto& c = system.constraints[failed];
