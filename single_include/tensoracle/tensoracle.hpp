@@ -15854,6 +15854,7 @@ struct config {
 #include <optional>
 #include <span>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -16074,6 +16075,7 @@ public:
                               static_cast<std::uint32_t>(constant_leaves_.size()),
                               static_cast<std::uint32_t>(operators_.size())});
             const std::size_t var_begin = vars_.size();
+            shared_.clear();  // indices are local to a constraint: no sharing across them
             flatten(s.constraints[k].condition.root(), s.variables, spans_.back().nodes);
             std::sort(vars_.begin() + static_cast<std::ptrdiff_t>(var_begin), vars_.end());
             vars_.erase(std::unique(vars_.begin() + static_cast<std::ptrdiff_t>(var_begin), vars_.end()), vars_.end());
@@ -16118,15 +16120,38 @@ public:
         }
         return run_queue(dom, max_rounds, failed, entailed);
     }
+    /// The same on a fixpoint of every constraint in which only the variables
+    /// `changed` were narrowed since: only the constraints that read one of them
+    /// start queued (none changed: nothing to do).
+    bool propagate_changed(interval* dom, std::size_t max_rounds, std::size_t* failed, std::span<const std::size_t> changed,
+                           char* entailed) const {
+        auto& queued = scratch_.queued;
+        auto& queue = scratch_.queue;
+        queued.assign(spans_.size(), 0);
+        queue.clear();
+        for (const std::size_t v : changed) {
+            for (std::int32_t e = watch_head_[v]; e >= 0; e = watch_next_[static_cast<std::size_t>(e)]) {
+                const std::size_t w = watch_constraint_[static_cast<std::size_t>(e)];
+                if (queued[w] == 0) {
+                    queued[w] = 1;
+                    queue.push_back(w);
+                }
+            }
+        }
+        return run_queue(dom, max_rounds, failed, entailed);
+    }
     /// The same on a box that is already a fixpoint of constraints [0, settled)
     /// (propagated before the later ones were added): only the later ones
     /// start queued, and the earlier ones only once a domain they read narrows.
-    bool propagate_added(std::vector<interval>& dom, std::size_t settled, std::size_t max_rounds, std::size_t* failed) const {
-        if (dom.size() != watch_head_.size()) {
-            throw error("tensoracle::gen::detail::compiled_system::propagate_added", "the box does not match the compiled system");
+    /// `entailed`: as in propagate (null: none known).
+    bool propagate_added(std::vector<interval>& dom, std::size_t settled, std::size_t max_rounds, std::size_t* failed,
+                         std::vector<char>* entailed = nullptr) const {
+        if (dom.size() != watch_head_.size() || (entailed != nullptr && entailed->size() != spans_.size())) {
+            throw error("tensoracle::gen::detail::compiled_system::propagate_added",
+                        "the box or the entailment flags do not match the compiled system");
         }
         queue_from(std::min(settled, spans_.size()));
-        return run_queue(dom.data(), max_rounds, failed, nullptr);
+        return run_queue(dom.data(), max_rounds, failed, entailed != nullptr ? entailed->data() : nullptr);
     }
 
 private:
@@ -16240,15 +16265,30 @@ private:
             out.var = static_cast<std::int32_t>(*i);
             vars_.push_back(out.var);
         } else {
-            if (n.lhs) out.a = flatten(*n.lhs, vars, base);
-            if (n.rhs) out.b = flatten(*n.rhs, vars, base);
-            if (n.cond) out.cond = flatten(*n.cond, vars, base);
+            if (n.lhs) out.a = flatten_operand(n.lhs, vars, base);
+            if (n.rhs) out.b = flatten_operand(n.rhs, vars, base);
+            if (n.cond) out.cond = flatten_operand(n.cond, vars, base);
         }
         nodes_.push_back(out);
         const auto at = static_cast<std::int32_t>(nodes_.size() - 1 - base);
         if (n.kind == spec::expr_kind::symbol) symbol_leaves_.emplace_back(at, out.var);
         else if (n.kind == spec::expr_kind::constant) constant_leaves_.push_back(at);
         else operators_.push_back(at);
+        return at;
+    }
+
+    // A subexpression the spec shares (a normalized axis, a running count of
+    // kept dims) is compiled once per constraint and read by every parent:
+    // the constraint stays a DAG. Expanded into a tree, a Squeeze's output
+    // dims grew with the cube of the rank and took most of its solving time.
+    // Narrowing stays sound on a DAG: a node holds one value, so whatever one
+    // parent requires of it holds for every parent (narrow meets, never resets).
+    std::int32_t flatten_operand(const std::shared_ptr<const spec::expr::node>& c, const std::vector<variable>& vars,
+                                 std::uint32_t base) {
+        if (c.use_count() == 1) return flatten(*c, vars, base);  // referenced once: nothing to share
+        if (const auto it = shared_.find(c.get()); it != shared_.end()) return it->second;
+        const std::int32_t at = flatten(*c, vars, base);
+        shared_.emplace(c.get(), at);
         return at;
     }
 
@@ -16630,6 +16670,7 @@ private:
     std::vector<std::size_t> watch_constraint_;
     std::vector<std::size_t> name_hash_;  // std::hash of each variable's name (as expr symbols carry)
     std::vector<std::int32_t> slots_;     // variable indices by name hash (open addressing; -1: empty)
+    std::unordered_map<const void*, std::int32_t> shared_;  // flatten: shared subexpressions compiled so far
 };
 
 /// A compiled_system for one use at a time on this thread, empty but with
@@ -16676,11 +16717,16 @@ private:
 /// monotone revisions whatever the queue order, so unless the round limit
 /// cuts either short this is what propagating every constraint gives, at a
 /// fraction of the cost.
+/// `entailed` (or null): flags of the constraints known to hold on all of
+/// `dom` (see detail::compiled_system::propagate), resized to the system's
+/// constraints (added ones unflagged) and updated. A caller that propagates
+/// one shrinking box again and again keeps them, and hands them to solve.
 [[nodiscard]] inline std::optional<std::vector<interval>> propagate_added(const constraint_system& system,
                                                                           const detail::compiled_system& compiled,
                                                                           std::vector<interval> dom, std::size_t settled,
                                                                           std::string* conflict = nullptr,
-                                                                          const solver_options& options = {}) {
+                                                                          const solver_options& options = {},
+                                                                          std::vector<char>* entailed = nullptr) {
     if (dom.size() != system.variables.size() || !compiled.compiles(system) || settled > system.constraints.size()) {
         throw error("tensoracle::gen::propagate",
                     "the compiled system, the domains or the settled count do not match the system");
@@ -16690,7 +16736,8 @@ private:
         return std::nullopt;
     }
     std::size_t failed = 0;
-    if (!compiled.propagate_added(dom, settled, options.max_propagation_rounds, &failed)) {
+    if (entailed != nullptr) entailed->resize(compiled.size(), 0);
+    if (!compiled.propagate_added(dom, settled, options.max_propagation_rounds, &failed, entailed)) {
         if (conflict != nullptr) {
             const auto& c = system.constraints[failed];
             *conflict = c.condition.to_string() + " (" + c.reason + ")";
@@ -16727,15 +16774,31 @@ private:
     return propagate(system, compiled, domains_of(system), conflict, options);
 }
 
+/// A box the caller has already propagated: `domains` is a fixpoint of every
+/// constraint of the system, and `entailed` flags constraints true on all of
+/// it (propagate_added keeps both). Solving a box inside it then revises at
+/// the root only the constraints that read a variable the box narrows (the
+/// generator's bins), not every constraint again.
+struct propagated_box {
+    std::vector<interval> domains;
+    std::vector<char> entailed;
+};
+
 /// Solves `system` by propagation and randomized search; `g` picks values, so
 /// different generators give different (valid) solutions.
 /// `root` replaces the variables' declared domains (it must lie inside them),
-/// and `compiled` is `system` compiled once (see propagate).
+/// and `compiled` is `system` compiled once (see propagate). `around` (or
+/// null): a propagated box that holds `root` (see propagated_box); the
+/// answer is the same as without it, found with less propagation.
 [[nodiscard]] inline solve_result solve(const constraint_system& system, const detail::compiled_system& compiled,
-                                        std::vector<interval> root, rng& g, const solver_options& options = {}) {
+                                        std::vector<interval> root, rng& g, const solver_options& options = {},
+                                        const propagated_box* around = nullptr) {
     solve_result result;
     if (root.size() != system.variables.size() || !compiled.compiles(system)) {
         throw error("tensoracle::gen::solve", "the compiled system or the domains do not match the system");
+    }
+    if (around != nullptr && (around->domains.size() != root.size() || around->entailed.size() != compiled.size())) {
+        throw error("tensoracle::gen::solve", "the propagated box does not match the system");
     }
     for (std::size_t i = 0; i < root.size(); ++i) {
         root[i] = detail::meet(root[i], system.variables[i].domain);
@@ -16748,7 +16811,23 @@ private:
     std::size_t failed = 0;
     // Constraints true on a whole box are not revised again inside it (see propagate).
     std::vector<char> root_entailed(compiled.size(), 0);
-    if (!compiled.propagate(root, options.max_propagation_rounds, &failed, std::nullopt, &root_entailed)) {
+    bool propagated = false;
+    if (around != nullptr) {
+        std::vector<std::size_t> changed;
+        for (std::size_t i = 0; i < root.size(); ++i) {
+            const interval d = around->domains[i];
+            if (root[i].lo < d.lo || root[i].hi > d.hi) {
+                throw error("tensoracle::gen::solve", "the root box is not inside the propagated box");
+            }
+            if (!(root[i] == d)) changed.push_back(i);
+        }
+        root_entailed = around->entailed;
+        propagated = compiled.propagate_changed(root.data(), options.max_propagation_rounds, &failed, changed,
+                                                root_entailed.data());
+    } else {
+        propagated = compiled.propagate(root, options.max_propagation_rounds, &failed, std::nullopt, &root_entailed);
+    }
+    if (!propagated) {
         result.status = solve_status::unsat;
         if (options.explain) {
             const auto& c = system.constraints[failed];
@@ -17400,6 +17479,12 @@ struct instance_hooks {
     // --- solve, re-guessing structure from what propagation implies ----------
     std::set<std::size_t> values_inputs;             // shape-like inputs (values are unknowns)
     std::map<std::size_t, std::size_t> values_len;   // their guessed lengths
+    // Backward insertion's nudges of a length towards output 0's rank (below).
+    struct rank_nudge {
+        std::int64_t len, have;  // the length before the first nudge, and the rank it gave
+        int tries;               // 1: nudged as adding dims; 2: also as removing them
+    };
+    std::map<std::size_t, rank_nudge> rank_nudges;
     std::map<std::size_t, tensor> before;            // hinted data needed before solving
     std::set<std::size_t> fixed_dims;                // placeholders whose dims were fixed early
     constexpr int max_rounds = 16;
@@ -17583,7 +17668,10 @@ struct instance_hooks {
         detail::reused_compiled_system lease;
         detail::compiled_system& compiled = lease.get();
         compiled.extend(sys);
-        const auto implied = propagate(sys, compiled, domains_of(sys), &conflict);
+        // Flags of constraints true on the whole (shrinking) box, kept through
+        // every propagation below and handed to the search (see propagated_box).
+        std::vector<char> entailed;
+        const auto implied = propagate_added(sys, compiled, domains_of(sys), 0, &conflict, {}, &entailed);
         // Our length guesses may be what conflicts: guess again (mostly all
         // equal, the usual rule; sometimes independent) while rounds remain.
         // A redraw that repeats a failed guess would fail again: with one
@@ -17631,7 +17719,7 @@ struct instance_hooks {
         }
         if (!links.empty()) {
             compiled.extend(sys);
-            auto guessed = propagate_added(sys, compiled, std::move(settled_domains), settled, &conflict);
+            auto guessed = propagate_added(sys, compiled, std::move(settled_domains), settled, &conflict, {}, &entailed);
             if (!guessed) {
                 if (redraw_lengths()) continue;
                 return reject("unsatisfiable: " + conflict);
@@ -17663,16 +17751,36 @@ struct instance_hooks {
             output_count = req.single_output ? 1 : shapes.size();
         }
         // Backward insertion: output 0's rank must match; nudge one length guess.
+        // First as if each listed value adds an output dim (Unsqueeze, Reshape);
+        // if that missed, the other way from where it started (Squeeze, a
+        // Reduce without keepdims: each listed axis removes one); if that
+        // missed too, the length does not set the rank (keepdims): give up.
+        // Nudging one way only walked a Squeeze's axes up to the length limit,
+        // a round (a whole solve) per step.
         if (req.bound_output && shapes[0].size() != req.bound_output->shape.size()) {
             const auto want = static_cast<std::int64_t>(req.bound_output->shape.size());
             const auto have = static_cast<std::int64_t>(shapes[0].size());
+            const std::int64_t longest = 2 * static_cast<std::int64_t>(cfg.max_rank) + 2;
             bool nudged = false;
             for (auto& [i, len] : values_len) {
-                const std::int64_t next = static_cast<std::int64_t>(len) + (want - have);
-                if (!in[i].shape.empty() && next >= 0 && next <= 2 * static_cast<std::int64_t>(cfg.max_rank) + 2) {
+                if (in[i].shape.empty()) continue;
+                auto [at, first] = rank_nudges.try_emplace(i, rank_nudge{static_cast<std::int64_t>(len), have, 0});
+                rank_nudge& r = at->second;
+                if (r.tries >= 2) continue;
+                const std::int64_t next = ++r.tries == 1 ? r.len + (want - r.have) : r.len - (want - r.have);
+                if (next >= 0 && next <= longest && next != static_cast<std::int64_t>(len)) {
                     len = static_cast<std::size_t>(next);
                     nudged = true;
                     break;
+                }
+                if (r.tries == 1) {  // the first way is out of range: try the other now
+                    const std::int64_t other = r.len - (want - r.have);
+                    ++r.tries;
+                    if (other >= 0 && other <= longest && other != static_cast<std::int64_t>(len)) {
+                        len = static_cast<std::size_t>(other);
+                        nudged = true;
+                        break;
+                    }
                 }
             }
             if (!nudged) return reject("output rank cannot match");
@@ -17720,8 +17828,9 @@ struct instance_hooks {
         // Binning (Algorithm 2): a random bin per unknown; when the binned system
         // has no solution, drop half of the bin constraints and retry.
         compiled.extend(sys);
-        auto domains = propagate_added(sys, compiled, std::move(settled_domains), settled, &conflict);
+        auto domains = propagate_added(sys, compiled, std::move(settled_domains), settled, &conflict, {}, &entailed);
         if (!domains) return reject("unsatisfiable: " + conflict);
+        const propagated_box around{*domains, std::move(entailed)};
         std::vector<std::pair<std::size_t, interval>> bins;
         if (cfg.binning) {
             for (std::size_t v = 0; v < sys.variables.size(); ++v) {
@@ -17748,7 +17857,7 @@ struct instance_hooks {
                 so.max_nodes = binned_solver_nodes;
                 so.explain = false;  // a failure retries with fewer bins; the last try (none) explains
             }
-            solved = hooks.solver ? hooks.solver(*binned, g) : solve(sys, compiled, std::move(root), g, so);
+            solved = hooks.solver ? hooks.solver(*binned, g) : solve(sys, compiled, std::move(root), g, so, &around);
             if (solved.sat() || bins.empty()) break;
             // drop a random half (at least one)
             for (std::size_t k = bins.size(); k-- > 1;) std::swap(bins[k], bins[static_cast<std::size_t>(g.below(k + 1))]);

@@ -405,6 +405,12 @@ struct instance_hooks {
     // --- solve, re-guessing structure from what propagation implies ----------
     std::set<std::size_t> values_inputs;             // shape-like inputs (values are unknowns)
     std::map<std::size_t, std::size_t> values_len;   // their guessed lengths
+    // Backward insertion's nudges of a length towards output 0's rank (below).
+    struct rank_nudge {
+        std::int64_t len, have;  // the length before the first nudge, and the rank it gave
+        int tries;               // 1: nudged as adding dims; 2: also as removing them
+    };
+    std::map<std::size_t, rank_nudge> rank_nudges;
     std::map<std::size_t, tensor> before;            // hinted data needed before solving
     std::set<std::size_t> fixed_dims;                // placeholders whose dims were fixed early
     constexpr int max_rounds = 16;
@@ -588,7 +594,10 @@ struct instance_hooks {
         detail::reused_compiled_system lease;
         detail::compiled_system& compiled = lease.get();
         compiled.extend(sys);
-        const auto implied = propagate(sys, compiled, domains_of(sys), &conflict);
+        // Flags of constraints true on the whole (shrinking) box, kept through
+        // every propagation below and handed to the search (see propagated_box).
+        std::vector<char> entailed;
+        const auto implied = propagate_added(sys, compiled, domains_of(sys), 0, &conflict, {}, &entailed);
         // Our length guesses may be what conflicts: guess again (mostly all
         // equal, the usual rule; sometimes independent) while rounds remain.
         // A redraw that repeats a failed guess would fail again: with one
@@ -636,7 +645,7 @@ struct instance_hooks {
         }
         if (!links.empty()) {
             compiled.extend(sys);
-            auto guessed = propagate_added(sys, compiled, std::move(settled_domains), settled, &conflict);
+            auto guessed = propagate_added(sys, compiled, std::move(settled_domains), settled, &conflict, {}, &entailed);
             if (!guessed) {
                 if (redraw_lengths()) continue;
                 return reject("unsatisfiable: " + conflict);
@@ -668,16 +677,36 @@ struct instance_hooks {
             output_count = req.single_output ? 1 : shapes.size();
         }
         // Backward insertion: output 0's rank must match; nudge one length guess.
+        // First as if each listed value adds an output dim (Unsqueeze, Reshape);
+        // if that missed, the other way from where it started (Squeeze, a
+        // Reduce without keepdims: each listed axis removes one); if that
+        // missed too, the length does not set the rank (keepdims): give up.
+        // Nudging one way only walked a Squeeze's axes up to the length limit,
+        // a round (a whole solve) per step.
         if (req.bound_output && shapes[0].size() != req.bound_output->shape.size()) {
             const auto want = static_cast<std::int64_t>(req.bound_output->shape.size());
             const auto have = static_cast<std::int64_t>(shapes[0].size());
+            const std::int64_t longest = 2 * static_cast<std::int64_t>(cfg.max_rank) + 2;
             bool nudged = false;
             for (auto& [i, len] : values_len) {
-                const std::int64_t next = static_cast<std::int64_t>(len) + (want - have);
-                if (!in[i].shape.empty() && next >= 0 && next <= 2 * static_cast<std::int64_t>(cfg.max_rank) + 2) {
+                if (in[i].shape.empty()) continue;
+                auto [at, first] = rank_nudges.try_emplace(i, rank_nudge{static_cast<std::int64_t>(len), have, 0});
+                rank_nudge& r = at->second;
+                if (r.tries >= 2) continue;
+                const std::int64_t next = ++r.tries == 1 ? r.len + (want - r.have) : r.len - (want - r.have);
+                if (next >= 0 && next <= longest && next != static_cast<std::int64_t>(len)) {
                     len = static_cast<std::size_t>(next);
                     nudged = true;
                     break;
+                }
+                if (r.tries == 1) {  // the first way is out of range: try the other now
+                    const std::int64_t other = r.len - (want - r.have);
+                    ++r.tries;
+                    if (other >= 0 && other <= longest && other != static_cast<std::int64_t>(len)) {
+                        len = static_cast<std::size_t>(other);
+                        nudged = true;
+                        break;
+                    }
                 }
             }
             if (!nudged) return reject("output rank cannot match");
@@ -725,8 +754,9 @@ struct instance_hooks {
         // Binning (Algorithm 2): a random bin per unknown; when the binned system
         // has no solution, drop half of the bin constraints and retry.
         compiled.extend(sys);
-        auto domains = propagate_added(sys, compiled, std::move(settled_domains), settled, &conflict);
+        auto domains = propagate_added(sys, compiled, std::move(settled_domains), settled, &conflict, {}, &entailed);
         if (!domains) return reject("unsatisfiable: " + conflict);
+        const propagated_box around{*domains, std::move(entailed)};
         std::vector<std::pair<std::size_t, interval>> bins;
         if (cfg.binning) {
             for (std::size_t v = 0; v < sys.variables.size(); ++v) {
@@ -753,7 +783,7 @@ struct instance_hooks {
                 so.max_nodes = binned_solver_nodes;
                 so.explain = false;  // a failure retries with fewer bins; the last try (none) explains
             }
-            solved = hooks.solver ? hooks.solver(*binned, g) : solve(sys, compiled, std::move(root), g, so);
+            solved = hooks.solver ? hooks.solver(*binned, g) : solve(sys, compiled, std::move(root), g, so, &around);
             if (solved.sat() || bins.empty()) break;
             // drop a random half (at least one)
             for (std::size_t k = bins.size(); k-- > 1;) std::swap(bins[k], bins[static_cast<std::size_t>(g.below(k + 1))]);
