@@ -690,24 +690,15 @@ struct instance_hooks {
             bool nudged = false;
             for (auto& [i, len] : values_len) {
                 if (in[i].shape.empty()) continue;
-                auto [at, first] = rank_nudges.try_emplace(i, rank_nudge{static_cast<std::int64_t>(len), have, 0});
-                rank_nudge& r = at->second;
-                if (r.tries >= 2) continue;
-                const std::int64_t next = ++r.tries == 1 ? r.len + (want - r.have) : r.len - (want - r.have);
-                if (next >= 0 && next <= longest && next != static_cast<std::int64_t>(len)) {
-                    len = static_cast<std::size_t>(next);
-                    nudged = true;
-                    break;
-                }
-                if (r.tries == 1) {  // the first way is out of range: try the other now
-                    const std::int64_t other = r.len - (want - r.have);
-                    ++r.tries;
-                    if (other >= 0 && other <= longest && other != static_cast<std::int64_t>(len)) {
-                        len = static_cast<std::size_t>(other);
+                rank_nudge& r = rank_nudges.try_emplace(i, rank_nudge{static_cast<std::int64_t>(len), have, 0}).first->second;
+                while (r.tries < 2 && !nudged) {  // a way out of range: the other one at once
+                    const std::int64_t next = ++r.tries == 1 ? r.len + (want - r.have) : r.len - (want - r.have);
+                    if (next >= 0 && next <= longest && next != static_cast<std::int64_t>(len)) {
+                        len = static_cast<std::size_t>(next);
                         nudged = true;
-                        break;
                     }
                 }
+                if (nudged) break;
             }
             if (!nudged) return reject("output rank cannot match");
             continue;
