@@ -15854,7 +15854,6 @@ struct config {
 #include <optional>
 #include <span>
 #include <string>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -16286,9 +16285,9 @@ private:
     std::int32_t flatten_operand(const std::shared_ptr<const spec::expr::node>& c, const std::vector<variable>& vars,
                                  std::uint32_t base) {
         if (c.use_count() == 1) return flatten(*c, vars, base);  // referenced once: nothing to share
-        if (const auto it = shared_.find(c.get()); it != shared_.end()) return it->second;
+        if (const auto known = shared_.find(c.get())) return *known;
         const std::int32_t at = flatten(*c, vars, base);
-        shared_.emplace(c.get(), at);
+        shared_.insert(c.get(), at);
         return at;
     }
 
@@ -16649,6 +16648,22 @@ private:
         std::vector<char> exact_bad;
     };
     mutable scratch scratch_;  // propagate's buffers (a compiled system is used by one thread)
+
+public:
+    /// solve's buffers, kept with the system so that solving it again (a
+    /// generator's binned tries, instance after instance on a reused system)
+    /// allocates nothing. Not for use while another solve of this system runs.
+    struct search_buffers {
+        std::vector<std::size_t> changed;
+        std::vector<char> root_entailed;
+        std::vector<interval> doms;
+        std::vector<char> flags;
+        std::vector<std::pair<std::size_t, std::size_t>> stack;  // (slot, split)
+    };
+    [[nodiscard]] search_buffers& search_scratch() const noexcept { return search_; }
+
+private:
+    mutable search_buffers search_;
     // Where constraint k starts in each array; it ends where k + 1 starts.
     struct starts {
         std::uint32_t nodes, vars, symbols, constants, operators;
@@ -16670,7 +16685,54 @@ private:
     std::vector<std::size_t> watch_constraint_;
     std::vector<std::size_t> name_hash_;  // std::hash of each variable's name (as expr symbols carry)
     std::vector<std::int32_t> slots_;     // variable indices by name hash (open addressing; -1: empty)
-    std::unordered_map<const void*, std::int32_t> shared_;  // flatten: shared subexpressions compiled so far
+    // flatten's shared subexpressions compiled so far in this constraint, by
+    // address: open addressing, at most half full, emptied through the list
+    // of used slots. A hash map allocated a node per entry, and specs share
+    // many (every dim a constraint and a shape both hold): that was a sixth
+    // of all the generator's allocations.
+    struct shared_table {
+        std::vector<std::pair<const void*, std::int32_t>> slots;
+        std::vector<std::size_t> used;
+        [[nodiscard]] static std::size_t hash(const void* p) noexcept {
+            auto h = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(p));
+            h ^= h >> 29;
+            h *= 0xbf58476d1ce4e5b9ULL;
+            return static_cast<std::size_t>(h ^ (h >> 32));
+        }
+        [[nodiscard]] std::size_t probe(const void* p) const noexcept {
+            const std::size_t mask = slots.size() - 1;
+            std::size_t at = hash(p) & mask;
+            while (slots[at].first != nullptr && slots[at].first != p) at = (at + 1) & mask;
+            return at;
+        }
+        void clear() noexcept {
+            for (const std::size_t at : used) slots[at] = {nullptr, -1};
+            used.clear();
+        }
+        [[nodiscard]] std::optional<std::int32_t> find(const void* p) const noexcept {
+            if (slots.empty()) return std::nullopt;
+            const auto& e = slots[probe(p)];
+            return e.first == p ? std::optional<std::int32_t>(e.second) : std::nullopt;
+        }
+        void insert(const void* p, std::int32_t at) {
+            if (2 * (used.size() + 1) > slots.size()) {
+                std::vector<std::pair<const void*, std::int32_t>> old;
+                old.swap(slots);
+                slots.assign(std::max<std::size_t>(64, 2 * old.size()), {nullptr, -1});
+                used.clear();
+                for (const auto& e : old) {
+                    if (e.first == nullptr) continue;
+                    const std::size_t k = probe(e.first);
+                    slots[k] = e;
+                    used.push_back(k);
+                }
+            }
+            const std::size_t k = probe(p);
+            slots[k] = {p, at};
+            used.push_back(k);
+        }
+    };
+    shared_table shared_;
 };
 
 /// A compiled_system for one use at a time on this thread, empty but with
@@ -16809,11 +16871,14 @@ struct propagated_box {
         }
     }
     std::size_t failed = 0;
+    auto& buffers = compiled.search_scratch();
     // Constraints true on a whole box are not revised again inside it (see propagate).
-    std::vector<char> root_entailed(compiled.size(), 0);
+    std::vector<char>& root_entailed = buffers.root_entailed;
+    root_entailed.assign(compiled.size(), 0);
     bool propagated = false;
     if (around != nullptr) {
-        std::vector<std::size_t> changed;
+        std::vector<std::size_t>& changed = buffers.changed;
+        changed.clear();
         for (std::size_t i = 0; i < root.size(); ++i) {
             const interval d = around->domains[i];
             if (root[i].lo < d.lo || root[i].hi > d.hi) {
@@ -16821,7 +16886,7 @@ struct propagated_box {
             }
             if (!(root[i] == d)) changed.push_back(i);
         }
-        root_entailed = around->entailed;
+        root_entailed.assign(around->entailed.begin(), around->entailed.end());
         propagated = compiled.propagate_changed(root.data(), options.max_propagation_rounds, &failed, changed,
                                                 root_entailed.data());
     } else {
@@ -16850,15 +16915,15 @@ struct propagated_box {
     // slot per box: a popped box is processed in place at the top, and its
     // branches are written above it. Nothing is allocated per choice point.
     const std::size_t nv = root.size(), nc = compiled.size();
-    std::vector<interval> doms;
-    std::vector<char> flags;
+    std::vector<interval>& doms = buffers.doms;
+    std::vector<char>& flags = buffers.flags;
     std::vector<std::int64_t> values(nv);
     // A box: its slot, and the variable it differs in from its propagated parent.
     struct box {
         std::size_t slot;
         std::size_t split;
     };
-    std::vector<box> stack;
+    auto& stack = buffers.stack;
     for (;;) {
         std::size_t nodes = 0;
         bool cut = false;
@@ -16873,7 +16938,7 @@ struct propagated_box {
             }
             ++nodes;
             ++result.nodes;
-            const box entry = stack.back();
+            const box entry{stack.back().first, stack.back().second};
             stack.pop_back();
             // Slots above this one belong to boxes already popped.
             doms.resize((entry.slot + 1) * nv);

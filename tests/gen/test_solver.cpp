@@ -500,6 +500,38 @@ TEST_CASE("solver: a subexpression shared within a constraint is compiled once, 
     CHECK_FALSE(big.satisfied_by({std::int64_t{1} << 61}));
 }
 
+TEST_CASE("solver: many shared subexpressions in one constraint, and constraints after it, compile and solve as trees") {
+    // 200 subexpressions each read twice: the table of shared nodes grows past
+    // its first size, and is emptied between constraints (indices are local).
+    constraint_system s;
+    s.add_variable("x", 0, 20);
+    s.add_variable("y", 0, 20);
+    expr sum(0);
+    for (int k = 0; k < 200; ++k) {
+        const expr t = expr::symbol("x") + k;
+        sum = sum + t * t;
+    }
+    s.add(sum <= 3000000, "a sum of squares of shared terms");  // x in [0, 8]
+    for (int k = 0; k < 3; ++k) {
+        const expr t = expr::symbol("y") - expr::symbol("x");
+        s.add(t * t <= 4, "y within 2 of x");
+    }
+    const to::gen::detail::compiled_system compiled(s);
+    CHECK(compiled.view(0).nodes.size() <= 5 * 200 + 4);  // a tree: 7 per term
+    for (std::size_t c = 1; c < s.constraints.size(); ++c) CHECK(compiled.view(c).nodes.size() <= 6);  // a tree: 9
+    for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+        to::rng g(seed);
+        // Twice on one compiled system: the search's buffers are reused, not shared state.
+        for (int again = 0; again < 2; ++again) {
+            const auto r = to::gen::solve(s, compiled, to::gen::domains_of(s), g);
+            REQUIRE(r.sat());
+            CHECK(s.satisfied_by(r.values));
+            CHECK(compiled.satisfied_exactly(r.values));
+            CHECK(r.values[0] <= 8);
+        }
+    }
+}
+
 TEST_CASE("solver: solving inside a propagated box gives answers inside it, and refuses a root outside it") {
     constraint_system s;
     s.add_variable("a", 1, 64);
