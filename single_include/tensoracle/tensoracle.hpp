@@ -17627,7 +17627,7 @@ struct instance_hooks {
                 for (std::size_t a = 0; a < in[i].shape.size(); ++a) s.dims.push_back(spec::context::dim_symbol(i, a));
             }
         }
-        const auto ctx = spec::context::symbolic(op.op_type, sym, full, unknown_attrs);
+        const auto ctx = spec::context::symbolic(op.op_type, std::move(sym), std::move(full), unknown_attrs);
         // What the spec asked for that the generator had left unknown: returns
         // the rejection reason, or "" when the structure changed (next round).
         auto resolve = [&](const spec::unknown_input_error& e) -> std::string {
@@ -17693,6 +17693,92 @@ struct instance_hooks {
         for (const auto& k : cs) {
             if (k.condition.is_constant() && k.condition.constant_value() == 0) return reject("structure: " + k.reason);
         }
+        // Shapes and dtypes: they read the same symbolic context as the constraints
+        // (propagation narrows domains, not the context). Asked once per round,
+        // here when the structure has no guessed list length (nothing for
+        // propagation to correct first), else once propagation has settled the
+        // lengths (shape inference may index a list by its length: Pad's pads).
+        // Asked before compiling and propagating, a structure whose output rank
+        // misses the placeholder's is refused without that work (most refused
+        // calls of a median graph: Gather, MatMul, Reduce ranks).
+        spec::shape_exprs shapes;
+        std::vector<dtype> out_dtypes;
+        bool shapes_asked = false;
+        auto ask_shapes = [&]() -> asked {
+            shapes_asked = true;
+            if (const auto a = ask([&] {
+                    shapes = op.output_shapes(ctx);
+                    out_dtypes = op.output_dtypes(ctx);
+                });
+                a != asked::ok) {
+                return a;
+            }
+            if (shapes.empty()) {
+                rejection = "no outputs";
+                return asked::refused;
+            }
+            if (req.single_output && shapes.size() > 1) {
+                for (std::size_t o = 1; o < op.outputs.size() && o < shapes.size(); ++o) {
+                    if (!op.outputs[o].optional && !op.outputs[o].variadic) {
+                        rejection = "a required second output in single-output mode";
+                        return asked::refused;
+                    }
+                }
+            }
+            if (output_count > shapes.size()) output_count = shapes.size();
+            if (!std::any_of(p.attributes.begin(), p.attributes.end(),
+                             [](const spec::attribute_info& a) { return a.name == output_count_attribute; })) {
+                output_count = req.single_output ? 1 : shapes.size();
+            }
+            // Backward insertion: output 0's rank must match; nudge one length guess.
+            // First as if each listed value adds an output dim (Unsqueeze, Reshape);
+            // if that missed, the other way from where it started (Squeeze, a
+            // Reduce without keepdims: each listed axis removes one); if the first
+            // nudge left the rank where it was, or both missed, the length does
+            // not set the rank (keepdims): give up.
+            // Nudging one way only walked a Squeeze's axes up to the length limit,
+            // a round (a whole solve) per step.
+            if (req.bound_output && shapes[0].size() != req.bound_output->shape.size()) {
+                const auto want = static_cast<std::int64_t>(req.bound_output->shape.size());
+                const auto have = static_cast<std::int64_t>(shapes[0].size());
+                const std::int64_t longest = 2 * static_cast<std::int64_t>(cfg.max_rank) + 2;
+                bool nudged = false;
+                for (auto& [i, len] : values_len) {
+                    if (in[i].shape.empty()) continue;
+                    rank_nudge& r = rank_nudges.try_emplace(i, rank_nudge{static_cast<std::int64_t>(len), have, 0}).first->second;
+                    // The first nudge left the rank where it was: this length does not set
+                    // it (a Reduce with keepdims). Not so for an empty list, which means
+                    // something else (Squeeze and Reduce without axes), or rank 0, where
+                    // a list longer than the input's rank leaves it (Squeeze).
+                    if (r.tries == 1 && have == r.have && have != 0 && len != 0 && static_cast<std::int64_t>(len) != r.len) {
+                        r.tries = 2;
+                    }
+                    while (r.tries < 2 && !nudged) {  // a way out of range: the other one at once
+                        const std::int64_t next = ++r.tries == 1 ? r.len + (want - r.have) : r.len - (want - r.have);
+                        if (next >= 0 && next <= longest && next != static_cast<std::int64_t>(len)) {
+                            len = static_cast<std::size_t>(next);
+                            nudged = true;
+                        }
+                    }
+                    if (nudged) break;
+                }
+                if (!nudged) {
+                    rejection = "output rank cannot match";
+                    return asked::refused;
+                }
+                return asked::next_round;
+            }
+            return asked::ok;
+        };
+        const bool guessed_lists =
+            !list_guess.empty() ||
+            std::any_of(values_len.begin(), values_len.end(), [&](const auto& kv) { return !in[kv.first].shape.empty(); });
+        if (!guessed_lists) {
+            if (const auto a = ask_shapes(); a != asked::ok) {
+                if (a == asked::refused) return reject(rejection);
+                continue;
+            }
+        }
 
         try {
         // The system: every symbol the spec used is one of our unknowns.
@@ -17716,6 +17802,9 @@ struct instance_hooks {
             }
         }
         sys.constraints = std::move(cs);
+        // Room for what is added below (lengths, output dims and sizes, input sizes, the
+        // placeholder's shape): the vector grew two or three times per instance.
+        sys.constraints.reserve(sys.constraints.size() + 4 * cfg.max_rank + 2 * in.size() + 8);
 
         // Length inference: propagate the length rules without our guesses.
         struct link {
@@ -17792,55 +17881,11 @@ struct instance_hooks {
             settled_domains = std::move(*guessed);
             settled = sys.constraints.size();
         }
-
-        // Shapes and dtypes, now that the structure is consistent.
-        spec::shape_exprs shapes;
-        std::vector<dtype> out_dtypes;
-        if (const auto a = ask([&] {
-                shapes = op.output_shapes(ctx);
-                out_dtypes = op.output_dtypes(ctx);
-            });
-            a != asked::ok) {
-            if (a == asked::refused) return reject(rejection);
-            continue;
-        }
-        if (shapes.empty()) return reject("no outputs");
-        if (req.single_output && shapes.size() > 1) {
-            for (std::size_t o = 1; o < op.outputs.size() && o < shapes.size(); ++o) {
-                if (!op.outputs[o].optional && !op.outputs[o].variadic) return reject("a required second output in single-output mode");
+        if (!shapes_asked) {
+            if (const auto a = ask_shapes(); a != asked::ok) {
+                if (a == asked::refused) return reject(rejection);
+                continue;
             }
-        }
-        if (output_count > shapes.size()) output_count = shapes.size();
-        if (!std::any_of(p.attributes.begin(), p.attributes.end(),
-                         [](const spec::attribute_info& a) { return a.name == output_count_attribute; })) {
-            output_count = req.single_output ? 1 : shapes.size();
-        }
-        // Backward insertion: output 0's rank must match; nudge one length guess.
-        // First as if each listed value adds an output dim (Unsqueeze, Reshape);
-        // if that missed, the other way from where it started (Squeeze, a
-        // Reduce without keepdims: each listed axis removes one); if that
-        // missed too, the length does not set the rank (keepdims): give up.
-        // Nudging one way only walked a Squeeze's axes up to the length limit,
-        // a round (a whole solve) per step.
-        if (req.bound_output && shapes[0].size() != req.bound_output->shape.size()) {
-            const auto want = static_cast<std::int64_t>(req.bound_output->shape.size());
-            const auto have = static_cast<std::int64_t>(shapes[0].size());
-            const std::int64_t longest = 2 * static_cast<std::int64_t>(cfg.max_rank) + 2;
-            bool nudged = false;
-            for (auto& [i, len] : values_len) {
-                if (in[i].shape.empty()) continue;
-                rank_nudge& r = rank_nudges.try_emplace(i, rank_nudge{static_cast<std::int64_t>(len), have, 0}).first->second;
-                while (r.tries < 2 && !nudged) {  // a way out of range: the other one at once
-                    const std::int64_t next = ++r.tries == 1 ? r.len + (want - r.have) : r.len - (want - r.have);
-                    if (next >= 0 && next <= longest && next != static_cast<std::int64_t>(len)) {
-                        len = static_cast<std::size_t>(next);
-                        nudged = true;
-                    }
-                }
-                if (nudged) break;
-            }
-            if (!nudged) return reject("output rank cannot match");
-            continue;
         }
         for (std::size_t o = 0; o < shapes.size(); ++o) {
             for (const auto& d : shapes[o]) sys.add(d >= 1, "output " + std::to_string(o) + " dims are at least 1");
@@ -18229,6 +18274,10 @@ public:
     /// Grows one graph from `g` (generate() keeps only reachable domains).
     [[nodiscard]] graph_sketch grow(rng& g, generation_stats& stats) const {
         state s;
+        // A graph holds a few values per node: room for them up front, as each
+        // regrowth moved every value (facts, shapes, names) made so far.
+        s.values.reserve(4 * cfg_.max_nodes + 4);
+        s.nodes.reserve(cfg_.max_nodes);
         // The seed placeholder.
         {
             dtype d = seed_dtypes_[g.below(seed_dtypes_.size())];

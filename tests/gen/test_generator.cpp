@@ -299,6 +299,48 @@ TEST_CASE("generate_instance: a length guess that propagation refuted is not tri
     CHECK(most_calls <= 2);
 }
 
+TEST_CASE("generate_instance: a backward rank nudge gives up on a length that does not set the rank, not on Squeeze's") {
+    // Backward into [5, 3, 7]: a ReduceSum with keepdims keeps its input's rank
+    // whatever its axes' length, so after one nudge that left the rank where it
+    // was the instance is refused (it took a third round, a nudge the other
+    // way, before). A Squeeze's rank moves against its axes' length (and a
+    // length past its input's rank leaves rank 0): those nudges still run.
+    auto backward = [](const to::gen::op_profile& p, std::uint64_t seed, to::gen::rejection_counts& why) {
+        to::gen::instance_request req{p.op, {}, std::nullopt, false};
+        req.bound_output = to::gen::typed_shape{to::dtype::f32, {5, 3, 7}};
+        to::rng g(seed);
+        return to::gen::generate_instance(p, req, to::gen::config{}, g, why);
+    };
+    const auto counted = counted_spec::of(to::ops::get_op("ReduceSum"));
+    const to::gen::op_profile reduce(counted);
+    int solved = 0, rank_refusals = 0, three_rounds = 0;
+    for (std::uint64_t seed = 0; seed < 400; ++seed) {
+        to::gen::rejection_counts why;
+        counted_spec::calls = 0;
+        const auto inst = backward(reduce, seed, why);
+        if (inst) {
+            ++solved;
+            CHECK(inst->output_shapes.at(0) == to::shape_type{5, 3, 7});
+        } else if (why.by_reason.begin()->first.find("output rank cannot match") != std::string::npos) {
+            ++rank_refusals;
+            if (counted_spec::calls >= 3) ++three_rounds;
+        }
+    }
+    CHECK(solved >= 5);
+    CHECK(rank_refusals >= 100);
+    CHECK(three_rounds * 10 <= rank_refusals);  // was more than half of them
+    const to::gen::op_profile squeeze(to::ops::get_op("Squeeze"));
+    int squeezed = 0;
+    for (std::uint64_t seed = 0; seed < 400; ++seed) {
+        to::gen::rejection_counts why;
+        const auto inst = backward(squeeze, seed, why);
+        if (!inst) continue;
+        ++squeezed;
+        CHECK(inst->output_shapes.at(0) == to::shape_type{5, 3, 7});
+    }
+    CHECK(squeezed >= 120);  // 199 of 400; stopping after an unmoved rank 0 gave 24
+}
+
 TEST_CASE("generate_instance: small integer inputs are shape-like from the first round, and one the spec never reads goes back") {
     // Slice reads the values of starts, ends, axes and steps. Asked one at a
     // time, each cost a round of the spec's calls (4.5 rounds an instance).

@@ -201,6 +201,10 @@ public:
     /// Grows one graph from `g` (generate() keeps only reachable domains).
     [[nodiscard]] graph_sketch grow(rng& g, generation_stats& stats) const {
         state s;
+        // A graph holds a few values per node: room for them up front, as each
+        // regrowth moved every value (facts, shapes, names) made so far.
+        s.values.reserve(4 * cfg_.max_nodes + 4);
+        s.nodes.reserve(cfg_.max_nodes);
         // The seed placeholder.
         {
             dtype d = seed_dtypes_[g.below(seed_dtypes_.size())];
