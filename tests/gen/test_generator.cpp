@@ -272,6 +272,14 @@ std::optional<to::gen::op_instance> forward_instance(const to::gen::op_profile& 
     to::rng g(seed);
     return to::gen::generate_instance(p, req, to::gen::config{}, g, why);
 }
+/// The same with the op's output 0 bound to an f32 placeholder of `shape` (backward insertion).
+std::optional<to::gen::op_instance> backward_instance(const to::gen::op_profile& p, const to::shape_type& shape,
+                                                      std::uint64_t seed, to::gen::rejection_counts& why) {
+    to::gen::instance_request req{p.op, {}, std::nullopt, false};
+    req.bound_output = to::gen::typed_shape{to::dtype::f32, shape};
+    to::rng g(seed);
+    return to::gen::generate_instance(p, req, to::gen::config{}, g, why);
+}
 
 TEST_CASE("generate_instance: a length guess that propagation refuted is not tried again") {
     // ReduceMax over a rank-0 value: every `axes` list is out of [-0, 0). The
@@ -305,19 +313,13 @@ TEST_CASE("generate_instance: a backward rank nudge gives up on a length that do
     // was the instance is refused (it took a third round, a nudge the other
     // way, before). A Squeeze's rank moves against its axes' length (and a
     // length past its input's rank leaves rank 0): those nudges still run.
-    auto backward = [](const to::gen::op_profile& p, std::uint64_t seed, to::gen::rejection_counts& why) {
-        to::gen::instance_request req{p.op, {}, std::nullopt, false};
-        req.bound_output = to::gen::typed_shape{to::dtype::f32, {5, 3, 7}};
-        to::rng g(seed);
-        return to::gen::generate_instance(p, req, to::gen::config{}, g, why);
-    };
     const auto counted = counted_spec::of(to::ops::get_op("ReduceSum"));
     const to::gen::op_profile reduce(counted);
     int solved = 0, rank_refusals = 0, three_rounds = 0;
     for (std::uint64_t seed = 0; seed < 400; ++seed) {
         to::gen::rejection_counts why;
         counted_spec::calls = 0;
-        const auto inst = backward(reduce, seed, why);
+        const auto inst = backward_instance(reduce, {5, 3, 7}, seed, why);
         if (inst) {
             ++solved;
             CHECK(inst->output_shapes.at(0) == to::shape_type{5, 3, 7});
@@ -333,7 +335,7 @@ TEST_CASE("generate_instance: a backward rank nudge gives up on a length that do
     int squeezed = 0;
     for (std::uint64_t seed = 0; seed < 400; ++seed) {
         to::gen::rejection_counts why;
-        const auto inst = backward(squeeze, seed, why);
+        const auto inst = backward_instance(squeeze, {5, 3, 7}, seed, why);
         if (!inst) continue;
         ++squeezed;
         CHECK(inst->output_shapes.at(0) == to::shape_type{5, 3, 7});
