@@ -16103,20 +16103,11 @@ public:
     /// The same on a box of size() variables and size() flags held elsewhere (the search's stack).
     bool propagate(interval* dom, std::size_t max_rounds, std::size_t* failed, std::optional<std::size_t> changed,
                    char* entailed) const {
-        // Scratch reused across calls: the search propagates at every choice point.
         if (changed) {
-            auto& queued = scratch_.queued;
-            auto& queue = scratch_.queue;
-            queued.assign(spans_.size(), 0);
-            queue.clear();
-            for (std::int32_t e = watch_head_[*changed]; e >= 0; e = watch_next_[static_cast<std::size_t>(e)]) {
-                const std::size_t w = watch_constraint_[static_cast<std::size_t>(e)];
-                queued[w] = 1;
-                queue.push_back(w);
-            }
-        } else {
-            queue_from(0);
+            const std::size_t v = *changed;
+            return propagate_changed(dom, max_rounds, failed, {&v, 1}, entailed);
         }
+        queue_from(0);
         return run_queue(dom, max_rounds, failed, entailed);
     }
     /// The same on a fixpoint of every constraint in which only the variables
@@ -16124,6 +16115,7 @@ public:
     /// start queued (none changed: nothing to do).
     bool propagate_changed(interval* dom, std::size_t max_rounds, std::size_t* failed, std::span<const std::size_t> changed,
                            char* entailed) const {
+        // Scratch reused across calls: the search propagates at every choice point.
         auto& queued = scratch_.queued;
         auto& queue = scratch_.queue;
         queued.assign(spans_.size(), 0);
@@ -16654,11 +16646,17 @@ public:
     /// generator's binned tries, instance after instance on a reused system)
     /// allocates nothing. Not for use while another solve of this system runs.
     struct search_buffers {
+        /// A box of the search: its slot in `doms` and `flags`, and the
+        /// variable it differs in from its propagated parent.
+        struct box {
+            std::size_t slot;
+            std::size_t split;
+        };
         std::vector<std::size_t> changed;
         std::vector<char> root_entailed;
         std::vector<interval> doms;
         std::vector<char> flags;
-        std::vector<std::pair<std::size_t, std::size_t>> stack;  // (slot, split)
+        std::vector<box> stack;
     };
     [[nodiscard]] search_buffers& search_scratch() const noexcept { return search_; }
 
@@ -16874,7 +16872,6 @@ struct propagated_box {
     auto& buffers = compiled.search_scratch();
     // Constraints true on a whole box are not revised again inside it (see propagate).
     std::vector<char>& root_entailed = buffers.root_entailed;
-    root_entailed.assign(compiled.size(), 0);
     bool propagated = false;
     if (around != nullptr) {
         std::vector<std::size_t>& changed = buffers.changed;
@@ -16890,6 +16887,7 @@ struct propagated_box {
         propagated = compiled.propagate_changed(root.data(), options.max_propagation_rounds, &failed, changed,
                                                 root_entailed.data());
     } else {
+        root_entailed.assign(compiled.size(), 0);
         propagated = compiled.propagate(root, options.max_propagation_rounds, &failed, std::nullopt, &root_entailed);
     }
     if (!propagated) {
@@ -16918,11 +16916,6 @@ struct propagated_box {
     std::vector<interval>& doms = buffers.doms;
     std::vector<char>& flags = buffers.flags;
     std::vector<std::int64_t> values(nv);
-    // A box: its slot, and the variable it differs in from its propagated parent.
-    struct box {
-        std::size_t slot;
-        std::size_t split;
-    };
     auto& stack = buffers.stack;
     for (;;) {
         std::size_t nodes = 0;
@@ -16938,7 +16931,7 @@ struct propagated_box {
             }
             ++nodes;
             ++result.nodes;
-            const box entry{stack.back().first, stack.back().second};
+            const auto entry = stack.back();
             stack.pop_back();
             // Slots above this one belong to boxes already popped.
             doms.resize((entry.slot + 1) * nv);
@@ -17703,9 +17696,7 @@ struct instance_hooks {
         // calls of a median graph: Gather, MatMul, Reduce ranks).
         spec::shape_exprs shapes;
         std::vector<dtype> out_dtypes;
-        bool shapes_asked = false;
         auto ask_shapes = [&]() -> asked {
-            shapes_asked = true;
             if (const auto a = ask([&] {
                     shapes = op.output_shapes(ctx);
                     out_dtypes = op.output_dtypes(ctx);
@@ -17881,7 +17872,7 @@ struct instance_hooks {
             settled_domains = std::move(*guessed);
             settled = sys.constraints.size();
         }
-        if (!shapes_asked) {
+        if (guessed_lists) {  // not asked above
             if (const auto a = ask_shapes(); a != asked::ok) {
                 if (a == asked::refused) return reject(rejection);
                 continue;

@@ -564,9 +564,7 @@ struct instance_hooks {
         // calls of a median graph: Gather, MatMul, Reduce ranks).
         spec::shape_exprs shapes;
         std::vector<dtype> out_dtypes;
-        bool shapes_asked = false;
         auto ask_shapes = [&]() -> asked {
-            shapes_asked = true;
             if (const auto a = ask([&] {
                     shapes = op.output_shapes(ctx);
                     out_dtypes = op.output_dtypes(ctx);
@@ -742,7 +740,7 @@ struct instance_hooks {
             settled_domains = std::move(*guessed);
             settled = sys.constraints.size();
         }
-        if (!shapes_asked) {
+        if (guessed_lists) {  // not asked above
             if (const auto a = ask_shapes(); a != asked::ok) {
                 if (a == asked::refused) return reject(rejection);
                 continue;
