@@ -16505,6 +16505,9 @@ private:
                                    clamp_big(__int128(v[static_cast<std::size_t>(n.a)].hi) - cur.lo)});
             case K::mul: {
                 auto quotient = [&](interval other) -> interval {
+                    // The other factor has no value (it divides by zero): nor has the product.
+                    // Its empty interval is {0, -1}, and 0 was a divisor below.
+                    if (other.empty()) return {};
                     if (other.contains(0)) return any;  // 0 * x covers anything
                     std::int64_t lo = big, hi = -big;
                     for (const std::int64_t y : {cur.lo, cur.hi}) {

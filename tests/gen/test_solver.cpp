@@ -303,6 +303,87 @@ TEST_CASE("solver: propagation narrows domains soundly") {
     CHECK((*d)[1].hi == 3);
 }
 
+TEST_CASE("solver: propagation never cuts off a solution (brute force over small boxes)") {
+    // Random constraints of every kind over three variables with small
+    // domains: every assignment that satisfies them all (found by trying
+    // each) lies in the propagated box, and the search finds one when one
+    // exists. A product whose other factor has no value (x * (y / 0)) once
+    // divided by that factor's empty bounds here (SIGFPE).
+    to::rng g(55);
+    const char* names[] = {"x", "y", "z"};
+    std::function<expr(std::uint64_t, const expr&, const expr&, int)> combine;
+    std::function<expr(int)> build = [&](int depth) -> expr {
+        if (depth == 0 || g.bernoulli(0.2)) return g.bernoulli(0.6) ? sym(names[g.below(3)]) : expr(g.integer(-3, 5));
+        const auto a = build(depth - 1), b = build(depth - 1);
+        try {
+            return combine(g.below(14), a, b, depth);
+        } catch (const to::error&) {
+            return sym("x");  // two constants fold when built: 4 / 0 throws there
+        }
+    };
+    combine = [&](std::uint64_t pick, const expr& a, const expr& b, int depth) -> expr {
+        switch (pick) {
+            case 0: return a + b;
+            case 1: return a - b;
+            case 2: return a * b;
+            case 3: return a / b;
+            case 4: return to::spec::min(a, b);
+            case 5: return to::spec::max(a, b);
+            case 6: return a == b;
+            case 7: return a != b;
+            case 8: return a < b;
+            case 9: return a <= b;
+            case 10: return a && b;
+            case 11: return (a == b) || (a == b + 1) || (b == 1);
+            case 12: return to::spec::select(build(depth - 1) == 1, a, b);
+            default: return a || b;
+        }
+    };
+    std::size_t with_solutions = 0, narrowed = 0, empty = 0;
+    for (int t = 0; t < 1500; ++t) {
+        constraint_system s;
+        for (const char* n : names) s.add_variable(n, -4, 6);
+        const int k = 1 + static_cast<int>(g.below(3));
+        for (int c = 0; c < k; ++c) s.add(build(1 + static_cast<int>(g.below(4))), "random");
+        std::vector<std::vector<std::int64_t>> solutions;
+        for (std::int64_t x = -4; x <= 6; ++x) {
+            for (std::int64_t y = -4; y <= 6; ++y) {
+                for (std::int64_t z = -4; z <= 6; ++z) {
+                    if (s.satisfied_by({x, y, z})) solutions.push_back({x, y, z});
+                }
+            }
+        }
+        const auto box = to::gen::propagate(s);
+        INFO(s.constraints[0].condition.to_string());
+        if (!box) {
+            CHECK(solutions.empty());
+            ++empty;
+            continue;
+        }
+        // One check per system (a check per solution made this test slow).
+        const auto outside = std::find_if(solutions.begin(), solutions.end(), [&](const std::vector<std::int64_t>& v) {
+            return !(*box)[0].contains(v[0]) || !(*box)[1].contains(v[1]) || !(*box)[2].contains(v[2]);
+        });
+        CHECK(outside == solutions.end());
+        for (std::size_t i = 0; i < 3; ++i) narrowed += (*box)[i] == interval{-4, 6} ? 0 : 1;
+        to::gen::solver_options so;
+        so.max_nodes = 1u << 16;  // 1,331 assignments: the search can try every one
+        const auto r = to::gen::solve(s, g, so);
+        if (solutions.empty()) {
+            CHECK(r.status == solve_status::unsat);
+        } else {
+            ++with_solutions;
+            REQUIRE(r.sat());
+            CHECK(s.satisfied_by(r.values));
+        }
+    }
+    // Both outcomes, and narrowing, occur often enough for the checks to mean something.
+    CHECK(with_solutions > 300);
+    CHECK(with_solutions < 1400);
+    CHECK(narrowed > 200);
+    MESSAGE(with_solutions << " with solutions, " << empty << " unsat at the root, " << narrowed << " narrowed domains");
+}
+
 TEST_CASE("solver: same rng state, same answer") {
     constraint_system s;
     s.add_variable("x", 1, 1000);
