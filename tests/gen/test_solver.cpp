@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <vector>
 
 #include <tensoracle/gen/generator.hpp>
@@ -37,6 +38,45 @@ std::vector<constraint_system> generated_systems(std::uint64_t seed, std::size_t
         (void)gen.generate(g, stats);
     }
     return systems;
+}
+
+/// A source of random expressions over x, y and z, of every kind spec::expr
+/// has, at most `depth` deep: a leaf is a symbol with probability
+/// `symbol_share`, else `constant()`. Two constants fold when built, and an
+/// overflow or a division by zero throws there: such a node becomes x.
+std::function<expr(int)> random_expressions(to::rng& g, std::function<std::int64_t()> constant, double leaf_share,
+                                            double symbol_share) {
+    auto build = std::make_shared<std::function<expr(int)>>();
+    const std::function<expr(int)>* self = build.get();  // not the shared_ptr: no cycle
+    *build = [&g, constant = std::move(constant), leaf_share, symbol_share, self](int depth) -> expr {
+        static const char* const names[] = {"x", "y", "z"};
+        if (depth == 0 || g.bernoulli(leaf_share)) return g.bernoulli(symbol_share) ? sym(names[g.below(3)]) : expr(constant());
+        const auto a = (*self)(depth - 1), b = (*self)(depth - 1);
+        try {
+            switch (g.below(19)) {
+                case 0: return a + b;
+                case 1: return a - b;
+                case 2: return a * b;
+                case 3: return a / b;
+                case 4: return a % b;
+                case 5: return to::spec::min(a, b);
+                case 6: return to::spec::max(a, b);
+                case 7: return a == b;
+                case 8: return a != b;
+                case 9: return a < b;
+                case 10: return a <= b;
+                case 11: return a > b;
+                case 12: return a >= b;
+                case 13: return a && b;
+                case 14: return a || b;
+                case 15: return !a;
+                default: return to::spec::select((*self)(depth - 1), a, b);
+            }
+        } catch (const to::error&) {
+            return sym("x");
+        }
+    };
+    return [build](int depth) { return (*build)(depth); };
 }
 }  // namespace
 
@@ -113,38 +153,7 @@ TEST_CASE("solver: exact evaluation of the compiled form agrees with spec::expr:
     const std::int64_t edge[] = {0, 1, -1, 2, -2, 3, 7, -7, big, low, big - 1, low + 1, std::int64_t{1} << 32};
     const auto draw_value = [&] { return g.bernoulli(0.5) ? edge[g.below(std::size(edge))] : g.integer(-20, 20); };
     const char* names[] = {"x", "y", "z"};
-    std::function<expr(std::uint64_t, const expr&, const expr&, int)> combine;
-    std::function<expr(int)> build = [&](int depth) -> expr {
-        if (depth == 0 || g.bernoulli(0.25)) return g.bernoulli(0.5) ? sym(names[g.below(3)]) : expr(draw_value());
-        const auto a = build(depth - 1), b = build(depth - 1);
-        const auto pick = g.below(19);
-        try {
-            return combine(pick, a, b, depth);
-        } catch (const to::error&) {
-            return sym("x");  // two constants fold when built: an overflow throws there
-        }
-    };
-    combine = [&](std::uint64_t pick, const expr& a, const expr& b, int depth) -> expr {
-        switch (pick) {
-            case 0: return a + b;
-            case 1: return a - b;
-            case 2: return a * b;
-            case 3: return a / b;
-            case 4: return a % b;
-            case 5: return to::spec::min(a, b);
-            case 6: return to::spec::max(a, b);
-            case 7: return a == b;
-            case 8: return a != b;
-            case 9: return a < b;
-            case 10: return a <= b;
-            case 11: return a > b;
-            case 12: return a >= b;
-            case 13: return a && b;
-            case 14: return a || b;
-            case 15: return !a;
-            default: return to::spec::select(build(depth - 1), a, b);
-        }
-    };
+    const auto build = random_expressions(g, draw_value, 0.25, 0.5);
     std::size_t held = 0, failed_eval = 0, cases = 0;
     for (int t = 0; t < 3000; ++t) {
         constraint_system s;
@@ -311,34 +320,7 @@ TEST_CASE("solver: propagation never cuts off a solution (brute force over small
     // divided by that factor's empty bounds here (SIGFPE).
     to::rng g(55);
     const char* names[] = {"x", "y", "z"};
-    std::function<expr(std::uint64_t, const expr&, const expr&, int)> combine;
-    std::function<expr(int)> build = [&](int depth) -> expr {
-        if (depth == 0 || g.bernoulli(0.2)) return g.bernoulli(0.6) ? sym(names[g.below(3)]) : expr(g.integer(-3, 5));
-        const auto a = build(depth - 1), b = build(depth - 1);
-        try {
-            return combine(g.below(14), a, b, depth);
-        } catch (const to::error&) {
-            return sym("x");  // two constants fold when built: 4 / 0 throws there
-        }
-    };
-    combine = [&](std::uint64_t pick, const expr& a, const expr& b, int depth) -> expr {
-        switch (pick) {
-            case 0: return a + b;
-            case 1: return a - b;
-            case 2: return a * b;
-            case 3: return a / b;
-            case 4: return to::spec::min(a, b);
-            case 5: return to::spec::max(a, b);
-            case 6: return a == b;
-            case 7: return a != b;
-            case 8: return a < b;
-            case 9: return a <= b;
-            case 10: return a && b;
-            case 11: return (a == b) || (a == b + 1) || (b == 1);
-            case 12: return to::spec::select(build(depth - 1) == 1, a, b);
-            default: return a || b;
-        }
-    };
+    const auto build = random_expressions(g, [&g] { return g.integer(-3, 5); }, 0.2, 0.6);
     std::size_t with_solutions = 0, narrowed = 0, empty = 0;
     for (int t = 0; t < 1500; ++t) {
         constraint_system s;
