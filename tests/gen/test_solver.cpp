@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <functional>
 #include <limits>
-#include <memory>
 #include <vector>
 
 #include <tensoracle/gen/generator.hpp>
@@ -44,14 +43,15 @@ std::vector<constraint_system> generated_systems(std::uint64_t seed, std::size_t
 /// has, at most `depth` deep: a leaf is a symbol with probability
 /// `symbol_share`, else `constant()`. Two constants fold when built, and an
 /// overflow or a division by zero throws there: such a node becomes x.
-std::function<expr(int)> random_expressions(to::rng& g, std::function<std::int64_t()> constant, double leaf_share,
-                                            double symbol_share) {
-    auto build = std::make_shared<std::function<expr(int)>>();
-    const std::function<expr(int)>* self = build.get();  // not the shared_ptr: no cycle
-    *build = [&g, constant = std::move(constant), leaf_share, symbol_share, self](int depth) -> expr {
+struct random_expressions {
+    to::rng& g;
+    std::function<std::int64_t()> constant;
+    double leaf_share, symbol_share;
+
+    expr operator()(int depth) const {
         static const char* const names[] = {"x", "y", "z"};
         if (depth == 0 || g.bernoulli(leaf_share)) return g.bernoulli(symbol_share) ? sym(names[g.below(3)]) : expr(constant());
-        const auto a = (*self)(depth - 1), b = (*self)(depth - 1);
+        const auto a = (*this)(depth - 1), b = (*this)(depth - 1);
         try {
             switch (g.below(19)) {
                 case 0: return a + b;
@@ -70,14 +70,13 @@ std::function<expr(int)> random_expressions(to::rng& g, std::function<std::int64
                 case 13: return a && b;
                 case 14: return a || b;
                 case 15: return !a;
-                default: return to::spec::select((*self)(depth - 1), a, b);
+                default: return to::spec::select((*this)(depth - 1), a, b);
             }
         } catch (const to::error&) {
             return sym("x");
         }
-    };
-    return [build](int depth) { return (*build)(depth); };
-}
+    }
+};
 }  // namespace
 
 TEST_CASE("solver: answers satisfy every constraint exactly (Reshape-like product, divisibility)") {
@@ -153,7 +152,7 @@ TEST_CASE("solver: exact evaluation of the compiled form agrees with spec::expr:
     const std::int64_t edge[] = {0, 1, -1, 2, -2, 3, 7, -7, big, low, big - 1, low + 1, std::int64_t{1} << 32};
     const auto draw_value = [&] { return g.bernoulli(0.5) ? edge[g.below(std::size(edge))] : g.integer(-20, 20); };
     const char* names[] = {"x", "y", "z"};
-    const auto build = random_expressions(g, draw_value, 0.25, 0.5);
+    const random_expressions build{g, draw_value, 0.25, 0.5};
     std::size_t held = 0, failed_eval = 0, cases = 0;
     for (int t = 0; t < 3000; ++t) {
         constraint_system s;
@@ -320,7 +319,7 @@ TEST_CASE("solver: propagation never cuts off a solution (brute force over small
     // divided by that factor's empty bounds here (SIGFPE).
     to::rng g(55);
     const char* names[] = {"x", "y", "z"};
-    const auto build = random_expressions(g, [&g] { return g.integer(-3, 5); }, 0.2, 0.6);
+    const random_expressions build{g, [&g] { return g.integer(-3, 5); }, 0.2, 0.6};
     std::size_t with_solutions = 0, narrowed = 0, empty = 0;
     for (int t = 0; t < 1500; ++t) {
         constraint_system s;
