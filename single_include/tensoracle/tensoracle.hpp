@@ -12522,10 +12522,12 @@ dual<V> pow(const U& a, const dual<V>& b) {
     return pow(dual<V>(a), b);
 }
 /// fmod(a, b) = a - trunc(a/b)·b, with trunc(a/b) constant almost everywhere.
+/// (a - r)/b is that integer up to rounding, which can fall just below it:
+/// rounded to the nearest, not truncated.
 template <class V>
 dual<V> fmod(const dual<V>& a, const dual<V>& b) {
     const V r = math::fmod(a.v, b.v);
-    const V q = math::trunc((a.v - r) / b.v);
+    const V q = math::round((a.v - r) / b.v);
     return {r, a.d - q * b.d};
 }
 template <class V>
@@ -12910,7 +12912,7 @@ rvar<V> pow(const U& a, const rvar<V>& b) {
 template <class V>
 rvar<V> fmod(const rvar<V>& a, const rvar<V>& b) {
     const V r = math::fmod(a.v, b.v);
-    const V q = math::trunc((a.v - r) / b.v);
+    const V q = math::round((a.v - r) / b.v);  // the exact quotient (see dual's fmod)
     return rvar<V>::binary(r, a, V(1), b, -q);
 }
 template <class V>

@@ -298,7 +298,7 @@ rvar<V> pow(const U& a, const rvar<V>& b) {
 template <class V>
 rvar<V> fmod(const rvar<V>& a, const rvar<V>& b) {
     const V r = math::fmod(a.v, b.v);
-    const V q = math::trunc((a.v - r) / b.v);
+    const V q = math::round((a.v - r) / b.v);  // the exact quotient (see dual's fmod)
     return rvar<V>::binary(r, a, V(1), b, -q);
 }
 template <class V>
