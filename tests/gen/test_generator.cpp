@@ -1595,6 +1595,34 @@ TEST_CASE("input search: the work budget counts the taps an op's kernel visits a
     CHECK(to::gen::detail::node_work(call, out) == 57600.0 + 900.0);
 }
 
+TEST_CASE("input search: a start that spends its share of the work budget gives way to the next start kind") {
+    // Cosh(Conv(w, k)) in float16 (a graph of the benchmark's seed 13): 520-tap sums of
+    // draws overflow Cosh, and the gradient shrinks them slowly enough that the first
+    // start never stalls; it spent the whole budget. The next start kind (all zeros) is
+    // finite at once.
+    to::gen::graph_sketch s;
+    s.model.inputs = {{"w", to::dtype::f16, to::shape_type{4, 1, 50, 7, 44}}, {"k", to::dtype::f16, to::shape_type{2, 1, 13, 1, 40}}};
+    s.model.nodes = {make_node("Conv", {"w", "k"}, "c",
+                               {{"dilations", std::vector<std::int64_t>{3, 32, 1}}, {"strides", std::vector<std::int64_t>{3, 1, 1}}}),
+                     make_node("Cosh", {"c"}, "y")};
+    s.model.outputs.push_back({"y", to::dtype::f16, to::shape_type{4, 2, 5, 7, 5}});
+    auto search = [&](double share) {
+        to::gen::search_options o;
+        o.work_budget = 4e7;  // about 14 evaluations of this graph
+        o.work_share_per_start = share;
+        to::rng g(1);
+        return to::gen::search_inputs(s, g, o);
+    };
+    const auto whole = search(1.0);  // a start may spend it all: what the search did before
+    CHECK_FALSE(whole.success);
+    CHECK(whole.out_of_work);
+    CHECK(whole.gradient_steps > 10);
+    const auto shared = search(to::gen::search_options{}.work_share_per_start);
+    CHECK(shared.success);
+    CHECK(shared.restarts >= 1);
+    CHECK(shared.work < 0.5 * 4e7);
+}
+
 TEST_CASE("input search: its finiteness check and dtype conversion agree with the widened reference") {
     // detail::all_finite reads each dtype's own elements and detail::to_dtype
     // converts in one pass; both must say what the widened copy and
