@@ -19369,7 +19369,7 @@ struct search_options {
     std::size_t stalled_steps_per_start = 24;
     std::size_t steps_per_start = 48;
     /// A start that has spent this share of `work_budget` is left for the next
-    /// one too: on a graph with a large Conv, 30 steps of a slowly shrinking loss
+    /// one too: on a graph with a large Conv, 44 steps of a slowly shrinking loss
     /// spent the whole budget in the first start, and the later start kinds
     /// (all zeros: a Cosh of that Conv is then finite) were never tried.
     double work_share_per_start = 0.25;
@@ -19617,6 +19617,15 @@ inline std::vector<tensor> estimate_gradient(const spec::domain_rule& rule, std:
 /// not fixed by the generator) under which every node's output is finite.
 [[nodiscard]] inline search_result search_inputs(const graph_sketch& sketch, rng& g,
                                                  const search_options& options = {}) {
+    // Settings that would make the search take no step, or never end a start: named, not run.
+    auto require = [](bool ok, const std::string& what) {
+        if (!ok) throw error("tensoracle::gen::search_inputs", "search_options: " + what);
+    };
+    require(std::isfinite(options.learning_rate) && options.learning_rate > 0.0,
+            "learning_rate must be finite and positive, got " + std::to_string(options.learning_rate));
+    require(options.work_budget > 0.0, "work_budget must be positive, got " + std::to_string(options.work_budget));
+    require(options.work_share_per_start > 0.0 && options.work_share_per_start <= 1.0,
+            "work_share_per_start must lie in (0, 1], got " + std::to_string(options.work_share_per_start));
     const auto& m = sketch.model;
     search_result result;
     std::vector<detail::free_value> free;
