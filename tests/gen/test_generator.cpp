@@ -1596,7 +1596,7 @@ TEST_CASE("input search: the work budget counts the taps an op's kernel visits a
 }
 
 TEST_CASE("input search: a start that spends its share of the work budget gives way to the next start kind") {
-    // Cosh(Conv(w, k)) in float16 (a graph of the benchmark's seed 13): 520-tap sums of
+    // Cosh(Conv(w, k)) in float16 (graph 397 of the benchmark's seed 12): 520-tap sums of
     // draws overflow Cosh, and the gradient shrinks them slowly enough that the first
     // start never stalls; it spent the whole budget. The next start kind (all zeros) is
     // finite at once.
