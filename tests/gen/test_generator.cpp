@@ -1621,18 +1621,32 @@ TEST_CASE("input search: a start that spends its share of the work budget gives 
     CHECK(shared.success);
     CHECK(shared.restarts >= 1);
     CHECK(shared.work < 0.5 * 4e7);
-    // Settings that would never end a start, or take no step, are named.
+}
+
+TEST_CASE("input search: options that would take no step or never end a start are errors naming the setting") {
+    using attrs = to::spec::attribute_map;
+    const auto s = chain({{"Log", attrs{}}}, {8});
+    auto search = [&](const to::gen::search_options& o) {
+        to::rng g(1);
+        return to::gen::search_inputs(s, g, o);
+    };
     for (const double bad : {0.0, -0.5, 1.5, std::nan("")}) {
         CAPTURE(bad);
-        CHECK_THROWS_WITH_AS((void)search(bad), doctest::Contains("work_share_per_start must lie in (0, 1]"), to::error);
+        to::gen::search_options o;
+        o.work_share_per_start = bad;
+        CHECK_THROWS_WITH_AS((void)search(o), doctest::Contains("work_share_per_start must lie in (0, 1]"), to::error);
+    }
+    for (const double bad : {0.0, -1.0, std::numeric_limits<double>::infinity(), std::nan("")}) {
+        CAPTURE(bad);
+        to::gen::search_options o;
+        o.learning_rate = bad;
+        CHECK_THROWS_WITH_AS((void)search(o), doctest::Contains("learning_rate must be finite and positive, got"), to::error);
     }
     to::gen::search_options o;
-    o.learning_rate = 0.0;
-    to::rng g(1);
-    CHECK_THROWS_WITH_AS((void)to::gen::search_inputs(s, g, o), doctest::Contains("learning_rate must be finite and positive"), to::error);
-    o = {};
     o.work_budget = -1.0;
-    CHECK_THROWS_WITH_AS((void)to::gen::search_inputs(s, g, o), doctest::Contains("work_budget must be positive"), to::error);
+    CHECK_THROWS_WITH_AS((void)search(o), doctest::Contains("work_budget must be positive, got -1"), to::error);
+    o.work_budget = 1e6;  // the same options in range: a search runs
+    CHECK(search(o).evaluations >= 1);
 }
 
 TEST_CASE("input search: its finiteness check and dtype conversion agree with the widened reference") {

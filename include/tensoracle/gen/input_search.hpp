@@ -311,14 +311,15 @@ inline std::vector<tensor> estimate_gradient(const spec::domain_rule& rule, std:
 [[nodiscard]] inline search_result search_inputs(const graph_sketch& sketch, rng& g,
                                                  const search_options& options = {}) {
     // Settings that would make the search take no step, or never end a start: named, not run.
-    auto require = [](bool ok, const std::string& what) {
-        if (!ok) throw error("tensoracle::gen::search_inputs", "search_options: " + what);
+    // (The message is built only on failure: this runs once per searched graph.)
+    auto require = [](bool ok, const char* what, double got) {
+        if (!ok) throw error("tensoracle::gen::search_inputs", std::string("search_options: ") + what + ", got " + std::to_string(got));
     };
-    require(std::isfinite(options.learning_rate) && options.learning_rate > 0.0,
-            "learning_rate must be finite and positive, got " + std::to_string(options.learning_rate));
-    require(options.work_budget > 0.0, "work_budget must be positive, got " + std::to_string(options.work_budget));
+    require(std::isfinite(options.learning_rate) && options.learning_rate > 0.0, "learning_rate must be finite and positive",
+            options.learning_rate);
+    require(options.work_budget > 0.0, "work_budget must be positive", options.work_budget);
     require(options.work_share_per_start > 0.0 && options.work_share_per_start <= 1.0,
-            "work_share_per_start must lie in (0, 1], got " + std::to_string(options.work_share_per_start));
+            "work_share_per_start must lie in (0, 1]", options.work_share_per_start);
     const auto& m = sketch.model;
     search_result result;
     std::vector<detail::free_value> free;
