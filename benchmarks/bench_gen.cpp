@@ -377,13 +377,14 @@ int main(int argc, char** argv) {
             "  our validation %zu, onnx checker %zu, strict shape inference agrees %zu, runs %zu, finite outputs %zu "
             "(of %zu)\n",
             ours, checker, shapes, ran, finite, validity);
-        std::size_t avoided = 0;  // reasons read "<op>: ONNX 1.12 would infer another shape"
+        std::size_t avoided = 0, refused_axes = 0;  // reasons read "<op>: ONNX 1.12 would infer another shape", ...
         for (const auto& [why, n] : stats.rejected.by_reason) {
             if (why.find("ONNX 1.12 would infer another shape") != std::string::npos) avoided += n;
+            if (why.find("ONNX 1.12's data propagation would refuse the axis") != std::string::npos) refused_axes += n;
         }
         std::printf("  cases whose first graph's input search failed, grown again: %zu; instances rejected because "
-                    "ONNX 1.12 infers their shape wrongly: %zu\n",
-                    regrown_cases, avoided);
+                    "ONNX 1.12 infers their shape wrongly: %zu, because its data propagation would refuse their axis: %zu\n",
+                    regrown_cases, avoided, refused_axes);
         for (const auto& [what, n] : problems) {
             std::printf("    %zu x (first: case %llu of seed %llu) %s\n", n, static_cast<unsigned long long>(first_case[what]),
                         static_cast<unsigned long long>(seed + 2000), what.substr(0, 300).c_str());

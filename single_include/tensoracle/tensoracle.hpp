@@ -17173,6 +17173,31 @@ inline std::string string_attribute(const spec::attribute_map& a, std::string_vi
     return why;
 }
 
+/// Why ONNX 1.12's strict shape inference with data propagation may fail on
+/// a valid Concat or Gather node, or nullopt when it cannot. ONNX carries the
+/// values of small integer tensors (int32 and int64 initializers of rank 0 or
+/// 1, Shape's output, and what Unsqueeze, Cast, Add or Concat make of them) as
+/// a flat list, and these two ops check their `axis` against that list's
+/// length instead of the input's rank: an axis outside [-n, n - 1], n the
+/// element count of input 0, fails the whole inference ("axis must be in
+/// [-rank, rank-1]"). Whether ONNX has values for input 0 depends on the graph
+/// above the node, so this judges the node alone and answers "may fail"
+/// (docs/FINDINGS.md; fixed upstream in onnx/onnx#6570).
+[[nodiscard]] inline std::optional<std::string> onnx_1_12_data_propagation_failure(std::string_view op_type,
+                                                                                  const shape_type& input0,
+                                                                                  const spec::attribute_map& attributes) {
+    if (op_type != "Concat" && op_type != "Gather") return std::nullopt;
+    const auto it = attributes.find("axis");
+    if (it == attributes.end()) return std::nullopt;  // Gather's default: ONNX skips the check
+    const auto* axis = std::get_if<std::int64_t>(&it->second);
+    if (axis == nullptr) return std::nullopt;
+    std::int64_t n = 1;
+    for (const auto d : input0) n *= static_cast<std::int64_t>(d);
+    if (*axis >= -n && *axis < n) return std::nullopt;
+    return std::string(op_type) + ": axis " + std::to_string(*axis) + " is outside [-n, n-1] for input 0's " +
+           std::to_string(n) + " element(s), which ONNX 1.12's data propagation checks it against";
+}
+
 }  // namespace tensoracle::io
 // ---- end tensoracle/io/onnx_known_issues.hpp ----
 
@@ -18015,6 +18040,10 @@ struct instance_hooks {
             if (io::onnx_1_12_shape_divergence(op.op_type, in_shapes, given, out.output_shapes[0])) {
                 return reject("ONNX 1.12 would infer another shape");
             }
+        }
+        if (cfg.avoid_onnx_shape_inference_bugs && !in.empty() && in[0].role != input_role::absent &&
+            io::onnx_1_12_data_propagation_failure(op.op_type, in[0].shape, given)) {
+            return reject("ONNX 1.12's data propagation would refuse the axis");
         }
         // Data valid only for the solved shapes (indices): from a concrete context.
         bool after = false;

@@ -13,6 +13,7 @@
 #include <tensoracle/gen/generator.hpp>
 #include <tensoracle/gen/input_search.hpp>
 #include <tensoracle/graph/interpreter.hpp>
+#include <tensoracle/io/onnx_known_issues.hpp>
 #include <tensoracle/ops/registry.hpp>
 #ifdef TENSORACLE_TEST_JSON
 #include <tensoracle/gen/config_json.hpp>
@@ -393,6 +394,38 @@ TEST_CASE("generate_instance: a Split with a split input names one output per le
         CHECK(inst->output_shapes.size() == inst->output_count);
     }
     CHECK(with_split > 30);
+}
+
+TEST_CASE("generate_instance: no Concat or Gather axis that ONNX 1.12's data propagation refuses, unless told") {
+    // ONNX 1.12 checks these ops' axis against the element count of input 0's propagated
+    // values, not its rank (io::onnx_1_12_data_propagation_failure): on a [1, 1] input,
+    // axis 1 or -2 fails its strict inference. The default config avoids them.
+    for (const char* op : {"Concat", "Gather"}) {
+        CAPTURE(op);
+        const to::gen::op_profile p(to::ops::get_op(op));
+        int drawn = 0, refused_when_allowed = 0;
+        for (std::uint64_t seed = 0; seed < 400; ++seed) {
+            to::gen::rejection_counts why;
+            for (const bool avoid : {true, false}) {
+                to::gen::instance_request req{p.op, {}, std::nullopt, false};
+                req.bound_inputs.emplace(0, to::gen::typed_shape{to::dtype::i64, {1, 1}});
+                to::gen::config cfg;
+                cfg.avoid_onnx_shape_inference_bugs = avoid;
+                to::rng g(seed);
+                const auto inst = to::gen::generate_instance(p, req, cfg, g, why);
+                if (!inst) continue;
+                const bool refused = to::io::onnx_1_12_data_propagation_failure(op, inst->inputs[0].shape, inst->attributes).has_value();
+                if (avoid) {
+                    ++drawn;
+                    CHECK_FALSE(refused);
+                } else if (refused) {
+                    ++refused_when_allowed;
+                }
+            }
+        }
+        CHECK(drawn > 100);
+        CHECK(refused_when_allowed > 10);  // the check above can fail
+    }
 }
 
 TEST_CASE("sample_op: Resize's taps count as work, so max_work bounds cubic and linear resizes") {

@@ -265,6 +265,75 @@ TEST_CASE("onnx: the model of ONNX 1.12's shape inference matches the library on
     CHECK(divergent > 0);
 }
 
+TEST_CASE("onnx: the model of ONNX 1.12's data-propagation failure matches the library (Concat, Gather)") {
+    // Input 0 is an int64 initializer of k elements, unsqueezed to rank 2-4 so that an axis
+    // valid for its rank can exceed k: ONNX 1.12 carries the initializer's values (a flat list
+    // of k) through Unsqueeze and checks the axis against k. The same node on a graph input
+    // (no values to carry) always passes: the model answers "may fail" for the node alone.
+    to::rng g(1212);
+    std::size_t fails = 0, passes = 0;
+    for (int t = 0; t < 120; ++t) {
+        const bool concat = g.bernoulli(0.5);
+        const auto k = static_cast<std::size_t>(g.integer(1, 3));
+        const auto extra = static_cast<std::size_t>(g.integer(1, 3));  // unsqueezed axes
+        const auto rank = static_cast<std::int64_t>(1 + extra);
+        const std::int64_t axis = g.integer(-rank, rank - 1);
+        std::vector<std::int64_t> axes;
+        for (std::size_t a = 0; a < extra; ++a) axes.push_back(static_cast<std::int64_t>(a));  // leading 1s
+        to::shape_type shape(extra, 1);
+        shape.push_back(k);  // [1, ..., 1, k]
+        auto values = to::array<std::int64_t>::from_shape({k});
+        for (std::size_t e = 0; e < k; ++e) values.data()[e] = static_cast<std::int64_t>(e + 2);
+        auto axes_t = to::array<std::int64_t>::from_shape({axes.size()});
+        std::copy(axes.begin(), axes.end(), axes_t.data());
+        to::spec::attribute_map attrs{{"axis", axis}};
+        CAPTURE(concat);
+        CAPTURE(k);
+        CAPTURE(rank);
+        CAPTURE(axis);
+        auto graph_with = [&](bool with_values) {
+            to::graph::graph gr;
+            gr.initializers.emplace("axes", to::tensor(axes_t));
+            if (with_values) {
+                gr.initializers.emplace("a", to::tensor(values));
+                gr.nodes.push_back({"Unsqueeze", {"a", "axes"}, {"u"}, {}, "", ""});
+            } else {
+                gr.inputs.push_back({"u", to::dtype::i64, shape});
+            }
+            if (concat) {
+                gr.inputs.push_back({"b", to::dtype::i64, shape});
+                gr.nodes.push_back({"Concat", {"u", "b"}, {"y"}, attrs, "", ""});
+            } else {
+                auto index = to::array<std::int64_t>::from_shape({1});
+                index.data()[0] = 0;
+                gr.initializers.emplace("i", to::tensor(index));
+                gr.nodes.push_back({"Gather", {"u", "i"}, {"y"}, attrs, "", ""});
+            }
+            gr.outputs.push_back({"y", to::dtype::i64, std::nullopt});
+            return gr;
+        };
+        bool refused = false;
+        try {
+            (void)to::io::onnx_shape_inference(graph_with(true));
+        } catch (const to::error& e) {
+            refused = true;
+            CHECK_MESSAGE(std::string(e.what()).find("axis must be in [-rank, rank-1]") != std::string::npos, e.what());
+        }
+        const auto model = to::io::onnx_1_12_data_propagation_failure(concat ? "Concat" : "Gather", shape, attrs);
+        CHECK(model.has_value() == refused);
+        CHECK_NOTHROW((void)to::io::onnx_shape_inference(graph_with(false)));
+        (refused ? fails : passes) += 1;
+    }
+    // Both outcomes drawn, or the comparison proves nothing.
+    CHECK(fails > 10);
+    CHECK(passes > 10);
+    // Ops and attributes it does not judge; Gather without an axis skips ONNX's check.
+    CHECK_FALSE(to::io::onnx_1_12_data_propagation_failure("Gather", {1, 1}, {}));
+    CHECK_FALSE(to::io::onnx_1_12_data_propagation_failure("Split", {1, 1}, {{"axis", std::int64_t{1}}}));
+    CHECK(to::io::onnx_1_12_data_propagation_failure("Concat", {1, 1}, {{"axis", std::int64_t{1}}}));
+    CHECK_FALSE(to::io::onnx_1_12_data_propagation_failure("Concat", {1, 2}, {{"axis", std::int64_t{1}}}));
+}
+
 TEST_CASE("onnx: shape inference agrees with every op's spec on random valid instances") {
     std::size_t compared = 0, ops_compared = 0;
     for (const auto& e : to::ops::registry()) {

@@ -879,6 +879,10 @@ struct instance_hooks {
                 return reject("ONNX 1.12 would infer another shape");
             }
         }
+        if (cfg.avoid_onnx_shape_inference_bugs && !in.empty() && in[0].role != input_role::absent &&
+            io::onnx_1_12_data_propagation_failure(op.op_type, in[0].shape, given)) {
+            return reject("ONNX 1.12's data propagation would refuse the axis");
+        }
         // Data valid only for the solved shapes (indices): from a concrete context.
         bool after = false;
         for (std::size_t i = 0; i < in.size(); ++i) after = after || (hints.input(i) != nullptr && hints.input(i)->after_solving && in[i].role == input_role::placeholder);
