@@ -17191,9 +17191,10 @@ inline std::string string_attribute(const spec::attribute_map& a, std::string_vi
     if (it == attributes.end()) return std::nullopt;  // Gather's default: ONNX skips the check
     const auto* axis = std::get_if<std::int64_t>(&it->second);
     if (axis == nullptr) return std::nullopt;
-    std::int64_t n = 1;
-    for (const auto d : input0) n *= static_cast<std::int64_t>(d);
-    if (*axis >= -n && *axis < n) return std::nullopt;
+    const std::size_t n = element_count(input0, "tensoracle::io::onnx_1_12_data_propagation_failure");
+    // |axis| in unsigned arithmetic: -axis overflows for the lowest int64.
+    const std::uint64_t magnitude = *axis < 0 ? 0 - static_cast<std::uint64_t>(*axis) : static_cast<std::uint64_t>(*axis);
+    if (*axis >= 0 ? magnitude < n : magnitude <= n) return std::nullopt;
     return std::string(op_type) + ": axis " + std::to_string(*axis) + " is outside [-n, n-1] for input 0's " +
            std::to_string(n) + " element(s), which ONNX 1.12's data propagation checks it against";
 }

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <optional>
 #include <fstream>
@@ -332,6 +333,13 @@ TEST_CASE("onnx: the model of ONNX 1.12's data-propagation failure matches the l
     CHECK_FALSE(to::io::onnx_1_12_data_propagation_failure("Split", {1, 1}, {{"axis", std::int64_t{1}}}));
     CHECK(to::io::onnx_1_12_data_propagation_failure("Concat", {1, 1}, {{"axis", std::int64_t{1}}}));
     CHECK_FALSE(to::io::onnx_1_12_data_propagation_failure("Concat", {1, 2}, {{"axis", std::int64_t{1}}}));
+    CHECK_FALSE(to::io::onnx_1_12_data_propagation_failure("Concat", {1, 2}, {{"axis", std::int64_t{-2}}}));
+    CHECK(to::io::onnx_1_12_data_propagation_failure("Concat", {1, 2}, {{"axis", std::int64_t{-3}}}));
+    CHECK(to::io::onnx_1_12_data_propagation_failure("Gather", {2}, {{"axis", std::numeric_limits<std::int64_t>::min()}}));
+    // A shape whose element count overflows is an error naming the call, not a wrapped count.
+    const std::size_t huge = std::size_t{1} << 40;
+    CHECK_THROWS_WITH_AS((void)to::io::onnx_1_12_data_propagation_failure("Concat", {huge, huge}, {{"axis", std::int64_t{1}}}),
+                         doctest::Contains("onnx_1_12_data_propagation_failure"), to::error);
 }
 
 TEST_CASE("onnx: shape inference agrees with every op's spec on random valid instances") {
