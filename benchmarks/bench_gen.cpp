@@ -1,6 +1,7 @@
 // Generation benchmark (issue: valid graph generation). Prints, side by side
 // from one run on one core:
 //   speed     median ms per valid graph (generation + solving), 10/20/50 nodes,
+//             where the 10-node median band's time goes (generation_times),
 //             and with the Z3 backend (when built with Z3)
 //   binning   unique op instances (op, input types and shapes, attributes)
 //             per N graphs with and without attribute binning
@@ -63,6 +64,7 @@ double percentile(std::vector<double> v, double p) {
 struct speed_figures {
     double median_ms = 0, p90_ms = 0, mean_ms = 0;
     std::size_t graphs = 0, short_graphs = 0, redrawn = 0;
+    std::vector<std::size_t> median_band;  ///< graphs whose time lies between the 40th and 60th percentile
 };
 
 speed_figures time_generation(const to::gen::generator& gen, std::uint64_t seed, std::size_t graphs) {
@@ -78,7 +80,51 @@ speed_figures time_generation(const to::gen::generator& gen, std::uint64_t seed,
         total += ms;
         if (s.model.nodes.empty()) std::abort();
     }
-    return {median(t), percentile(t, 0.9), total / static_cast<double>(graphs), graphs, stats.short_graphs, stats.redrawn};
+    std::vector<std::size_t> order(graphs);
+    for (std::size_t i = 0; i < graphs; ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return t[a] < t[b]; });
+    std::vector<std::size_t> band(order.begin() + static_cast<std::ptrdiff_t>(graphs * 4 / 10),
+                                  order.begin() + static_cast<std::ptrdiff_t>(graphs * 6 / 10));
+    return {median(t), percentile(t, 0.9), total / static_cast<double>(graphs), graphs, stats.short_graphs, stats.redrawn,
+            std::move(band)};
+}
+
+/// Where the time of the median band's graphs goes: they are generated again
+/// with the generator's timers on (generation_times), so the shares are of a
+/// timed run, not of the figures above.
+void print_time_breakdown(const to::gen::generator& gen, std::uint64_t seed, const std::vector<std::size_t>& band) {
+    if (band.empty()) return;
+    to::gen::generation_stats stats;
+    stats.times.enabled = true;
+    for (const std::size_t i : band) {
+        auto g = to::gen::case_rng(seed, i, gen.settings().hash());
+        (void)gen.generate(g, stats);
+    }
+    const auto& t = stats.times;
+    const double n = static_cast<double>(band.size());
+    const auto us = [&](double ms) { return 1000.0 * ms / n; };  // per graph
+    const auto share = [&](double ms) { return t.total_ms > 0 ? 100.0 * ms / t.total_ms : 0.0; };
+    const double rest = t.total_ms - t.kept_ms - t.dropped_ms - t.refused_ms - t.reachability_ms - t.finish_ms;
+    std::printf("  where the median band's time goes (%zu graphs between the 40th and 60th percentile, again with timers; "
+                "us per graph, share):\n",
+                band.size());
+    std::printf("    instances kept as nodes    %6.1f us %5.1f%%  (%.1f per graph, %.1f us each)\n", us(t.kept_ms),
+                share(t.kept_ms), static_cast<double>(t.kept) / n, t.kept > 0 ? 1000.0 * t.kept_ms / static_cast<double>(t.kept) : 0.0);
+    std::printf("    instances refused          %6.1f us %5.1f%%  (%.1f per graph)\n", us(t.refused_ms), share(t.refused_ms),
+                static_cast<double>(t.refused) / n);
+    std::vector<std::pair<double, std::string>> reasons;
+    for (const auto& [why, r] : t.refused_by_reason) reasons.emplace_back(r.second, why);
+    std::sort(reasons.rbegin(), reasons.rend());
+    for (std::size_t k = 0; k < reasons.size() && k < 5; ++k) {
+        std::string why = reasons[k].second;
+        if (why.size() > 60) why = why.substr(0, 57) + "...";
+        std::printf("      %6.1f us %5.1f%%  %s\n", us(reasons[k].first), share(reasons[k].first), why.c_str());
+    }
+    std::printf("    instances dropped after    %6.1f us %5.1f%%  (a domain out of reach)\n", us(t.dropped_ms), share(t.dropped_ms));
+    std::printf("    reachability check         %6.1f us %5.1f%%\n", us(t.reachability_ms), share(t.reachability_ms));
+    std::printf("    building the model         %6.1f us %5.1f%%\n", us(t.finish_ms), share(t.finish_ms));
+    std::printf("    the rest (type matching, value facts, adding nodes) %.1f us %.1f%%; total %.1f us\n", us(rest), share(rest),
+                us(t.total_ms));
 }
 
 /// Unique (op, input dtypes and shapes, attributes) over `graphs` graphs.
@@ -168,6 +214,7 @@ int main(int argc, char** argv) {
                 "  %2zu nodes: median %.3f ms, p90 %.3f ms, mean %.3f ms (%zu graphs; %zu grown again for a domain out "
                 "of reach, their time included; %zu grown short of %zu nodes)\n",
                 nodes, f.median_ms, f.p90_ms, f.mean_ms, f.graphs, f.redrawn, f.short_graphs, nodes);
+            if (nodes == 10) print_time_breakdown(gen, seed, f.median_band);
         }
 #ifdef TENSORACLE_BENCH_WITH_Z3
         if (z3_graphs > 0) {

@@ -129,6 +129,49 @@ TEST_CASE("generator: case i of seed s is a pure function of (s, i, config)") {
     CHECK(c2.hash() != gen.settings().hash());
 }
 
+TEST_CASE("generation_times: timing changes no graph, and every instance tried is charged once") {
+    const to::gen::generator gen(to::gen::config{});
+    to::gen::generation_stats plain, timed;
+    timed.times.enabled = true;
+    for (std::uint64_t i = 0; i < 12; ++i) {
+        CAPTURE(i);
+        auto g1 = to::gen::case_rng(31, i, gen.settings().hash());
+        auto g2 = to::gen::case_rng(31, i, gen.settings().hash());
+        const auto a = gen.generate(g1, plain);
+        const auto b = gen.generate(g2, timed);
+        CHECK(structure(a.model) == structure(b.model));
+    }
+    // Off: nothing recorded, no reason copied.
+    CHECK(plain.times.total_ms == 0.0);
+    CHECK(plain.times.kept + plain.times.refused + plain.times.dropped == 0);
+    CHECK(plain.rejected.last.empty());
+    const auto& t = timed.times;
+    // Every inserted node is one kept instance; refused calls are the rejections
+    // generate_instance counted, spread over their reasons (op name left out).
+    CHECK(t.kept == timed.forward + timed.backward);
+    CHECK(t.refused > 0);
+    std::size_t by_reason = 0;
+    for (const auto& [why, r] : t.refused_by_reason) {
+        CAPTURE(why);
+        CHECK_FALSE(why.empty());
+        CHECK(why.find("(forward)") == std::string::npos);  // insertion's own refusals are not instance calls
+        CHECK(r.second >= 0.0);
+        by_reason += r.first;
+    }
+    CHECK(by_reason == t.refused);
+    CHECK(timed.rejected.total() >= t.refused + t.dropped);
+    for (const double ms : {t.kept_ms, t.refused_ms, t.dropped_ms, t.reachability_ms, t.finish_ms}) CHECK(ms >= 0.0);
+    CHECK(t.kept_ms > 0.0);
+    CHECK(t.kept_ms + t.refused_ms + t.dropped_ms + t.reachability_ms + t.finish_ms <= t.total_ms);
+    // merge adds up.
+    to::gen::generation_stats sum;
+    sum.merge(timed);
+    sum.merge(timed);
+    CHECK(sum.times.kept == 2 * t.kept);
+    CHECK(sum.times.refused_by_reason.size() == t.refused_by_reason.size());
+    CHECK(sum.times.total_ms == doctest::Approx(2 * t.total_ms));
+}
+
 TEST_CASE("generator: every registry op is drawable at opset 17 except ops not current there") {
     const to::gen::generator gen(to::gen::config{});
     std::set<std::string> table;

@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <deque>
@@ -83,9 +84,56 @@ template <class TypeOf>
     return key;
 }
 
+/// Where generation time went, for finding what to make faster. Off by
+/// default: on, it reads the clock around every op instance tried (a few
+/// percent of generation time), so time figures come from runs without it.
+/// Times are milliseconds; what no field names (type matching, value facts,
+/// adding nodes, growing the seed) is `total_ms` less the parts.
+struct generation_times {
+    bool enabled = false;
+    double total_ms = 0;               ///< in generate(): growing, re-drawing and checking graphs
+    double kept_ms = 0;                ///< solving instances that became nodes
+    std::size_t kept = 0;
+    double dropped_ms = 0;             ///< solving instances the graph then refused (a domain out of reach)
+    std::size_t dropped = 0;
+    double refused_ms = 0;             ///< generate_instance calls that found no instance
+    std::size_t refused = 0;
+    double reachability_ms = 0;        ///< generator::unreachable_domain on finished graphs
+    double finish_ms = 0;              ///< turning the grown state into a model (generator::finish)
+    /// Refused calls by reason, the op's name left out: (calls, ms).
+    std::map<std::string, std::pair<std::size_t, double>> refused_by_reason;
+
+    /// A kept instance the graph refused after all: its time moves to `dropped`.
+    void move_to_dropped(double ms) noexcept {
+        if (!enabled) return;
+        kept_ms -= ms;
+        --kept;
+        dropped_ms += ms;
+        ++dropped;
+    }
+
+    void merge(const generation_times& o) {
+        total_ms += o.total_ms;
+        kept_ms += o.kept_ms;
+        kept += o.kept;
+        dropped_ms += o.dropped_ms;
+        dropped += o.dropped;
+        refused_ms += o.refused_ms;
+        refused += o.refused;
+        reachability_ms += o.reachability_ms;
+        finish_ms += o.finish_ms;
+        for (const auto& [k, v] : o.refused_by_reason) {
+            auto& r = refused_by_reason[k];
+            r.first += v.first;
+            r.second += v.second;
+        }
+    }
+};
+
 /// Counts of what generation did, for the statistics a run prints.
 struct generation_stats {
     rejection_counts rejected;
+    generation_times times;  ///< filled only when times.enabled
     std::size_t forward = 0, backward = 0, graphs = 0, short_graphs = 0;  // graphs grown, kept or not
     std::size_t redrawn = 0;  ///< graphs grown again because a domain was out of reach
     std::size_t search_regrown = 0;  ///< graphs grown again because the input search failed (io::make_case)
@@ -99,6 +147,7 @@ struct generation_stats {
         redrawn += o.redrawn;
         search_regrown += o.search_regrown;
         search_out_of_work += o.search_out_of_work;
+        times.merge(o.times);
     }
 };
 
@@ -234,17 +283,28 @@ public:
         }
         ++stats.graphs;
         if (s.nodes.size() < cfg_.max_nodes) ++stats.short_graphs;
-        return finish(s, g);
+        if (!stats.times.enabled) return finish(s, g);
+        const auto start = clock::now();
+        graph_sketch out = finish(s, g);
+        stats.times.finish_ms += ms_since(start);
+        return out;
     }
 
     /// Grows graphs from `g` until one has no domain that data cannot reach
     /// (unreachable_domain), at most `attempts` times; the last one otherwise.
     [[nodiscard]] graph_sketch generate(rng& g, generation_stats& stats) const {
         constexpr int attempts = 16;
+        const bool timed = stats.times.enabled;
+        const auto start = timed ? clock::now() : clock::time_point{};
         for (int a = 1;; ++a) {
             graph_sketch sk = grow(g, stats);
+            const auto checked = timed ? clock::now() : clock::time_point{};
             const auto why = unreachable_domain(sk);
-            if (!why || a == attempts) return sk;
+            if (timed) stats.times.reachability_ms += ms_since(checked);
+            if (!why || a == attempts) {
+                if (timed) stats.times.total_ms += ms_since(start);
+                return sk;
+            }
             stats.rejected.add("graph re-drawn: " + *why);
             ++stats.redrawn;
         }
@@ -1027,7 +1087,8 @@ private:
                 req.bound_inputs.emplace(slot2, typed_shape{s.values[k2].type, s.values[k2].shape});
             }
         }
-        auto inst = generate_instance(p, req, cfg_, g, stats.rejected, hooks_);
+        double solve_ms = 0.0;  // this call's time, when timed
+        auto inst = timed_instance(p, req, g, stats, solve_ms);
         if (!inst) return false;
         auto [in_facts, in_shapes] = input_facts(s, *inst, bound);
         if (p.vulnerable || p.domain_per_instance) {
@@ -1038,6 +1099,7 @@ private:
             }
             if (check_domain(p, inst->attributes, in_facts, in_dtypes, in_shapes, inst->output_shapes)) {
                 stats.rejected.add(std::string(op.op_type) + ": its domain is out of reach of the values (forward)");
+                stats.times.move_to_dropped(solve_ms);
                 return false;
             }
             for (const auto& [b_slot, b_value] : bound) s.values[b_value].facts = in_facts[b_slot];
@@ -1065,7 +1127,8 @@ private:
         }
         const std::size_t k = cands[g.below(cands.size())];
         const instance_request req{&op, {}, typed_shape{s.values[k].type, s.values[k].shape}, false};
-        auto inst = generate_instance(p, req, cfg_, g, stats.rejected, hooks_);
+        double solve_ms = 0.0;  // this call's time, when timed
+        auto inst = timed_instance(p, req, g, stats, solve_ms);
         if (!inst) return false;
         // The placeholder's readers were placed when it could hold anything:
         // what the op produces must leave their domains within reach.
@@ -1076,6 +1139,7 @@ private:
         produced[0] = produced[0].of_dtype(s.values[k].type);
         if (!produced[0].is_unknown() && leaves_reader_out_of_reach(s, k, produced[0])) {
             stats.rejected.add(std::string(op.op_type) + ": a reader's domain would be out of reach (backward)");
+            stats.times.move_to_dropped(solve_ms);
             return false;
         }
         add_node(s, *inst, {}, k, produced, g);
@@ -1223,6 +1287,34 @@ private:
             }
         }
         return out;
+    }
+
+    using clock = std::chrono::steady_clock;
+    static double ms_since(clock::time_point t) { return std::chrono::duration<double, std::milli>(clock::now() - t).count(); }
+
+    /// generate_instance, timed when stats.times is enabled (`ms`: this call's time).
+    std::optional<op_instance> timed_instance(const op_profile& p, const instance_request& req, rng& g,
+                                              generation_stats& stats, double& ms) const {
+        if (!stats.times.enabled) return generate_instance(p, req, cfg_, g, stats.rejected, hooks_);
+        stats.rejected.keep_last = true;
+        const auto start = clock::now();
+        auto inst = generate_instance(p, req, cfg_, g, stats.rejected, hooks_);
+        ms = ms_since(start);
+        auto& t = stats.times;
+        if (inst) {
+            t.kept_ms += ms;
+            ++t.kept;
+            return inst;
+        }
+        t.refused_ms += ms;
+        ++t.refused;
+        // "<op>: <reason>" -> "<reason>"
+        const std::string& why = stats.rejected.last;
+        const auto colon = why.find(": ");
+        auto& r = t.refused_by_reason[colon == std::string::npos ? why : why.substr(colon + 2)];
+        ++r.first;
+        r.second += ms;
+        return inst;
     }
 
     [[nodiscard]] const op_profile* profile(std::string_view op_type) const {

@@ -87,7 +87,14 @@ struct op_instance {
 /// Why instances were rejected, counted by reason.
 struct rejection_counts {
     std::map<std::string, std::size_t> by_reason;
-    void add(const std::string& reason) { ++by_reason[reason]; }
+    /// When set, `last` holds the latest reason added (generation_times reads
+    /// it to charge a refused instance's time to its reason; off, nothing is copied).
+    bool keep_last = false;
+    std::string last;
+    void add(const std::string& reason) {
+        ++by_reason[reason];
+        if (keep_last) last = reason;
+    }
     void merge(const rejection_counts& o) {
         for (const auto& [k, v] : o.by_reason) by_reason[k] += v;
     }
