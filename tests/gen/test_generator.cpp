@@ -129,6 +129,12 @@ TEST_CASE("generator: case i of seed s is a pure function of (s, i, config)") {
     CHECK(c2.hash() != gen.settings().hash());
 }
 
+namespace {
+bool by_reason_has_no_fallback(const to::gen::generation_times& t) {
+    return t.refused_by_reason.count("(no reason recorded)") == 0;  // every refusal named its reason
+}
+}  // namespace
+
 TEST_CASE("generation_times: timing changes no graph, and every instance tried is charged once") {
     const to::gen::generator gen(to::gen::config{});
     to::gen::generation_stats plain, timed;
@@ -159,7 +165,18 @@ TEST_CASE("generation_times: timing changes no graph, and every instance tried i
         by_reason += r.first;
     }
     CHECK(by_reason == t.refused);
+    CHECK(by_reason_has_no_fallback(t));
+    // Dropped instances are exactly the insertions refused for a domain after solving.
+    std::size_t domain_refusals = 0;
+    for (const auto& [why, n] : timed.rejected.by_reason) {
+        if (why.find("its domain is out of reach of the values (forward)") != std::string::npos ||
+            why.find("a reader's domain would be out of reach (backward)") != std::string::npos) {
+            domain_refusals += n;
+        }
+    }
+    CHECK(t.dropped == domain_refusals);
     CHECK(timed.rejected.total() >= t.refused + t.dropped);
+    CHECK(t.kept > 0);
     for (const double ms : {t.kept_ms, t.refused_ms, t.dropped_ms, t.reachability_ms, t.finish_ms}) CHECK(ms >= 0.0);
     CHECK(t.kept_ms > 0.0);
     CHECK(t.kept_ms + t.refused_ms + t.dropped_ms + t.reachability_ms + t.finish_ms <= t.total_ms);
@@ -167,6 +184,7 @@ TEST_CASE("generation_times: timing changes no graph, and every instance tried i
     to::gen::generation_stats sum;
     sum.merge(timed);
     sum.merge(timed);
+    CHECK(sum.times.enabled);
     CHECK(sum.times.kept == 2 * t.kept);
     CHECK(sum.times.refused_by_reason.size() == t.refused_by_reason.size());
     CHECK(sum.times.total_ms == doctest::Approx(2 * t.total_ms));

@@ -91,7 +91,9 @@ template <class TypeOf>
 /// adding nodes, growing the seed) is `total_ms` less the parts.
 struct generation_times {
     bool enabled = false;
-    double total_ms = 0;               ///< in generate(): growing, re-drawing and checking graphs
+    /// In generate(): growing, re-drawing and checking graphs. The parts below are
+    /// also charged by grow() called on its own, which adds nothing here.
+    double total_ms = 0;
     double kept_ms = 0;                ///< solving instances that became nodes
     std::size_t kept = 0;
     double dropped_ms = 0;             ///< solving instances the graph then refused (a domain out of reach)
@@ -103,9 +105,10 @@ struct generation_times {
     /// Refused calls by reason, the op's name left out: (calls, ms).
     std::map<std::string, std::pair<std::size_t, double>> refused_by_reason;
 
-    /// A kept instance the graph refused after all: its time moves to `dropped`.
+    /// A kept instance the graph refused after all: its time moves to `dropped`
+    /// (`ms`: what timed_instance charged it as kept).
     void move_to_dropped(double ms) noexcept {
-        if (!enabled) return;
+        if (!enabled || kept == 0) return;
         kept_ms -= ms;
         --kept;
         dropped_ms += ms;
@@ -113,6 +116,7 @@ struct generation_times {
     }
 
     void merge(const generation_times& o) {
+        enabled = enabled || o.enabled;
         total_ms += o.total_ms;
         kept_ms += o.kept_ms;
         kept += o.kept;
@@ -1296,10 +1300,13 @@ private:
     std::optional<op_instance> timed_instance(const op_profile& p, const instance_request& req, rng& g,
                                               generation_stats& stats, double& ms) const {
         if (!stats.times.enabled) return generate_instance(p, req, cfg_, g, stats.rejected, hooks_);
+        const bool kept_last = stats.rejected.keep_last;
         stats.rejected.keep_last = true;
+        stats.rejected.last.clear();
         const auto start = clock::now();
         auto inst = generate_instance(p, req, cfg_, g, stats.rejected, hooks_);
         ms = ms_since(start);
+        stats.rejected.keep_last = kept_last;
         auto& t = stats.times;
         if (inst) {
             t.kept_ms += ms;
@@ -1311,7 +1318,8 @@ private:
         // "<op>: <reason>" -> "<reason>"
         const std::string& why = stats.rejected.last;
         const auto colon = why.find(": ");
-        auto& r = t.refused_by_reason[colon == std::string::npos ? why : why.substr(colon + 2)];
+        auto& r = t.refused_by_reason[why.empty() ? std::string("(no reason recorded)")
+                                      : colon == std::string::npos ? why : why.substr(colon + 2)];
         ++r.first;
         r.second += ms;
         return inst;
