@@ -24,6 +24,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <numeric>
 #include <set>
 #include <string>
 #include <tuple>
@@ -81,7 +82,7 @@ speed_figures time_generation(const to::gen::generator& gen, std::uint64_t seed,
         if (s.model.nodes.empty()) std::abort();
     }
     std::vector<std::size_t> order(graphs);
-    for (std::size_t i = 0; i < graphs; ++i) order[i] = i;
+    std::iota(order.begin(), order.end(), std::size_t{0});
     std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return t[a] < t[b]; });
     std::vector<std::size_t> band(order.begin() + static_cast<std::ptrdiff_t>(graphs * 4 / 10),
                                   order.begin() + static_cast<std::ptrdiff_t>(graphs * 6 / 10));

@@ -1300,13 +1300,13 @@ private:
     std::optional<op_instance> timed_instance(const op_profile& p, const instance_request& req, rng& g,
                                               generation_stats& stats, double& ms) const {
         if (!stats.times.enabled) return generate_instance(p, req, cfg_, g, stats.rejected, hooks_);
-        const bool kept_last = stats.rejected.keep_last;
+        const bool keep_last_before = stats.rejected.keep_last;
         stats.rejected.keep_last = true;
         stats.rejected.last.clear();
         const auto start = clock::now();
         auto inst = generate_instance(p, req, cfg_, g, stats.rejected, hooks_);
         ms = ms_since(start);
-        stats.rejected.keep_last = kept_last;
+        stats.rejected.keep_last = keep_last_before;
         auto& t = stats.times;
         if (inst) {
             t.kept_ms += ms;
