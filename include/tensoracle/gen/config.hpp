@@ -14,6 +14,7 @@
 #include "tensoracle/core/dtype.hpp"
 #include "tensoracle/core/hash.hpp"
 #include "tensoracle/core/error.hpp"
+#include "tensoracle/gen/motifs.hpp"
 
 namespace tensoracle::gen {
 
@@ -44,6 +45,22 @@ struct config {
     bool single_io = false;
     /// Probability that a floating placeholder becomes an initializer (a weight) rather than a graph input.
     double initializer_probability = 0.3;
+    /// Probability that a placeholder an op reads as a weight (spec::hints::weight_inputs:
+    /// Conv's W and B, normalization parameters, Clip's bounds ...) becomes an initializer.
+    /// Compilers fold and fuse around constants, so the default makes them constants.
+    double weight_probability = 1.0;
+    /// Probability that an insertion splices a motif (gen/motifs.hpp: a pattern a
+    /// compiler rewrites, or a near miss of one) instead of one op. Off here, so
+    /// the C++ API's graphs stay as they were; the command line turns it on.
+    double motif_probability = 0.0;
+    /// Probability that a motif instance is varied one way (motif_variant).
+    double motif_near_miss = 0.3;
+    /// The built-in library (builtin_motifs) is drawn from; user_motifs always are.
+    bool builtin_motifs = true;
+    /// Motif name -> weight, overriding the motif's own (0: never drawn).
+    std::map<std::string, double> motif_weights;
+    /// A compiler team's own patterns, drawn beside the built-in ones.
+    std::vector<motif> user_motifs;
     /// Attribute binning (NNSmith's Algorithm 2) with this many exponential bins.
     bool binning = true;
     int bins = 7;
@@ -95,6 +112,14 @@ struct config {
             for (const auto& n : names) os << n << ',';
             os << '|';
         }
+        // Written only when set otherwise, so configs that leave it alone keep their
+        // hash, and with it every case's random stream (case_rng).
+        if (weight_probability != 1.0) os << ";weights=" << weight_probability;
+        if (motif_probability > 0.0) {
+            os << ";motifs=" << motif_probability << ",near_miss=" << motif_near_miss << ",builtin=" << builtin_motifs << ",weights=";
+            for (const auto& [n, w] : motif_weights) os << n << ':' << w << ',';
+            for (const auto& m : user_motifs) os << m.canonical();
+        }
         return os.str();
     }
     /// FNV-1a of the canonical form, as 16 hex digits.
@@ -122,7 +147,16 @@ struct config {
         if (!(initializer_probability >= 0.0 && initializer_probability <= 1.0)) {
             throw error(where, "initializer_probability must be in [0, 1]");
         }
+        if (!(weight_probability >= 0.0 && weight_probability <= 1.0)) {
+            throw error(where, "weight_probability must be in [0, 1]");
+        }
         if (opset < 1) throw error(where, "opset must be positive");
+        if (!(motif_probability >= 0.0 && motif_probability <= 1.0)) throw error(where, "motif_probability must be in [0, 1]");
+        if (!(motif_near_miss >= 0.0 && motif_near_miss <= 1.0)) throw error(where, "motif_near_miss must be in [0, 1]");
+        for (const auto& [n, w] : motif_weights) {
+            if (!(w >= 0.0)) throw error(where, "motif_weights: '" + n + "' has a negative weight");
+        }
+        for (const auto& m : user_motifs) m.validate(where);
         if (search_attempts < 1) throw error(where, "search_attempts must be at least 1");
         if (search_work < 1) throw error(where, "search_work must be at least 1");
     }

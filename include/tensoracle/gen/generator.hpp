@@ -34,6 +34,7 @@
 
 #include "tensoracle/gen/config.hpp"
 #include "tensoracle/gen/instance.hpp"
+#include "tensoracle/gen/motifs.hpp"
 #include "tensoracle/graph/graph.hpp"
 #include "tensoracle/graph/interpreter.hpp"
 #include "tensoracle/ops/detail/common.hpp"
@@ -60,6 +61,8 @@ struct graph_sketch {
     /// Initial data range of a free value (graph input or weight), from the consuming op's hint.
     std::map<std::string, std::pair<double, double>> ranges;
     std::vector<std::string> op_types;  ///< node ops, in node order
+    /// The motif instances spliced in (gen/motifs.hpp): "name" or "name/variant".
+    std::vector<std::string> motifs;
     /// Shape of every value: graph inputs, initializers and node outputs.
     std::map<std::string, shape_type, std::less<>> shapes;
     /// Dtype of every value, as `shapes` (integer and bool data lies in the dtype's range).
@@ -142,7 +145,10 @@ struct generation_stats {
     std::size_t redrawn = 0;  ///< graphs grown again because a domain was out of reach
     std::size_t search_regrown = 0;  ///< graphs grown again because the input search failed (io::make_case)
     std::size_t search_out_of_work = 0;  ///< of those, searches stopped by config::search_work
+    /// Motif instances placed (at least two steps), by "name" or "name/variant".
+    std::map<std::string, std::size_t> motifs;
     void merge(const generation_stats& o) {
+        for (const auto& [k, n] : o.motifs) motifs[k] += n;
         rejected.merge(o.rejected);
         forward += o.forward;
         backward += o.backward;
@@ -242,6 +248,7 @@ public:
             }
         }
         if (seed_dtypes_.empty()) throw error(where, "no configured dtype is accepted by any configured op");
+        if (cfg_.motif_probability > 0.0) collect_motifs();
     }
 
     /// Another solver, or an observer of the constraint systems (see instance_hooks).
@@ -250,6 +257,12 @@ public:
     [[nodiscard]] const std::vector<op_profile>& ops() const noexcept { return profiles_; }
     /// Ops of the registry the config leaves out, with the reason.
     [[nodiscard]] const std::map<std::string, std::string>& excluded() const noexcept { return excluded_; }
+    /// The motifs this config draws from (every op of each is generated), with their weights.
+    [[nodiscard]] std::vector<std::pair<const motif*, double>> motifs() const {
+        std::vector<std::pair<const motif*, double>> out;
+        for (const auto& [k, w] : motifs_) out.emplace_back(&motif_at(k), w);
+        return out;
+    }
 
     /// Grows one graph from `g` (generate() keeps only reachable domains).
     [[nodiscard]] graph_sketch grow(rng& g, generation_stats& stats) const {
@@ -279,6 +292,11 @@ public:
             double r = g.uniform() * total;
             std::size_t k = 0;
             while (k + 1 < weights.size() && r >= weights[k]) r -= weights[k++];
+            // Drawn only with motifs on, so a config without them keeps its random stream.
+            if (!motifs_.empty() && g.bernoulli(cfg_.motif_probability)) {
+                insert_motif(s, g, stats);
+                continue;
+            }
             const auto& p = profiles_[k];
             const bool forward = cfg_.single_io || g.bernoulli(cfg_.forward_probability);
             if (forward ? insert_forward(p, s, g, stats) : insert_backward(p, s, g, stats)) {
@@ -923,6 +941,8 @@ private:
         std::optional<std::pair<double, double>> range;
         std::size_t uses = 0;
         bool seed = false;
+        bool weight = false;      // read by an op as a weight (spec::hints::weight_inputs)
+        bool graph_input = false; // a motif's computed operand: a graph input, never a weight
         spec::value_facts facts;  // what its data holds whatever the free values (unknown for those)
     };
     struct state {
@@ -941,6 +961,7 @@ private:
         }
         /// The single leaf in single-input single-output mode (the last node's output 0, or the seed).
         std::size_t leaf = 0;
+        std::vector<std::string> motifs;  ///< motif instances placed, for graph_sketch::motifs
     };
 
     shape_type random_shape(rng& g) const {
@@ -1001,6 +1022,7 @@ private:
                     auto& v = s.values[k];
                     v.uses = 1;
                     v.range = in.range;
+                    if (const auto* p = profile(n.op_type)) v.weight = p->hints.is_weight(i);
                     if (in.role == input_role::constant) {
                         v.fixed = true;
                         v.data = in.data;
@@ -1091,9 +1113,27 @@ private:
                 req.bound_inputs.emplace(slot2, typed_shape{s.values[k2].type, s.values[k2].shape});
             }
         }
+        return place_forward(p, s, g, stats, bound, req).has_value();
+    }
+
+    /// Solves an instance of `p` reading the values `bound` (slot -> value index; `req`
+    /// says their types) and adds it as a node, unless no instance exists, `accept`
+    /// refuses every one of `tries`, or the consumed values leave its domain out of
+    /// reach. Returns the index of the node's output 0.
+    std::optional<std::size_t> place_forward(const op_profile& p, state& s, rng& g, generation_stats& stats,
+                                             const std::map<std::size_t, std::size_t>& bound, const instance_request& req,
+                                             const std::function<bool(const op_instance&)>& accept = {}, int tries = 1) const {
+        const auto& op = *p.op;
         double solve_ms = 0.0;  // this call's time, when timed
         auto inst = timed_instance(p, req, g, stats, solve_ms);
-        if (!inst) return false;
+        for (int t = 1; inst && accept && !accept(*inst); ++t) {
+            if (t == tries) {
+                stats.rejected.add(std::string(op.op_type) + ": no instance meets the motif's requirement");
+                return std::nullopt;
+            }
+            inst = timed_instance(p, req, g, stats, solve_ms);
+        }
+        if (!inst) return std::nullopt;
         auto [in_facts, in_shapes] = input_facts(s, *inst, bound);
         if (p.vulnerable || p.domain_per_instance) {
             // A domain the consumed values cannot reach: no data would make the node finite.
@@ -1104,7 +1144,7 @@ private:
             if (check_domain(p, inst->attributes, in_facts, in_dtypes, in_shapes, inst->output_shapes)) {
                 stats.rejected.add(std::string(op.op_type) + ": its domain is out of reach of the values (forward)");
                 stats.times.move_to_dropped(solve_ms);
-                return false;
+                return std::nullopt;
             }
             for (const auto& [b_slot, b_value] : bound) s.values[b_value].facts = in_facts[b_slot];
         }
@@ -1112,8 +1152,14 @@ private:
         if (bound.size() == 2 && bound.count(0) != 0 && bound.count(1) != 0 && bound.at(0) == bound.at(1)) {
             equal_operands(p, out_facts);
         }
+        const std::size_t first_new = s.values.size();
         add_node(s, *inst, bound, std::nullopt, out_facts, g);
-        return true;
+        // Output 0 is the first value add_node made after the new placeholders.
+        const auto& out0 = s.nodes.back().outputs.front();
+        for (std::size_t k = first_new; k < s.values.size(); ++k) {
+            if (s.values[k].name == out0) return k;
+        }
+        return std::nullopt;
     }
 
     bool insert_backward(const op_profile& p, state& s, rng& g, generation_stats& stats) const {
@@ -1184,6 +1230,7 @@ private:
 
     graph_sketch finish(state& s, rng& g) const {
         graph_sketch out;
+        out.motifs = std::move(s.motifs);
         auto& m = out.model;
         m.name = "tensoracle_generated";
         m.opset = cfg_.opset;
@@ -1204,7 +1251,8 @@ private:
         for (const std::size_t k : free) {
             const auto& v = s.values[k];
             if (v.uses == 0) continue;  // an unconsumed seed (every insertion went elsewhere)
-            const bool weight = cfg_.single_io ? !v.seed : g.bernoulli(cfg_.initializer_probability);
+            const bool drawn = cfg_.single_io ? !v.seed : g.bernoulli(v.weight ? cfg_.weight_probability : cfg_.initializer_probability);
+            const bool weight = drawn && !v.graph_input;
             if (weight) {
                 m.initializers.emplace(v.name, tensor::zeros(v.type, v.shape));  // data from the input search
             } else {
@@ -1293,6 +1341,290 @@ private:
         return out;
     }
 
+    // --- motifs ----------------------------------------------------------------
+    [[nodiscard]] const motif& motif_at(std::size_t k) const {
+        const auto& b = builtin_motifs();
+        return k < b.size() ? b[k] : cfg_.user_motifs[k - b.size()];
+    }
+
+    /// The motifs whose every op this config generates, weighted (motifs_).
+    void collect_motifs() {
+        const char* where = "tensoracle::gen::generator";
+        const auto& b = builtin_motifs();
+        std::set<std::string> names;
+        auto consider = [&](std::size_t k, bool user) {
+            const auto& m = motif_at(k);
+            names.insert(m.name);
+            double w = m.weight;
+            if (const auto it = cfg_.motif_weights.find(m.name); it != cfg_.motif_weights.end()) w = it->second;
+            for (const auto& st : m.steps) {
+                if (ops::find_op(st.op) == nullptr) {
+                    if (user) throw error(where, "motif '" + m.name + "' names op '" + st.op + "', which has no spec");
+                    return;
+                }
+                if (profile(st.op) == nullptr) return;  // the config leaves it out
+            }
+            if (w > 0.0) motifs_.emplace_back(k, w);
+        };
+        if (cfg_.builtin_motifs) {
+            for (std::size_t k = 0; k < b.size(); ++k) consider(k, false);
+        }
+        for (std::size_t k = 0; k < cfg_.user_motifs.size(); ++k) consider(b.size() + k, true);
+        for (const auto& [n, w] : cfg_.motif_weights) {
+            if (names.count(n) == 0) throw error(where, "motif_weights names '" + n + "', which is no motif drawn from (builtin_motifs, user_motifs)");
+        }
+    }
+
+    /// The shape a motif's new operand takes (motif_source::shape) against `ref`.
+    static shape_type motif_shape(const std::string& kind, const shape_type& ref) {
+        if (kind == "same") return ref;
+        if (kind == "scalar" || ref.empty()) return {};
+        if (kind == "last") return {ref.back()};
+        if (kind == "channel") {
+            if (ref.size() < 2) return {ref.back()};
+            shape_type s(ref.size() - 1, 1);
+            s[0] = ref[1];
+            return s;
+        }
+        // "axisK": ones of ref's rank, ref's dim at K (a constant broadcast along another axis).
+        const std::size_t k = std::stoul(kind.substr(4));
+        shape_type s(ref.size(), 1);
+        if (k < ref.size()) s[k] = ref[k];
+        return s;
+    }
+
+    /// Whether `inst` meets the motif step's requirements (motif_requirements).
+    [[nodiscard]] bool meets(const op_profile& p, const op_instance& inst, const std::vector<std::string>& require) const {
+        auto attr = [&](const char* name) -> const spec::attribute_value* {
+            if (const auto it = inst.attributes.find(name); it != inst.attributes.end()) return &it->second;
+            if (const auto it = p.defaults.find(name); it != p.defaults.end()) return &it->second;
+            return nullptr;
+        };
+        const auto rank = static_cast<std::int64_t>(inst.inputs.empty() ? 0 : inst.inputs[0].shape.size());
+        for (const auto& r : require) {
+            if (r == "last_axis") {
+                const auto* a = attr("axes");
+                const auto* b = a == nullptr ? attr("axis") : nullptr;
+                if (a != nullptr) {
+                    const auto* v = std::get_if<std::vector<std::int64_t>>(a);
+                    if (v == nullptr || v->size() != 1 || ((*v)[0] != -1 && (*v)[0] != rank - 1)) return false;
+                } else if (b != nullptr) {
+                    const auto* v = std::get_if<std::int64_t>(b);
+                    if (v == nullptr || (*v != -1 && *v != rank - 1)) return false;
+                } else if (rank != 1) {
+                    return false;  // a reduction over every axis
+                }
+            } else if (r == "keepdims") {
+                const auto* a = attr("keepdims");
+                const auto* v = a ? std::get_if<std::int64_t>(a) : nullptr;
+                if (v != nullptr && *v == 0) return false;
+            } else if (r == "swap_last_two") {
+                const auto* a = attr("perm");
+                const auto* v = a ? std::get_if<std::vector<std::int64_t>>(a) : nullptr;
+                if (rank < 2 || (v != nullptr && v->size() != static_cast<std::size_t>(rank))) return false;
+                if (v == nullptr) {
+                    if (rank != 2) return false;  // the default reverses every axis
+                } else {
+                    for (std::int64_t i = 0; i < rank; ++i) {
+                        const std::int64_t want = i < rank - 2 ? i : (i == rank - 2 ? rank - 1 : rank - 2);
+                        if ((*v)[static_cast<std::size_t>(i)] != want) return false;
+                    }
+                }
+            } else if (r == "two_d") {
+                if (inst.output_shapes.empty() || inst.output_shapes[0].size() != 2) return false;
+            } else if (r == "same_type") {
+                const auto* a = attr("to");
+                const auto* v = a ? std::get_if<std::int64_t>(a) : nullptr;
+                if (v == nullptr || inst.inputs.empty() || *v != onnx_type(inst.inputs[0].type)) return false;
+            } else if (r == "constant_mode") {
+                const auto* a = attr("mode");
+                const auto* v = a ? std::get_if<std::string>(a) : nullptr;
+                if (v != nullptr && *v != "constant") return false;
+            } else if (r == "no_bias") {
+                if (inst.inputs.size() > 2 && inst.inputs[2].role != input_role::absent) return false;
+            } else if (r == "same_shape") {
+                if (inst.output_shapes.empty() || inst.inputs.empty() || inst.output_shapes[0] != inst.inputs[0].shape) return false;
+            }
+        }
+        return true;
+    }
+
+    /// A motif's steps varied one way (motif_variant), chosen from `g`.
+    static motif_variant vary(std::vector<motif_step>& steps, const std::vector<const op_profile*>& profiles, rng& g) {
+        const auto v = static_cast<motif_variant>(1 + g.below(6));
+        auto pick_step = [&](auto&& usable) -> std::optional<std::size_t> {
+            std::vector<std::size_t> c;
+            for (std::size_t i = 0; i < steps.size(); ++i) {
+                if (usable(i)) c.push_back(i);
+            }
+            if (c.empty()) return std::nullopt;
+            return c[g.below(c.size())];
+        };
+        auto is_made = [](const motif_source& s) {
+            return s.what == motif_source::kind::weight || s.what == motif_source::kind::constant || s.what == motif_source::kind::input;
+        };
+        switch (v) {
+            case motif_variant::other_slot: {
+                // The producer read through another input slot (Relu feeding Clip's max).
+                const auto i = pick_step([&](std::size_t j) { return j > 0 && profiles[j]->op->inputs.size() > 1 && steps[j].inputs.count(0) != 0; });
+                if (!i) return motif_variant::exact;
+                auto& in = steps[*i].inputs;
+                const std::size_t n = profiles[*i]->op->inputs.size();
+                const std::size_t to = 1 + g.below(n - 1);
+                const auto from = in.at(0);
+                if (const auto it = in.find(to); it != in.end()) {
+                    in[0] = it->second;
+                } else {
+                    in.erase(0);
+                }
+                in[to] = from;
+                return v;
+            }
+            case motif_variant::requirement_dropped: {
+                const auto i = pick_step([&](std::size_t j) { return !steps[j].require.empty(); });
+                if (!i) return motif_variant::exact;
+                steps[*i].require.clear();
+                return v;
+            }
+            case motif_variant::computed_constant:
+            case motif_variant::other_broadcast: {
+                std::vector<std::pair<std::size_t, std::size_t>> made;
+                for (std::size_t i = 0; i < steps.size(); ++i) {
+                    for (const auto& [slot, src] : steps[i].inputs) {
+                        if (is_made(src) && (v == motif_variant::computed_constant ? src.what != motif_source::kind::input : true)) {
+                            made.emplace_back(i, slot);
+                        }
+                    }
+                }
+                if (made.empty()) return motif_variant::exact;
+                const auto [i, slot] = made[g.below(made.size())];
+                auto& src = steps[i].inputs.at(slot);
+                if (v == motif_variant::computed_constant) {
+                    src.what = motif_source::kind::input;
+                    return v;
+                }
+                static constexpr const char* others[] = {"same", "scalar", "channel", "last", "axis2", "axis3"};
+                std::string to = src.shape;
+                while (to == src.shape) to = others[g.below(std::size(others))];
+                src.shape = to;
+                return v;
+            }
+            case motif_variant::cut_short:
+                if (steps.size() < 2) return motif_variant::exact;
+                steps.pop_back();
+                return v;
+            default: return v;  // extra_consumer: placed after the chain
+        }
+    }
+
+    /// Splices one motif into `s`: its steps in order, each a forward insertion
+    /// reading what the step names; stops at the first step no instance fits (the
+    /// steps placed stay, a pattern cut short) or at max_nodes.
+    void insert_motif(state& s, rng& g, generation_stats& stats) const {
+        double total = 0.0;
+        for (const auto& [k, w] : motifs_) total += w;
+        double r = g.uniform() * total;
+        std::size_t pick = 0;
+        while (pick + 1 < motifs_.size() && r >= motifs_[pick].second) r -= motifs_[pick++].second;
+        const motif& m = motif_at(motifs_[pick].first);
+        std::vector<motif_step> steps = m.steps;
+        std::vector<const op_profile*> profiles;
+        for (const auto& st : steps) profiles.push_back(profile(st.op));
+        const auto variant = g.bernoulli(cfg_.motif_near_miss) ? vary(steps, profiles, g) : motif_variant::exact;
+        // x: a value of the graph that step 0's first read slot takes (as a forward insertion's).
+        const auto& p0 = *profiles[0];
+        std::size_t x_slot = 0;
+        for (const auto& [slot, src] : steps[0].inputs) {
+            if (src.what == motif_source::kind::previous) {
+                x_slot = slot;
+                break;
+            }
+        }
+        const auto& sp0 = p0.op->inputs[std::min(x_slot, p0.op->inputs.size() - 1)];
+        std::vector<std::size_t> xs;
+        for (std::size_t k = 0; k < s.values.size(); ++k) {
+            const auto& v = s.values[k];
+            if (!v.fixed && sp0.types.contains(v.type) && sp0.ranks.contains(v.shape.size()) && (!v.placeholder || v.uses > 0 || v.seed)) xs.push_back(k);
+        }
+        if (xs.empty()) {
+            stats.rejected.add("motif " + m.name + ": no value matches its first step");
+            return;
+        }
+        const std::size_t x = xs[g.below(xs.size())];
+        std::vector<std::size_t> outs;
+        for (std::size_t i = 0; i < steps.size() && s.nodes.size() < cfg_.max_nodes; ++i) {
+            const auto& st = steps[i];
+            const auto& p = *profiles[i];
+            const std::size_t ref = i == 0 ? x : outs.back();
+            std::map<std::size_t, std::size_t> bound;
+            instance_request req{p.op, {}, std::nullopt, false};
+            bool fits = true;
+            for (const auto& [slot, src] : st.inputs) {
+                std::size_t k = 0;
+                switch (src.what) {
+                    case motif_source::kind::previous: k = ref; break;
+                    case motif_source::kind::motif_input: k = x; break;
+                    case motif_source::kind::step: k = outs.at(src.step); break;
+                    case motif_source::kind::weight:
+                    case motif_source::kind::input:
+                    case motif_source::kind::constant: {
+                        const dtype d = s.values[ref].type;
+                        k = s.add_value(d, motif_shape(src.shape, s.values[ref].shape), true);
+                        auto& v = s.values[k];
+                        v.seed = false;
+                        if (src.what == motif_source::kind::constant) {
+                            tensor t = tensor::for_overwrite(d, v.shape);
+                            const double fill = src.value;  // a structured binding: lambdas cannot capture it in C++20
+                            t.visit([&](auto e) {
+                                using T = typename decltype(e)::value_type;
+                                for (auto& y : e) y = value_cast<T>(fill);
+                            });
+                            v.facts = data_facts(t);
+                            v.data = std::move(t);
+                            v.fixed = true;
+                        } else {
+                            v.weight = src.what == motif_source::kind::weight;
+                            v.graph_input = src.what == motif_source::kind::input;
+                            v.range = std::pair<double, double>{-1.0, 1.0};
+                        }
+                        break;
+                    }
+                }
+                const auto& sp = p.op->inputs[std::min(slot, p.op->inputs.size() - 1)];
+                if (slot >= p.op->inputs.size() && !sp.variadic) fits = false;
+                if (!sp.types.contains(s.values[k].type) || !sp.ranks.contains(s.values[k].shape.size())) fits = false;
+                bound[slot] = k;
+                req.bound_inputs.emplace(slot, typed_shape{s.values[k].type, s.values[k].shape});
+            }
+            if (!fits) {
+                stats.rejected.add("motif " + m.name + ": step " + std::to_string(i) + " (" + st.op + ") takes no value of these types");
+                break;
+            }
+            std::function<bool(const op_instance&)> accept;
+            if (!st.require.empty()) accept = [&](const op_instance& inst) { return meets(p, inst, st.require); };
+            const auto out = place_forward(p, s, g, stats, bound, req, accept, 12);
+            if (!out) break;
+            outs.push_back(*out);
+        }
+        if (variant == motif_variant::extra_consumer && outs.size() >= 2 && s.nodes.size() < cfg_.max_nodes) {
+            // One more reader of an intermediate: a fused value that must stay visible.
+            const std::size_t k = outs[g.below(outs.size() - 1)];
+            const auto& p = profiles_[g.below(profiles_.size())];
+            const auto* ih = p.hints.input(0);
+            const bool made_data = ih != nullptr && (ih->before_solving || ih->after_solving);
+            if (!p.op->inputs.empty() && p.op->inputs[0].types.contains(s.values[k].type) &&
+                p.op->inputs[0].ranks.contains(s.values[k].shape.size()) && !made_data) {
+                instance_request req{p.op, {{0, {s.values[k].type, s.values[k].shape}}}, std::nullopt, false};
+                (void)place_forward(p, s, g, stats, {{0, k}}, req);
+            }
+        }
+        if (outs.size() >= 2) {
+            const std::string name = variant == motif_variant::exact ? m.name : m.name + "/" + std::string(to_string(variant));
+            s.motifs.push_back(name);
+            ++stats.motifs[name];
+        }
+    }
+
     using clock = std::chrono::steady_clock;
     static double ms_since(clock::time_point t) { return std::chrono::duration<double, std::milli>(clock::now() - t).count(); }
 
@@ -1336,6 +1668,8 @@ private:
     std::vector<op_profile> profiles_;
     std::map<std::string, std::string> excluded_;
     std::vector<dtype> seed_dtypes_;
+    /// Motifs drawn from: index (builtin_motifs, then config::user_motifs) and weight.
+    std::vector<std::pair<std::size_t, double>> motifs_;
 };
 
 }  // namespace tensoracle::gen

@@ -49,6 +49,7 @@ struct generated_case {
     std::map<std::string, tensor, std::less<>> inputs;   ///< graph inputs
     std::map<std::string, tensor, std::less<>> outputs;  ///< graph outputs (our interpreter)
     std::vector<std::string> op_types;
+    std::vector<std::string> motifs;  ///< motif instances spliced in (gen::graph_sketch::motifs)
     gen::search_result search;
     std::size_t graphs_grown = 1;  ///< graphs this case took (more than 1: earlier input searches failed)
     /// Every value of the graph (inputs, weights, intermediates, outputs).
@@ -85,6 +86,7 @@ struct generated_case {
     }
     c.model = sketch.model;
     c.op_types = sketch.op_types;
+    c.motifs = sketch.motifs;
     for (auto& [name, t] : c.model.initializers) {
         if (const auto it = c.search.values.find(name); it != c.search.values.end()) t = it->second;
     }
@@ -162,6 +164,7 @@ inline void model_text(std::ostringstream& os, const graph::graph& m, const std:
     j["index"] = c.index;
     j["config_hash"] = c.config_hash;
     j["ops"] = c.op_types;
+    if (!c.motifs.empty()) j["motifs"] = c.motifs;
     j["nodes"] = c.model.nodes.size();
     j["graphs_grown"] = c.graphs_grown;
     j["input_search"] = {{"success", c.search.success},

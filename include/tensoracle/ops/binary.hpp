@@ -650,7 +650,7 @@ struct PRelu {
     // Facts: X >= 0 passes unchanged (the slope never applies); otherwise nothing known.
     template <int = 0>
     static spec::hints hints() {
-        return spec::hints{}.nan_faithful().range(1, 0.0, 1.0).facts(
+        return spec::hints{}.nan_faithful().weights({1}).range(1, 0.0, 1.0).facts(
             [](std::span<const spec::value_facts> in, const spec::attribute_map&, std::span<const shape_type>) {
                 return std::vector<spec::value_facts>{!in.empty() && in[0].lo >= 0.0 ? in[0] : spec::value_facts{}};
             });
@@ -724,7 +724,7 @@ struct Clip {
     // Facts: min(max(x, lo), hi) is monotone in each input (an absent bound counts as unknown).
     template <int = 0>
     static spec::hints hints() {
-        return spec::hints{}.range(0, -5, 5).range(1, -3, -1).range(2, 1, 3).facts(
+        return spec::hints{}.weights({1, 2}).range(0, -5, 5).range(1, -3, -1).range(2, 1, 3).facts(
             [](std::span<const spec::value_facts> in, const spec::attribute_map&, std::span<const shape_type>) {
                 if (in.empty()) return std::vector<spec::value_facts>{spec::value_facts{}};
                 if (in.size() == 1) return std::vector<spec::value_facts>{in[0]};  // no bounds: X itself

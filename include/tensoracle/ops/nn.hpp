@@ -329,7 +329,7 @@ struct matmul : spec::one_shape_model<matmul> {
         return g;
     }
     template <int = 0>
-    static spec::hints hints() { return spec::hints{}.range(0, -3, 3).range(1, -3, 3); }
+    static spec::hints hints() { return spec::hints{}.weights({1}).range(0, -3, 3).range(1, -3, 3); }
 };
 
 // ---------------------------------------------------------------------------
@@ -769,7 +769,7 @@ struct gemm : nn::two_inputs_and_optional_third<gemm>, spec::one_shape_model<gem
     }
     template <int = 0>
     static spec::hints hints() {
-        return spec::hints{}.flag("transA").flag("transB").real("alpha", -2.0, 2.0, 0.5).real("beta", -2.0, 2.0, 0.5).optional_input(2, 0.7);
+        return spec::hints{}.weights({1, 2}).flag("transA").flag("transB").real("alpha", -2.0, 2.0, 0.5).real("beta", -2.0, 2.0, 0.5).optional_input(2, 0.7);
     }
 };
 
@@ -1023,7 +1023,7 @@ struct conv : nn::two_inputs_and_optional_third<conv>, nn::tap_kernel<conv>, spe
     }
     template <int = 0>
     static spec::hints hints() {
-        return spec::hints{}.nan_faithful()
+        return spec::hints{}.nan_faithful().weights({1, 2})
             .choice("auto_pad", {std::string("NOTSET"), std::string("SAME_UPPER"), std::string("SAME_LOWER"), std::string("VALID")}, 0.4)
             .solve("group", 1, 16, 0.5)
             .range(0, -2, 2)
@@ -1233,7 +1233,7 @@ struct conv_transpose : nn::two_inputs_and_optional_third<conv_transpose>, nn::t
     }
     template <int = 0>
     static spec::hints hints() {
-        return spec::hints{}.nan_faithful()
+        return spec::hints{}.nan_faithful().weights({1, 2})
             .choice("auto_pad", {std::string("NOTSET"), std::string("SAME_UPPER"), std::string("SAME_LOWER"), std::string("VALID")}, 0.3)
             .solve("group", 1, 16, 0.5)
             .solve("output_padding", 0, 8, 0.3)

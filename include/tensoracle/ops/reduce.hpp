@@ -1168,6 +1168,7 @@ struct layer_normalization {
     template <int = 0>
     static spec::hints hints() {
         return spec::hints{}
+            .weights({1, 2})
             .real("epsilon", 1e-6, 1e-2, 0.3)
             .choice("stash_type", {std::int64_t{1}}, 0.2)
             .range(1, 0.5, 2.0)
@@ -1318,6 +1319,7 @@ struct batch_normalization {
     template <int = 0>
     static spec::hints hints() {
         return spec::hints{}
+            .weights({1, 2, 3, 4})
             .real("epsilon", 1e-6, 1e-2, 0.3)
             .real("momentum", 0.5, 1.0, 0.3)
             .omit("training_mode")
@@ -1420,7 +1422,7 @@ struct instance_normalization {
     }
     template <int = 0>
     static spec::hints hints() {
-        return spec::hints{}.real("epsilon", 1e-6, 1e-2, 0.3).range(1, 0.5, 2.0).range(2, -1.0, 1.0).facts(facts);
+        return spec::hints{}.weights({1, 2}).real("epsilon", 1e-6, 1e-2, 0.3).range(1, 0.5, 2.0).range(2, -1.0, 1.0).facts(facts);
     }
     /// Y: unknown, except over one spatial element per channel, where x - mean is 0 and Y is B.
     static std::vector<spec::value_facts> facts(std::span<const spec::value_facts> in, const spec::attribute_map&,

@@ -1317,7 +1317,7 @@ struct pad {
     }
     template <int = 0>
     static spec::hints hints() {
-        return spec::hints{}.nan_faithful()
+        return spec::hints{}.nan_faithful().weights({2})
             .choice("mode", {std::string("constant"), std::string("reflect"), std::string("edge")}, 0.8)
             .facts_with_output_shapes(padded_facts);
     }

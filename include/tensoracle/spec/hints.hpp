@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -391,6 +392,11 @@ struct hints {
     std::vector<input_hint> inputs;
     std::size_t variadic_min = 1, variadic_max = 3;
     double weight = 1.0;  ///< relative frequency among ops in generated graphs
+    /// Inputs real models hold as constants (Conv's W and B, normalization
+    /// parameters, a slope, clip bounds): the generator makes them initializers
+    /// with config::weight_probability, because what compilers rewrite (a
+    /// BatchNormalization folded into a Conv) needs them constant.
+    std::vector<std::size_t> weight_inputs;
     /// The kernel's work (multiply-adds, comparisons) in terms of the symbolic
     /// context and the output shapes: the generator keeps it at most
     /// gen::config::max_work, so a Conv of two 64K-element tensors does not
@@ -428,6 +434,14 @@ struct hints {
             if (a.name == name) return &a;
         }
         return nullptr;
+    }
+    [[nodiscard]] bool is_weight(std::size_t i) const {
+        return std::find(weight_inputs.begin(), weight_inputs.end(), i) != weight_inputs.end();
+    }
+    /// Marks inputs as weights (see weight_inputs).
+    hints& weights(std::initializer_list<std::size_t> slots) {
+        weight_inputs.insert(weight_inputs.end(), slots.begin(), slots.end());
+        return *this;
     }
     [[nodiscard]] const input_hint* input(std::size_t i) const {
         for (const auto& h : inputs) {
