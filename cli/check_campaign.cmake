@@ -174,11 +174,36 @@ elseif(MODE STREQUAL "onnxruntime")
   if(NOT cases EQUAL 6 OR p LESS 1)
     message(FATAL_ERROR "ONNX Runtime campaign: ${cases} cases, ${p} passes:\n${out}")
   endif()
+  # Rewrite feedback: the optimizing configuration reports the graph it ran (rewritten.onnx),
+  # the one without optimizations reports nothing.
+  string(JSON reported GET "${s}" rewrites onnxruntime reported)
+  string(JSON noopt_reports ERROR_VARIABLE no_report GET "${s}" rewrites onnxruntime-noopt)
+  if(reported LESS 1 OR NOT no_report)
+    message(FATAL_ERROR "ONNX Runtime campaign: ${reported} rewrite reports from onnxruntime, onnxruntime-noopt: '${noopt_reports}':\n${s}")
+  endif()
+  # Motifs of Conv and Gemm with their activations: ORT's fusions fire, and the
+  # summary names them first.
+  file(WRITE ${OUT}/motifs.json [[{"include_ops": ["Conv", "Gemm", "Relu", "Sigmoid", "Tanh", "BatchNormalization", "Add", "Mul"],
+    "dtypes": ["f32"], "max_nodes": 4, "max_dim": 8, "motif_probability": 0.8}]])
+  execute_process(COMMAND ${EXE} campaign --quiet --no-reduce --seed 5 --count 6 --backend onnxruntime --config ${OUT}/motifs.json
+    --out ${OUT}/motifs RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "motif campaign against ONNX Runtime failed (${rc}):\n${out}\n${err}")
+  endif()
+  file(READ ${OUT}/motifs/summary.json s)
+  string(JSON kinds GET "${s}" rewrites onnxruntime optimization_kinds)
+  string(JSON with_motifs LENGTH "${s}" motifs)
+  file(READ ${OUT}/motifs/summary.txt text)
+  if(kinds LESS 1 OR with_motifs LESS 1 OR NOT text MATCHES "^[^\n]*\n\nrewrites by onnxruntime: [^\n]*\n +[0-9]+ cases +fusion ")
+    message(FATAL_ERROR "motif campaign: ${kinds} optimization kinds, ${with_motifs} motifs; summary.txt:\n${text}")
+  endif()
 elseif(MODE STREQUAL "reduce")
   # Every signature of a planted campaign reduced to a bundle of at most 3 nodes that
   # keeps it; the bug that needs Exp then Log reduced to exactly those two ops.
+  # No motifs: the planted pair needs an Exp read by a Log, which the random graphs of
+  # this seed hold; spliced motifs (Sigmoid-Mul, Mul by 1 ...) would take their places.
   file(WRITE ${config} [[{"include_ops": ["Exp", "Log", "Sigmoid", "Relu", "Add", "Mul", "Neg", "Abs", "Tanh"],
-    "dtypes": ["f32", "f64"], "max_nodes": 5, "max_dim": 8}]])
+    "dtypes": ["f32", "f64"], "max_nodes": 5, "max_dim": 8, "motif_probability": 0}]])
   set(planted "${EXE} run-reference --plant-wrong Sigmoid --plant-crash Relu --plant-wrong-pair Exp,Log {model} {inputs} {outputs}")
   execute_process(COMMAND ${EXE} campaign --quiet --seed 5 --count 30 --timeout 5 --config ${config} --out ${OUT}/c
                           --backend-cmd ${planted} --backend-name planted

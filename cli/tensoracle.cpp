@@ -167,10 +167,18 @@ void print_histogram(const char* title, const std::map<std::string, std::size_t>
     }
 }
 
+/// The command line's generator defaults: gen::config's, with motifs on (cases that
+/// reach what compilers rewrite; "motif_probability": 0 in a config turns them off).
+to::gen::config command_line_config() {
+    to::gen::config cfg;
+    cfg.motif_probability = 0.3;
+    return cfg;
+}
+
 int run_gen(std::uint64_t count, std::uint64_t seed, std::uint64_t first, std::size_t nodes, const std::string& out,
             const std::string& config_file, unsigned jobs, bool quiet) {
-    to::gen::config cfg;
-    if (!config_file.empty()) cfg = to::gen::load_config(config_file);
+    to::gen::config cfg = command_line_config();
+    if (!config_file.empty()) cfg = to::gen::load_config(config_file, cfg);
     if (nodes != 0) cfg.max_nodes = nodes;
     cfg.validate();
     const to::gen::generator gen(cfg);  // throws naming the conflict when nothing can be generated
@@ -419,7 +427,10 @@ std::optional<backend_choice> builtin_backend(const std::string& name, bool proc
         // Detected at run time: Node and the onnxruntime-node package are optional.
         const auto probe = probe_backend(name, {"node", runner, "--probe"}, "install nodejs: scripts/setup");
         if (!probe) return std::nullopt;
-        auto c = command_choice(name, {"node", runner, "--opt", level}, process_per_case);
+        std::vector<std::string> cmd{"node", runner, "--opt", level};
+        // Rewrite feedback: the optimized graph ORT executes (campaign/rewrites.hpp).
+        if (level != "disabled") cmd.emplace_back("--rewrites");
+        auto c = command_choice(name, cmd, process_per_case);
         c.description = "onnxruntime-node " + *probe + ": " + c.description;
         return c;
     }
@@ -469,7 +480,7 @@ std::optional<backend_choice> builtin_backend(const std::string& name, bool proc
 }
 
 struct campaign_args {
-    std::vector<std::string> backends, commands, command_names;
+    std::vector<std::string> backends, commands, command_names, known;
     std::uint64_t count = 100, seed = 0, first = 0;
     std::string out, config_file;
     double time_limit = 0.0, timeout = 10.0, level = -4.0;
@@ -593,13 +604,19 @@ int run_campaign_command(campaign_args& a) {
     }
     bool uses_ort = false;
     auto backends = make_backends(a, o.backend_descriptions, uses_ort);
+    o.config = command_line_config();
     if (!a.config_file.empty()) {
-        o.config = to::gen::load_config(a.config_file);
+        o.config = to::gen::load_config(a.config_file, o.config);
     } else if (uses_ort) {
         // bfloat16 tensors cannot cross onnxruntime-node's API (it has no such tensor type).
         std::erase(o.config.dtypes, to::dtype::bf16);
     }
     o.config.validate();
+    // Triage: the kit's confirmed findings (in its source tree, where this tensoracle was built) and the user's.
+#ifdef TENSORACLE_SOURCE_DIR
+    if (const auto data = fs::path(TENSORACLE_SOURCE_DIR) / "tests" / "data"; fs::is_directory(data)) o.known.add(data);
+#endif
+    for (const auto& k : a.known) o.known.add(k);
     std::vector<to::campaign::support_table> support;
     if (a.probe) {
         // Single-op trials per (op, dtype), cached per backend version, before the first case.
@@ -996,7 +1013,9 @@ int main(int argc, char** argv) {
     gen->add_option("--seed", seed, "Seed: case i of seed s under a config is always the same")->capture_default_str();
     gen->add_option("--first", first, "Index of the first case")->capture_default_str();
     gen->add_option("--nodes", nodes, "Nodes per graph (overrides the config's max_nodes; default 10)");
-    gen->add_option("--out", out, "Output folder (one folder per case)")->required();
+    bool list_motifs = false;
+    auto* out_option = gen->add_option("--out", out, "Output folder (one folder per case)");
+    gen->add_flag("--list-motifs", list_motifs, "Print the built-in motif library as Markdown (docs/MOTIFS.md) and exit");
     gen->add_option("--config", config_file, "Generator configuration, JSON (keys of tensoracle::gen::config)")
         ->check(CLI::ExistingFile);
     gen->add_option("--jobs", jobs, "Worker threads")->capture_default_str()->check(CLI::Range(1u, 256u));
@@ -1014,6 +1033,10 @@ int main(int argc, char** argv) {
     camp->add_option("--first", ca.first, "Index of the first case")->capture_default_str();
     camp->add_option("--out", ca.out, "Campaign folder (an existing one with the same settings resumes)")->required();
     camp->add_option("--config", ca.config_file, "Generator configuration, JSON")->check(CLI::ExistingFile);
+    camp->add_option("--known", ca.known, "Confirmed findings whose signatures are labelled known: a folder of finding folders "
+                                          "(each with expected.json) or a JSON file {signature: name} (repeatable; the kit's own "
+                                          "tests/data/findings* are always read where the source tree is)")
+        ->check(CLI::ExistingPath);
     camp->add_option("--time-limit", ca.time_limit, "Stop starting cases after this many seconds (0: none)")->capture_default_str();
     camp->add_option("--timeout", ca.timeout, "Seconds one backend run may take before it counts as a hang")->capture_default_str();
     camp->add_option("--level", ca.level, "GraphNet tolerance level t in [-10, 0] of every comparison")->capture_default_str()->check(CLI::Range(-10.0, 0.0));
@@ -1123,7 +1146,14 @@ int main(int argc, char** argv) {
     if (blas) tensoracle::use_blas_fast_paths();
 #endif
     try {
-        if (gen->parsed()) return run_gen(count, seed, first, nodes, out, config_file, jobs, quiet);
+        if (gen->parsed()) {
+            if (list_motifs) {
+                std::fputs(to::gen::motifs_markdown().c_str(), stdout);
+                return 0;
+            }
+            if (out_option->count() == 0) throw to::error("tensoracle gen", "--out is required: the folder the cases are written to");
+            return run_gen(count, seed, first, nodes, out, config_file, jobs, quiet);
+        }
         if (camp->parsed()) return run_campaign_command(ca);
         if (red->parsed()) {
             // Shell-quoted, so the line in the bundle pastes back into a shell.

@@ -12,6 +12,9 @@
 //   node runner.js [--opt all|disabled] --worker
 //       the same for many cases: one line "MODEL\tINPUT_DIR\tOUTPUT_DIR" per case
 //       on stdin, one JSON line {"status": ..., "message": ...} per case on stdout.
+//   --rewrites (with either form)
+//       also writes OUTPUT_DIR/rewritten.onnx, the graph ORT executes after its
+//       optimizations (optimizedModelFilePath), for the kit's rewrite feedback.
 //
 // The package is looked up in $TENSORACLE_ORT_MODULES (a node_modules folder),
 // then next to the repository (third_party/npm/node_modules, where scripts/setup
@@ -175,14 +178,21 @@ function isUnsupported(message) {
   return /Could not find an implementation for|NOT_IMPLEMENTED|Unsupported data type|not supported|not implemented|only supports|is not a registered function\/op/i.test(message);
 }
 
-async function runCase(ort, level, model, inputDir, outputDir) {
+async function runCase(ort, level, rewrites, model, inputDir, outputDir) {
   let session;
   try {
     // One thread per session: a campaign runs cases side by side (--jobs) instead, and a
     // thread pool made per case costs more than the small graphs it would speed up.
     const threads = Number(process.env.TENSORACLE_ORT_THREADS || 1);
-    session = await ort.InferenceSession.create(model, {
-      graphOptimizationLevel: level, executionProviders: ['cpu'], intraOpNumThreads: threads, interOpNumThreads: 1});
+    const options = {graphOptimizationLevel: level, executionProviders: ['cpu'], intraOpNumThreads: threads, interOpNumThreads: 1};
+    if (rewrites) {
+      // The optimized graph, written when the session is made (a few ms on small graphs).
+      // Saving it after layout optimizations logs a warning that the file is for this
+      // machine only; warnings are silenced so that stderr keeps only the failure.
+      options.optimizedModelFilePath = path.join(outputDir, 'rewritten.onnx');
+      options.logSeverityLevel = 3;
+    }
+    session = await ort.InferenceSession.create(model, options);
   } catch (e) {
     const message = String(e && e.message || e);
     throw isUnsupported(message) ? new UnsupportedError(message) : new LoadError(message);
@@ -234,7 +244,7 @@ function classify(e) {
 
 async function main() {
   const args = process.argv.slice(2);
-  let level = 'all', worker = false, probe = false;
+  let level = 'all', worker = false, probe = false, rewrites = false;
   const positional = [];
   for (let i = 0; i < args.length; ++i) {
     if (args[i] === '--opt') {
@@ -244,6 +254,7 @@ async function main() {
         process.exit(2);
       }
     } else if (args[i] === '--worker') worker = true;
+    else if (args[i] === '--rewrites') rewrites = true;
     else if (args[i] === '--probe') probe = true;
     else positional.push(args[i]);
   }
@@ -258,11 +269,11 @@ async function main() {
   }
   if (!worker) {
     if (positional.length !== 3) {
-      process.stderr.write('usage: runner.js [--opt all|disabled] MODEL INPUT_DIR OUTPUT_DIR | --worker\n');
+      process.stderr.write('usage: runner.js [--opt all|disabled] [--rewrites] MODEL INPUT_DIR OUTPUT_DIR | --worker\n');
       process.exit(2);
     }
     try {
-      await runCase(ort, level, ...positional);
+      await runCase(ort, level, rewrites, ...positional);
       process.exit(0);
     } catch (e) {
       const r = classify(e);
@@ -279,7 +290,7 @@ async function main() {
       reply = {status: 'runtime_error', message: `runner.js: expected MODEL<TAB>INPUT_DIR<TAB>OUTPUT_DIR, got ${JSON.stringify(line)}`};
     } else {
       try {
-        await runCase(ort, level, ...parts);
+        await runCase(ort, level, rewrites, ...parts);
         reply = {status: 'ok'};
       } catch (e) {
         const r = classify(e);

@@ -25,6 +25,8 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <map>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -62,8 +64,42 @@ outcome refused(const std::exception& e, bool compiling) {
     return compiling ? outcome{3, "compile_failure", e.what()} : outcome{1, "runtime_error", e.what()};
 }
 
+/// The node kinds of a TorchScript graph that compute (constants and list and tuple
+/// plumbing left out), counted.
+std::map<std::string, int> computing_kinds(const torch::jit::Graph& graph) {
+    std::map<std::string, int> kinds;
+    for (const auto* n : graph.nodes()) {
+        const std::string k = n->kind().toQualString();
+        if (k.rfind("prim::", 0) == 0 && k != "prim::FusionGroup" && k != "prim::TensorExprGroup" && k != "prim::mkldnn_convolution") continue;
+        ++kinds[k];
+    }
+    return kinds;
+}
+
+/// Rewrite feedback (docs/BACKENDS.md): what freezing and optimize_for_inference
+/// changed in the traced graph, as the kinds that vanished and appeared, one event.
+nlohmann::json script_rewrites(const std::map<std::string, int>& traced, const std::map<std::string, int>& optimized) {
+    std::string gone, came;
+    for (const auto& [k, n] : traced) {
+        const auto it = optimized.find(k);
+        for (int i = it == optimized.end() ? 0 : it->second; i < n; ++i) gone += (gone.empty() ? "" : "+") + k;
+    }
+    for (const auto& [k, n] : optimized) {
+        const auto it = traced.find(k);
+        for (int i = it == traced.end() ? 0 : it->second; i < n; ++i) came += (came.empty() ? "" : "+") + k;
+    }
+    nlohmann::json events = nlohmann::json::array();
+    if (!gone.empty() || !came.empty()) {
+        const char* what = gone.empty() ? "insertion" : came.empty() ? "elimination" : "fusion";
+        events.push_back({{"kind", (gone.empty() ? std::string() : gone + " -> ") + (came.empty() ? std::string("(removed)") : came)}, {"class", what}});
+    }
+    return {{"events", events}};
+}
+
 /// The eager program traced, frozen and optimized: TorchScript's inference path.
-torch::jit::Module script_module(const to::graph::graph& g, const std::map<std::string, at::Tensor, std::less<>>& inits, const tb::tensors& inputs) {
+/// `traced_kinds`: the traced graph's computing node kinds, before the passes.
+torch::jit::Module script_module(const to::graph::graph& g, const std::map<std::string, at::Tensor, std::less<>>& inits, const tb::tensors& inputs,
+                                 std::map<std::string, int>& traced_kinds) {
     torch::jit::Module m("tensoracle_graph");
     m.register_attribute("training", c10::BoolType::get(), false);
     torch::jit::Stack stack(inputs.begin(), inputs.end());
@@ -83,6 +119,7 @@ torch::jit::Module script_module(const to::graph::graph& g, const std::map<std::
         },
         [](const at::Tensor&) { return std::string(); }, /*strict=*/false, /*force_outplace=*/false, &m);
     auto graph = traced.first->graph;
+    traced_kinds = computing_kinds(*graph);
     auto fn = m._ivalue()->compilation_unit()->create_function(c10::QualifiedName(*m.type()->name(), "forward"), graph);
     m.type()->addMethod(fn);
     m.eval();
@@ -122,8 +159,10 @@ outcome serve(const to::campaign::case_paths& c, mode md) {
         }
     } else {
         torch::jit::Module m;
+        std::map<std::string, int> traced_kinds;
         try {
-            m = script_module(g, inits, inputs);
+            m = script_module(g, inits, inputs, traced_kinds);
+            std::ofstream(c.outputs / "rewrites.json") << script_rewrites(traced_kinds, computing_kinds(*m.get_method("forward").graph())).dump();
         } catch (const to::unsupported_error& e) {
             return refused(e, true);
         } catch (const to::error& e) {

@@ -941,6 +941,610 @@ private:
 #include <thread>
 #include <vector>
 
+// ---- begin tensoracle/campaign/rewrites.hpp ----
+// tensoracle: what a system under test did with a case's graph, as rewrite events.
+//
+// A backend may report the graph it executed (docs/BACKENDS.md, "Rewrite
+// feedback"): an ONNX file `rewritten.onnx` in its outputs folder (ONNX
+// Runtime's optimizedModelFilePath), or `rewrites.json` naming the events
+// itself (systems whose executed graph is not ONNX). Comparing the case's graph
+// with the executed one gives events a person can check by opening both:
+// which original nodes vanished, which executed nodes appeared, grouped by the
+// tensors they share, and named by kind ("Conv+Relu -> com.microsoft::FusedConv",
+// "Identity eliminated", "constant folding: Add"). Tool-independent: nothing
+// here knows a rule of any system.
+// Needs ONNX (libonnx, protobuf) and nlohmann/json, like campaign/backend.hpp.
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <numeric>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <onnx/onnx_pb.h>
+
+
+namespace tensoracle::campaign {
+
+/// One node as a system executed it: enough to match it with the case's nodes.
+struct executed_node {
+    std::string domain;  ///< "" for the default ONNX domain
+    std::string op_type;
+    std::vector<std::string> inputs, outputs;
+    /// Attribute name -> its serialized AttributeProto: equal text, equal attribute.
+    std::map<std::string, std::string> attributes;
+
+    /// "Conv", or "com.microsoft::FusedConv" outside the default domain.
+    [[nodiscard]] std::string qualified_op() const { return domain.empty() ? op_type : domain + "::" + op_type; }
+};
+
+/// A graph as executed: nodes, and the names of the constants it holds.
+struct executed_graph {
+    std::vector<executed_node> nodes;
+    std::set<std::string> initializers;
+};
+
+/// What kind of change an event is. Fusions, eliminations, foldings and
+/// replacements are what a compiler rewrites; insertions (a Cast around a
+/// float16 island), layout changes and expanded function bodies are counted
+/// apart, as they are how a system runs an op rather than an optimization.
+enum class rewrite_class { fusion, elimination, folding, replacement, layout, insertion, expansion };
+
+[[nodiscard]] constexpr std::string_view to_string(rewrite_class c) noexcept {
+    switch (c) {
+        case rewrite_class::fusion: return "fusion";
+        case rewrite_class::elimination: return "elimination";
+        case rewrite_class::folding: return "folding";
+        case rewrite_class::replacement: return "replacement";
+        case rewrite_class::layout: return "layout";
+        case rewrite_class::insertion: return "insertion";
+        case rewrite_class::expansion: return "expansion";
+    }
+    return "unknown";
+}
+
+/// Whether an event of this class is an optimization (what rewrite reach counts).
+[[nodiscard]] constexpr bool is_optimization(rewrite_class c) noexcept {
+    return c == rewrite_class::fusion || c == rewrite_class::elimination || c == rewrite_class::folding ||
+           c == rewrite_class::replacement;
+}
+
+/// One rewrite: original nodes that vanished or changed, executed nodes that appeared.
+struct rewrite_event {
+    rewrite_class what = rewrite_class::fusion;
+    std::string kind;                       ///< "Conv+Relu -> com.microsoft::FusedConv"
+    std::vector<std::size_t> original;      ///< indices into the case's nodes (vanished or changed)
+    std::vector<std::size_t> executed;      ///< indices into the executed nodes (appeared or changed)
+
+    [[nodiscard]] nlohmann::json json() const { return {{"kind", kind}, {"class", to_string(what)}}; }
+};
+
+namespace detail {
+
+[[nodiscard]] inline std::string normalized_domain(const std::string& d) { return d == "ai.onnx" ? std::string() : d; }
+
+[[nodiscard]] inline executed_node executed_from_proto(const onnx::NodeProto& np) {
+    executed_node n;
+    n.domain = normalized_domain(np.domain());
+    n.op_type = np.op_type();
+    n.inputs.assign(np.input().begin(), np.input().end());
+    n.outputs.assign(np.output().begin(), np.output().end());
+    for (const auto& a : np.attribute()) {
+        onnx::AttributeProto copy = a;
+        copy.clear_doc_string();
+        n.attributes.emplace(a.name(), copy.SerializeAsString());
+    }
+    return n;
+}
+
+}  // namespace detail
+
+/// The case's graph in the form executed graphs are read in (attributes serialized
+/// as io/onnx.hpp writes them, so an attribute a system left alone compares equal).
+[[nodiscard]] inline executed_graph as_executed(const graph::graph& g) {
+    const auto proto = io::to_model_proto(g);
+    executed_graph out;
+    for (const auto& np : proto.graph().node()) out.nodes.push_back(detail::executed_from_proto(np));
+    for (const auto& [name, t] : g.initializers) out.initializers.insert(name);
+    return out;
+}
+
+/// Reads an executed graph written as ONNX (`rewritten.onnx`). Node structure only:
+/// initializer data is not decoded. Throws naming the file when it is not ONNX.
+[[nodiscard]] inline executed_graph read_executed_onnx(const std::filesystem::path& path) {
+    const std::string where = "tensoracle::campaign::read_executed_onnx(" + path.string() + ")";
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw error(where, "cannot open the file");
+    onnx::ModelProto m;
+    if (!m.ParseFromIstream(&in)) throw error(where, "not a valid ONNX model (protobuf parse failed)");
+    executed_graph out;
+    for (const auto& np : m.graph().node()) out.nodes.push_back(detail::executed_from_proto(np));
+    for (const auto& t : m.graph().initializer()) out.initializers.insert(t.name());
+    // Attributes written by another serializer (ORT's) may order fields otherwise:
+    // round-trip the ones the kit reads, so equal attributes give equal text.
+    for (auto& n : out.nodes) {
+        for (auto& [name, text] : n.attributes) {
+            onnx::AttributeProto a;
+            if (!a.ParseFromString(text)) continue;
+            try {
+                const auto v = io::detail::from_attribute(a, path.parent_path(), where);
+                onnx::AttributeProto b;
+                io::detail::to_attribute(name, v, b);
+                text = b.SerializeAsString();
+            } catch (const std::exception&) {
+                // A kind the kit does not read (a graph, a sparse tensor): compared as written.
+            }
+        }
+    }
+    return out;
+}
+
+namespace detail {
+
+/// Union-find over event members.
+struct components {
+    std::vector<std::size_t> parent;
+    explicit components(std::size_t n) : parent(n) { std::iota(parent.begin(), parent.end(), std::size_t{0}); }
+    std::size_t find(std::size_t x) {
+        while (parent[x] != x) x = parent[x] = parent[parent[x]];
+        return x;
+    }
+    void join(std::size_t a, std::size_t b) { parent[find(a)] = find(b); }
+};
+
+[[nodiscard]] inline bool shares_name(const std::vector<std::string>& a, const std::vector<std::string>& b) {
+    for (const auto& x : a) {
+        if (!x.empty() && std::find(b.begin(), b.end(), x) != b.end()) return true;
+    }
+    return false;
+}
+
+/// "A+B+A": op names in order, with multiplicity (a pattern's shape), or sorted and
+/// unique ("Add, Mul": what a folding or elimination removed, whatever its order).
+[[nodiscard]] inline std::string op_list(const std::vector<std::string>& ops, bool as_set) {
+    std::vector<std::string> v = ops;
+    if (as_set) {
+        std::sort(v.begin(), v.end());
+        v.erase(std::unique(v.begin(), v.end()), v.end());
+    }
+    std::string s;
+    for (const auto& o : v) s += (s.empty() ? "" : as_set ? ", " : "+") + o;
+    return s;
+}
+
+}  // namespace detail
+
+/// The rewrite events that turn `original` into `executed`.
+///
+/// Nodes are matched by op and domain, first on equal outputs, then on equal inputs,
+/// then on any shared tensor name; a matched node whose attributes changed, or that
+/// reads a constant the case does not have (a folded weight), is *changed*. Vanished
+/// (unmatched original), appeared (unmatched executed) and changed nodes are grouped
+/// by the tensors they share: original edges between vanished nodes, executed edges
+/// between appeared ones, a shared output between a vanished and an appeared node (a
+/// fused node keeps its pattern's last output name), edges between a changed node and
+/// a vanished one. An appeared node that shares no output with a vanished one joins
+/// those whose inputs it reads. Each group with a vanished or appeared node is one event.
+[[nodiscard]] inline std::vector<rewrite_event> rewrite_events(const executed_graph& original, const executed_graph& executed_as_is) {
+    const auto& on = original.nodes;
+    std::set<std::string> original_names(original.initializers.begin(), original.initializers.end());
+    for (const auto& n : on) {
+        original_names.insert(n.inputs.begin(), n.inputs.end());
+        original_names.insert(n.outputs.begin(), n.outputs.end());
+    }
+    // A Cast the system inserted (one side a name the case does not have: a float16
+    // island run in float32) renames what it converts: the nodes between such Casts
+    // are matched under the original names, and the Casts stay insertions.
+    executed_graph renamed = executed_as_is;
+    {
+        std::map<std::string, std::string> alias;
+        for (const auto& n : executed_as_is.nodes) {
+            if (n.op_type != "Cast" || !n.domain.empty() || n.inputs.size() != 1 || n.outputs.size() != 1) continue;
+            const bool in_known = original_names.count(n.inputs[0]) != 0, out_known = original_names.count(n.outputs[0]) != 0;
+            if (in_known && !out_known) alias.emplace(n.outputs[0], n.inputs[0]);
+            if (!in_known && out_known) alias.emplace(n.inputs[0], n.outputs[0]);
+        }
+        auto resolve = [&](std::string name) {
+            for (int hops = 0; hops < 8; ++hops) {
+                const auto it = alias.find(name);
+                if (it == alias.end()) break;
+                name = it->second;
+            }
+            return name;
+        };
+        for (auto& n : renamed.nodes) {
+            const bool renaming_cast = n.op_type == "Cast" && n.domain.empty() && n.inputs.size() == 1 && n.outputs.size() == 1 &&
+                                       (alias.count(n.outputs[0]) != 0 || alias.count(n.inputs[0]) != 0);
+            if (renaming_cast) continue;
+            for (auto& x : n.inputs) x = resolve(x);
+            for (auto& x : n.outputs) x = resolve(x);
+        }
+    }
+    const auto& executed = renamed;
+    const auto& en = executed.nodes;
+    // --- matching ---
+    std::vector<long> match_of_original(on.size(), -1), match_of_executed(en.size(), -1);
+    auto same_op = [&](std::size_t i, std::size_t j) { return on[i].op_type == en[j].op_type && on[i].domain == en[j].domain; };
+    auto match_pass = [&](auto&& fits) {
+        for (std::size_t j = 0; j < en.size(); ++j) {
+            if (match_of_executed[j] >= 0) continue;
+            for (std::size_t i = 0; i < on.size(); ++i) {
+                if (match_of_original[i] >= 0 || !same_op(i, j) || !fits(on[i], en[j])) continue;
+                match_of_original[i] = static_cast<long>(j);
+                match_of_executed[j] = static_cast<long>(i);
+                break;
+            }
+        }
+    };
+    match_pass([](const executed_node& a, const executed_node& b) { return a.outputs == b.outputs; });
+    match_pass([](const executed_node& a, const executed_node& b) { return a.inputs == b.inputs; });
+    match_pass([](const executed_node& a, const executed_node& b) {
+        return detail::shares_name(a.outputs, b.outputs) || detail::shares_name(a.inputs, b.inputs);
+    });
+    // By structure, for what a system renamed wholesale (ORT runs a float16 island in
+    // float32 under names of its own, its constants converted): same op, and each input
+    // comes from the match of the original input's producer, or both from outside the
+    // nodes (an equal graph input, or constants), looking through Casts nobody matched.
+    {
+        std::map<std::string, std::pair<std::size_t, std::size_t>> original_producer, executed_producer;  // name -> (node, output)
+        for (std::size_t i = 0; i < on.size(); ++i) {
+            for (std::size_t k = 0; k < on[i].outputs.size(); ++k) original_producer.emplace(on[i].outputs[k], std::pair{i, k});
+        }
+        for (std::size_t j = 0; j < en.size(); ++j) {
+            for (std::size_t k = 0; k < en[j].outputs.size(); ++k) executed_producer.emplace(en[j].outputs[k], std::pair{j, k});
+        }
+        auto through_casts = [&](std::string name) {
+            for (int hops = 0; hops < 8; ++hops) {
+                const auto it = executed_producer.find(name);
+                if (it == executed_producer.end()) break;
+                const auto& c = en[it->second.first];
+                if (c.op_type != "Cast" || !c.domain.empty() || match_of_executed[it->second.first] >= 0 || c.inputs.size() != 1) break;
+                name = c.inputs[0];
+            }
+            return name;
+        };
+        auto same_source = [&](const std::string& original_input, const std::string& executed_input) {
+            if (original_input.empty() || executed_input.empty()) return original_input.empty() && executed_input.empty();
+            const auto e = through_casts(executed_input);
+            const auto ep = executed_producer.find(e);
+            const auto op = original_producer.find(original_input);
+            if (ep != executed_producer.end()) {
+                const auto m = match_of_executed[ep->second.first];
+                return m >= 0 && op != original_producer.end() && op->second.first == static_cast<std::size_t>(m) &&
+                       op->second.second == ep->second.second;
+            }
+            if (op != original_producer.end()) return false;
+            const bool e_constant = executed.initializers.count(e) != 0, o_constant = original.initializers.count(original_input) != 0;
+            return e_constant ? o_constant : e == original_input;
+        };
+        match_pass([&](const executed_node& a, const executed_node& b) {
+            if (a.inputs.size() != b.inputs.size() || a.outputs.size() != b.outputs.size()) return false;
+            for (std::size_t k = 0; k < a.inputs.size(); ++k) {
+                if (!same_source(a.inputs[k], b.inputs[k])) return false;
+            }
+            return true;
+        });
+    }
+    // A Cast nobody matched is an insertion of its own (it joins no event), unless it
+    // took the place of a vanished node, reading its input and writing its output
+    // (CastLike expanded into a Cast).
+    std::vector<char> inserted_cast(en.size(), 0);
+    for (std::size_t j = 0; j < en.size(); ++j) {
+        if (en[j].op_type != "Cast" || !en[j].domain.empty() || match_of_executed[j] >= 0) continue;
+        bool replaces = false;
+        for (std::size_t i = 0; i < on.size() && !replaces; ++i) {
+            replaces = match_of_original[i] < 0 && on[i].op_type != "Cast" && detail::shares_name(on[i].outputs, en[j].outputs) &&
+                       detail::shares_name(en[j].inputs, on[i].inputs);
+        }
+        inserted_cast[j] = replaces ? 0 : 1;
+    }
+    std::vector<char> changed(en.size(), 0);
+    for (std::size_t j = 0; j < en.size(); ++j) {
+        if (match_of_executed[j] < 0) continue;
+        const auto& o = on[static_cast<std::size_t>(match_of_executed[j])];
+        bool c = o.attributes != en[j].attributes;
+        for (const auto& in : en[j].inputs) {
+            // A constant the case did not have: a weight folded into this node.
+            c = c || (!in.empty() && original_names.count(in) == 0 && executed.initializers.count(in) != 0);
+        }
+        changed[j] = c ? 1 : 0;
+    }
+    // --- grouping: members 0..on.size()-1 are original nodes, then executed ones ---
+    const std::size_t off = on.size();
+    detail::components u(on.size() + en.size());
+    auto vanished = [&](std::size_t i) { return match_of_original[i] < 0; };
+    // An inserted Cast is an event of its own: it joins nothing.
+    auto appeared = [&](std::size_t j) { return match_of_executed[j] < 0 && !inserted_cast[j]; };
+    for (std::size_t a = 0; a < on.size(); ++a) {
+        if (!vanished(a)) continue;
+        for (std::size_t b = 0; b < on.size(); ++b) {
+            if (b != a && vanished(b) && detail::shares_name(on[a].outputs, on[b].inputs)) u.join(a, b);
+        }
+        for (std::size_t j = 0; j < en.size(); ++j) {
+            if (appeared(j) && detail::shares_name(on[a].outputs, en[j].outputs)) u.join(a, off + j);
+            if (!changed[j]) continue;
+            const auto& m = on[static_cast<std::size_t>(match_of_executed[j])];
+            if (detail::shares_name(on[a].outputs, m.inputs) || detail::shares_name(m.outputs, on[a].inputs) ||
+                detail::shares_name(on[a].outputs, en[j].outputs)) {
+                u.join(a, off + j);
+            }
+        }
+    }
+    for (std::size_t j = 0; j < en.size(); ++j) {
+        if (!appeared(j)) continue;
+        for (std::size_t k = 0; k < en.size(); ++k) {
+            if (k != j && appeared(k) && detail::shares_name(en[j].outputs, en[k].inputs)) u.join(off + j, off + k);
+        }
+    }
+    for (std::size_t j = 0; j < en.size(); ++j) {
+        if (!appeared(j)) continue;
+        bool tied = false;
+        for (std::size_t a = 0; a < on.size() && !tied; ++a) tied = vanished(a) && u.find(a) == u.find(off + j);
+        if (tied) continue;
+        for (std::size_t a = 0; a < on.size(); ++a) {
+            if (vanished(a) && detail::shares_name(on[a].inputs, en[j].inputs)) u.join(a, off + j);
+        }
+    }
+    // --- events, in the order of their first member ---
+    std::map<std::size_t, rewrite_event> by_root;
+    std::vector<std::size_t> order;
+    auto event_of = [&](std::size_t member) -> rewrite_event& {
+        const auto r = u.find(member);
+        auto [it, fresh] = by_root.try_emplace(r);
+        if (fresh) order.push_back(r);
+        return it->second;
+    };
+    for (std::size_t i = 0; i < on.size(); ++i) {
+        if (vanished(i)) event_of(i).original.push_back(i);
+    }
+    for (std::size_t j = 0; j < en.size(); ++j) {
+        if (appeared(j) || (inserted_cast[j] && match_of_executed[j] < 0)) event_of(off + j).executed.push_back(j);
+    }
+    // Changed nodes join an event only through a vanished neighbour.
+    for (std::size_t j = 0; j < en.size(); ++j) {
+        if (!changed[j]) continue;
+        const auto it = by_root.find(u.find(off + j));
+        if (it == by_root.end()) continue;
+        it->second.original.push_back(static_cast<std::size_t>(match_of_executed[j]));
+        it->second.executed.push_back(j);
+    }
+    std::vector<rewrite_event> events;
+    for (const auto r : order) {
+        auto e = std::move(by_root.at(r));
+        std::sort(e.original.begin(), e.original.end());
+        std::sort(e.executed.begin(), e.executed.end());
+        std::vector<std::string> gone, kept_changed, came;
+        bool folded = false, layout = false, default_domain_only = true;
+        for (const auto i : e.original) {
+            const auto q = on[i].qualified_op();
+            (vanished(i) ? gone : kept_changed).push_back(q);
+            if (vanished(i)) {
+                for (const auto& o : on[i].outputs) folded = folded || executed.initializers.count(o) != 0;
+            }
+        }
+        std::vector<std::string> all_original;
+        for (const auto i : e.original) all_original.push_back(on[i].qualified_op());
+        for (const auto j : e.executed) {
+            if (match_of_executed[j] >= 0) continue;  // a changed node, not an appeared one
+            came.push_back(en[j].qualified_op());
+            layout = layout || en[j].domain == "com.microsoft.nchwc";
+            default_domain_only = default_domain_only && en[j].domain.empty();
+        }
+        // A vanished op and an equal appeared one in one event are the same node,
+        // renamed: only what differs is the rewrite.
+        for (auto it = gone.begin(); it != gone.end();) {
+            const auto c = std::find(came.begin(), came.end(), *it);
+            if (c == came.end()) {
+                ++it;
+                continue;
+            }
+            came.erase(c);
+            const auto a = std::find(all_original.begin(), all_original.end(), *it);
+            if (a != all_original.end()) all_original.erase(a);
+            it = gone.erase(it);
+        }
+        if (gone.empty() && came.empty()) continue;  // renamed only
+        if (gone.empty()) {
+            e.what = layout ? rewrite_class::layout : rewrite_class::insertion;
+            e.kind = detail::op_list(came, true) + " inserted";
+        } else if (came.empty() && kept_changed.empty()) {
+            e.what = folded ? rewrite_class::folding : rewrite_class::elimination;
+            e.kind = folded ? "constant folding: " + detail::op_list(gone, true) : detail::op_list(gone, true) + " eliminated";
+            // One node gone whose twin (same op, inputs, attributes) stayed: common subexpression elimination.
+            bool twin = false;
+            for (const auto i : e.original) {
+                if (!vanished(i)) continue;
+                for (std::size_t t = 0; t < on.size() && !twin; ++t) {
+                    twin = t != i && !vanished(t) && on[t].qualified_op() == on[i].qualified_op() && on[t].inputs == on[i].inputs &&
+                           on[t].attributes == on[i].attributes;
+                }
+            }
+            if (twin && !folded) e.kind = "common subexpression: " + detail::op_list(gone, true);
+        } else if (came.empty()) {
+            e.what = rewrite_class::fusion;
+            e.kind = detail::op_list(all_original, false) + " -> " + detail::op_list(kept_changed, false);
+        } else if (gone.size() == 1 && kept_changed.empty() && layout) {
+            e.what = rewrite_class::layout;
+            e.kind = detail::op_list(gone, false) + " -> " + detail::op_list(came, false);
+        } else if (gone.size() == 1 && kept_changed.empty()) {
+            // One op became others of the default domain: its function body, expanded
+            // (LeakyRelu as Mul, Less and Where; CastLike as Cast).
+            e.what = default_domain_only ? rewrite_class::expansion : rewrite_class::replacement;
+            e.kind = detail::op_list(gone, false) + " -> " + detail::op_list(came, false);
+        } else {
+            e.what = rewrite_class::fusion;
+            e.kind = detail::op_list(all_original, false) + " -> " + detail::op_list(came, false);
+        }
+        events.push_back(std::move(e));
+    }
+    return events;
+}
+
+/// Reads what a backend reported in its outputs folder: `rewritten.onnx` (compared
+/// with `original`) or `rewrites.json` ({"events": [{"kind": ..., "class": ...}]},
+/// events the backend names itself). Empty when it reported nothing. A report that
+/// cannot be read is an event of its own kind ("unreadable rewrite report: ..."),
+/// so a broken report is seen, not mistaken for a graph left alone.
+[[nodiscard]] inline std::optional<std::vector<rewrite_event>> reported_rewrites(const graph::graph& original,
+                                                                                const std::filesystem::path& outputs) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const auto onnx_file = outputs / "rewritten.onnx", json_file = outputs / "rewrites.json";
+    auto unreadable = [](const std::string& why) {
+        rewrite_event e;
+        e.what = rewrite_class::insertion;
+        e.kind = "unreadable rewrite report: " + why;
+        return std::vector<rewrite_event>{e};
+    };
+    if (fs::exists(onnx_file, ec)) {
+        try {
+            return rewrite_events(as_executed(original), read_executed_onnx(onnx_file));
+        } catch (const std::exception& e) {
+            return unreadable(e.what());
+        }
+    }
+    if (fs::exists(json_file, ec)) {
+        try {
+            std::ifstream in(json_file);
+            const auto j = nlohmann::json::parse(in);
+            std::vector<rewrite_event> out;
+            for (const auto& je : j.at("events")) {
+                rewrite_event e;
+                e.kind = je.at("kind").get<std::string>();
+                const auto c = je.value("class", std::string("fusion"));
+                bool known = false;
+                for (const auto k : {rewrite_class::fusion, rewrite_class::elimination, rewrite_class::folding, rewrite_class::replacement,
+                                     rewrite_class::layout, rewrite_class::insertion, rewrite_class::expansion}) {
+                    if (c == to_string(k)) {
+                        e.what = k;
+                        known = true;
+                    }
+                }
+                if (!known) throw error("tensoracle::campaign::reported_rewrites", "event class '" + c + "' is not one of fusion, elimination, folding, replacement, layout, insertion, expansion");
+                out.push_back(std::move(e));
+            }
+            return out;
+        } catch (const std::exception& e) {
+            return unreadable(json_file.filename().string() + ": " + e.what());
+        }
+    }
+    return std::nullopt;
+}
+
+}  // namespace tensoracle::campaign
+// ---- end tensoracle/campaign/rewrites.hpp ----
+// ---- begin tensoracle/campaign/triage.hpp ----
+// tensoracle: triage of a campaign's signatures, new and real first.
+//
+// A signature is `known` when a confirmed finding has it (the findings the kit
+// keeps as reproducers under tests/data/findings*/<name>/expected.json, or a
+// user's file), a `limitation` when it is a system refusing a valid model
+// (compile failures: what it does not support), and `new` otherwise. Summaries
+// list new wrong results first, then new crashes and other failures, then
+// known ones, then limitations, so what a person should look at comes first.
+// Needs nlohmann/json, like campaign/campaign.hpp.
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+#include <string_view>
+
+
+namespace tensoracle::campaign {
+
+/// Confirmed findings by signature id: the finding's name (its folder) or label.
+struct known_findings {
+    std::map<std::string, std::string> by_signature;
+
+    /// Adds `path`: a folder holding finding folders (each with an expected.json that
+    /// names its "signature"), a folder of such folders, one finding folder, or a JSON
+    /// file: {"<signature id>": "<name>", ...} or [{"signature": ..., "name": ...}].
+    /// Throws naming the path when it holds none of these.
+    void add(const std::filesystem::path& path) {
+        namespace fs = std::filesystem;
+        const std::string where = "tensoracle::campaign::known_findings(" + path.string() + ")";
+        std::error_code ec;
+        if (fs::is_directory(path, ec)) {
+            std::size_t found = 0;
+            for (fs::recursive_directory_iterator it(path, ec), end; it != end; it.increment(ec)) {
+                if (ec) break;
+                if (it.depth() > 2) {
+                    it.disable_recursion_pending();
+                    continue;
+                }
+                if (it->path().filename() != "expected.json") continue;
+                const auto j = read(it->path(), where);
+                if (!j.is_object() || !j.contains("signature") || !j["signature"].is_string()) continue;
+                by_signature.emplace(j["signature"].get<std::string>(), it->path().parent_path().filename().string());
+                ++found;
+            }
+            if (found == 0) throw error(where, "no finding folder (one holding an expected.json with a \"signature\") below this folder");
+            return;
+        }
+        const auto j = read(path, where);
+        if (j.is_object()) {
+            for (const auto& [id, name] : j.items()) {
+                if (!name.is_string()) throw error(where, "the finding of signature " + id + " is not a name (a string)");
+                by_signature.emplace(id, name.get<std::string>());
+            }
+            return;
+        }
+        if (!j.is_array()) throw error(where, "expected an object {signature: name} or a list of {\"signature\", \"name\"}");
+        for (const auto& e : j) {
+            if (!e.is_object() || !e.contains("signature") || !e["signature"].is_string()) {
+                throw error(where, "a list entry has no \"signature\" string: " + e.dump());
+            }
+            by_signature.emplace(e["signature"].get<std::string>(), e.value("name", e["signature"].get<std::string>()));
+        }
+    }
+
+    [[nodiscard]] nlohmann::json json() const { return by_signature; }
+
+private:
+    static nlohmann::json read(const std::filesystem::path& p, const std::string& where) {
+        std::ifstream in(p);
+        if (!in) throw error(where, "cannot open " + p.string());
+        try {
+            return nlohmann::json::parse(in);
+        } catch (const nlohmann::json::exception& e) {
+            throw error(where, p.string() + " is not JSON: " + e.what());
+        }
+    }
+};
+
+/// A summary signature's label: "new", "known" or "limitation".
+[[nodiscard]] inline std::string triage_label(const nlohmann::json& sig, const known_findings& known) {
+    if (known.by_signature.count(sig.value("id", std::string())) != 0) return "known";
+    const auto outcome = sig.value("outcome", std::string());
+    if (outcome == "compile_failure" || outcome == "unsupported") return "limitation";
+    return "new";
+}
+
+/// Where a labelled signature goes in a summary: new wrong results (mismatch, NaN/Inf,
+/// shape or dtype, non-determinism) 0, other new failures (crash, hang, run-time
+/// error, bad output) 1, known 2, limitations 3.
+[[nodiscard]] inline int triage_rank(const nlohmann::json& sig) {
+    const auto label = sig.value("triage", std::string("new"));
+    if (label == "known") return 2;
+    if (label == "limitation") return 3;
+    const auto outcome = sig.value("outcome", std::string());
+    const bool wrong = outcome == "mismatch" || outcome == "nan_inf" || outcome == "shape_dtype" || outcome == "nondeterministic";
+    return wrong ? 0 : 1;
+}
+
+}  // namespace tensoracle::campaign
+// ---- end tensoracle/campaign/triage.hpp ----
 
 namespace tensoracle::campaign {
 
@@ -1041,6 +1645,8 @@ struct campaign_options {
     std::size_t mutation_max_steps = 1;
     /// Which mutations (families, names); its `steps` is set per mutant.
     mutate::mutate_options mutation;
+    /// Confirmed findings (campaign/triage.hpp): their signatures are labelled `known`.
+    known_findings known;
     /// This process runs shard `shard_index` of `shard_count`: the cases whose offset from
     /// `first` is shard_index modulo shard_count (cases are pure functions of their index,
     /// so shards need no coordinator; `tensoracle report` merges their folders).
@@ -1311,6 +1917,8 @@ public:
         std::string detail;
         detail::judgement judged;
         std::optional<signature> sig;
+        /// What the backend reported it executed (campaign/rewrites.hpp); empty optional: no report.
+        std::optional<std::vector<rewrite_event>> rewrites;
     };
 
     struct evaluation {
@@ -1350,7 +1958,8 @@ public:
         for (std::size_t b = 0; b < lane.backends.size(); ++b) {
             auto& be = *lane.backends[b];
             auto& r = results[b];
-            r.run = detail::run_on(be, dir, "out_" + std::to_string(b), expected.size(), o_.timeout_seconds);
+            std::string out_name = "out_" + std::to_string(b);
+            r.run = detail::run_on(be, dir, out_name, expected.size(), o_.timeout_seconds);
             std::string late;  // a first run that timed out and a second that did not
             if (r.run.status == run_status::hang && o_.recheck) {
                 // A time-out is a claim only if it repeats with room to spare: a loaded
@@ -1363,8 +1972,10 @@ public:
                     late = "a first run timed out after " + detail::seconds_text(o_.timeout_seconds) +
                            " s; this is a second run's, with twice the limit";
                     r.run = std::move(again);
+                    out_name = "again_" + std::to_string(b);
                 }
             }
+            r.rewrites = reported_rewrites(c.model, dir / out_name);
             r.detail = r.run.message;
             switch (r.run.status) {
                 case run_status::ran: break;
@@ -1673,6 +2284,7 @@ struct summary_scope {
     std::string config_hash;
     bool mutants = false;
     nlohmann::json shard;  ///< {"index", "count"} of a shard, null for a whole campaign
+    known_findings known;  ///< labels signatures `known` (triage)
 };
 inline nlohmann::json write_summary(const summary_scope& sc);
 
@@ -1779,7 +2391,8 @@ private:
                 {"mutants", mutation_settings()},
                 {"first", o_.first},
                 {"count", o_.count},
-                {"shard", {{"index", o_.shard_index}, {"count", o_.shard_count}}}};
+                {"shard", {{"index", o_.shard_index}, {"count", o_.shard_count}}},
+                {"known_findings", o_.known.json()}};
     }
 
     [[nodiscard]] nlohmann::json mutation_settings() const {
@@ -1874,6 +2487,7 @@ private:
         }
         line["nodes"] = c.model.nodes.size();
         line["ops"] = c.op_types;
+        if (!c.motifs.empty()) line["motifs"] = c.motifs;
         // The reference's own time on the case: the baseline of the report's speedup scores.
         const auto ref_start = std::chrono::steady_clock::now();
         try {
@@ -1896,6 +2510,10 @@ private:
                 jr["max_rel_error"] = r.judged.max_rel_error;
                 if (r.judged.min_passing_level) jr["min_passing_level"] = *r.judged.min_passing_level;
                 if (r.judged.passing_level) jr["passing_level"] = *r.judged.passing_level;
+            }
+            if (r.rewrites) {
+                jr["rewrites"] = nlohmann::json::array();
+                for (const auto& ev : *r.rewrites) jr["rewrites"].push_back(ev.json());
             }
             if (r.sig) {
                 jr["signature"] = r.sig->id();
@@ -2079,11 +2697,34 @@ private:
         sc.seed = o_.seed;
         sc.config_hash = o_.config.hash();
         sc.mutants = o_.mutants > 0;
+        sc.known = o_.known;
         if (o_.shard_count > 1) sc.shard = {{"index", o_.shard_index}, {"count", o_.shard_count}};
         return campaign::write_summary(sc);
     }
 
 public:
+    /// What the backends reported they rewrote: per backend, its kinds by cases
+    /// (optimizations first; insertions, layout changes and expansions after them).
+    [[nodiscard]] static std::string rewrite_text(const nlohmann::json& rewrites, std::size_t rows = 40) {
+        std::ostringstream os;
+        for (const auto& [name, t] : rewrites.items()) {
+            os << "\nrewrites by " << name << ": " << t["rewritten"].get<std::size_t>() << " of " << t["reported"].get<std::size_t>()
+               << " reported graphs changed by an optimization, " << t.value("optimization_kinds", std::size_t{0})
+               << " optimization kinds (fusion, elimination, folding, replacement)\n";
+            std::size_t shown = 0;
+            for (const auto& k : t["kinds"]) {
+                if (shown++ == rows) {
+                    os << "  ... " << t["kinds"].size() - rows << " more kinds in summary.json\n";
+                    break;
+                }
+                char buf[48];
+                std::snprintf(buf, sizeof buf, "  %6zu cases  %-12s", k["cases"].get<std::size_t>(), k["class"].get<std::string>().c_str());
+                os << buf << k["kind"].get<std::string>() << "  (first: case " << k["first_case"].get<std::string>() << ")\n";
+            }
+        }
+        return os.str();
+    }
+
     /// The readable summary: one outcome table, then the signatures.
     [[nodiscard]] static std::string summary_text(const nlohmann::json& s) {
         std::ostringstream os;
@@ -2091,6 +2732,7 @@ public:
            << " cases (seed " << s["seed"].get<std::uint64_t>() << ", config " << s["config_hash"].get<std::string>() << ", level "
            << s["level"].get<double>() << ")\n";
         if (s["generation_errors"].get<std::size_t>() > 0) os << "generation errors: " << s["generation_errors"].get<std::size_t>() << "\n";
+        if (s.contains("rewrites")) os << rewrite_text(s["rewrites"]);
         auto table = [&](const nlohmann::json& rows, const char* title) {
             std::vector<std::string> cols;
             for (const auto c : all_outcomes) {
@@ -2134,16 +2776,32 @@ public:
             }
             if (s.contains("mutant_pairs")) table(s["mutant_pairs"], "backend vs backend on mutants");
         }
-        os << "\nsignatures: " << s["signatures"].size() << "\n";
+        os << "\nsignatures: " << s["signatures"].size();
+        if (s.contains("triage")) {
+            os << " (" << s["triage"].value("new", 0) << " new, " << s["triage"].value("known", 0) << " known, "
+               << s["triage"].value("limitation", 0) << " limitations: valid models a system refuses)";
+        }
+        os << "\n";
+        std::map<std::string, std::size_t> limitations;  // collapsed: "backend outcome" -> cases
         for (const auto& g : s["signatures"]) {
-            os << "  " << g["id"].get<std::string>() << "  " << g["count"].get<std::size_t>() << "x  " << g["backend"].get<std::string>() << "  "
+            const auto label = g.value("triage", std::string("new"));
+            if (label == "limitation") {
+                limitations[g["backend"].get<std::string>() + " " + g["outcome"].get<std::string>()] += g["count"].get<std::size_t>();
+                continue;
+            }
+            os << "  " << (label == "known" ? "known " : "NEW   ") << g["id"].get<std::string>() << "  " << g["count"].get<std::size_t>() << "x  " << g["backend"].get<std::string>() << "  "
                << g["outcome"].get<std::string>() << "  " << g["where"].get<std::string>() << "  (smallest: cases/" << g["case"].get<std::string>()
-               << ", " << g["case_nodes"].get<std::size_t>() << " nodes)\n";
+               << ", " << g["case_nodes"].get<std::size_t>() << " nodes)" << (g.contains("finding") ? "  finding " + g["finding"].get<std::string>() : std::string()) << "\n";
             if (g.contains("bundle")) {
                 os << "      reduced to " << g["reduced_nodes"].get<std::size_t>() << " node(s): " << g["bundle"].get<std::string>() << "/\n";
             } else if (g.contains("reduction")) {
                 os << "      " << g["reduction"].get<std::string>() << "\n";
             }
+        }
+        if (!limitations.empty()) {
+            os << "  limitations (signatures collapsed, cases):";
+            for (const auto& [what, n] : limitations) os << "  " << what << " " << n;
+            os << "\n";
         }
         return os.str();
     }
@@ -2185,6 +2843,18 @@ inline nlohmann::json write_summary(const summary_scope& sc) {
         std::size_t smallest_nodes = SIZE_MAX;
     };
     std::map<std::string, group> groups;
+    // Rewrite feedback per backend: kind -> its class, the cases it fired in, the first such case.
+    struct rewrite_kind {
+        std::string what, first_case;  ///< the case of smallest index it fired in (jobs finish in any order)
+        std::size_t cases = 0, events = 0;
+        std::uint64_t first_index = UINT64_MAX;
+    };
+    struct rewrite_tally {
+        std::size_t reported = 0, rewritten = 0;
+        std::map<std::string, rewrite_kind> kinds;
+    };
+    std::map<std::string, rewrite_tally> rewrites;
+    std::map<std::string, std::size_t> motif_cases;  ///< motif instance ("name" or "name/variant") -> cases holding one
     std::size_t cases = 0, generation_errors = 0, mutants = 0, mutants_skipped = 0, mutants_invalid = 0;
     std::map<std::string, std::map<std::string, std::size_t>> metamorphic, mutant_pair_outcomes;
     double seconds = 0.0;
@@ -2206,7 +2876,36 @@ inline nlohmann::json write_summary(const summary_scope& sc) {
         ++cases;
         seconds += j.value("seconds", 0.0);
         if (j.contains("generation_error")) ++generation_errors;
-        for (const auto& [name, r] : j["backends"].items()) ++outcomes[name][r["outcome"].get<std::string>()];
+        if (j.contains("motifs")) {
+            std::set<std::string> seen;
+            for (const auto& m : j["motifs"]) {
+                if (seen.insert(m.get<std::string>()).second) ++motif_cases[m.get<std::string>()];
+            }
+        }
+        for (const auto& [name, r] : j["backends"].items()) {
+            ++outcomes[name][r["outcome"].get<std::string>()];
+            if (!r.contains("rewrites")) continue;
+            auto& t = rewrites[name];
+            ++t.reported;
+            std::set<std::string> seen;
+            bool optimized = false;
+            for (const auto& ev : r["rewrites"]) {
+                const auto kind = ev.value("kind", std::string());
+                auto& k = t.kinds[kind];
+                k.what = ev.value("class", std::string());
+                ++k.events;
+                for (const auto c : {rewrite_class::fusion, rewrite_class::elimination, rewrite_class::folding, rewrite_class::replacement}) {
+                    optimized = optimized || k.what == to_string(c);
+                }
+                if (!seen.insert(kind).second) continue;
+                ++k.cases;
+                if (i < k.first_index) {
+                    k.first_index = i;
+                    k.first_case = j.value("case", std::string());
+                }
+            }
+            if (optimized) ++t.rewritten;
+        }
         if (j.contains("pairs")) {
             for (const auto& [name, r] : j["pairs"].items()) ++pair_outcomes[name][r["outcome"].get<std::string>()];
         }
@@ -2248,19 +2947,52 @@ inline nlohmann::json write_summary(const summary_scope& sc) {
     if (!sc.shard.is_null()) s["shard"] = sc.shard;
     for (const auto& [name, m] : outcomes) s["backends"][name]["outcomes"] = m;
     for (const auto& [name, m] : pair_outcomes) s["pairs"][name]["outcomes"] = m;
+    for (const auto& [name, t] : rewrites) {
+        std::vector<std::pair<std::string, const rewrite_kind*>> kinds;
+        for (const auto& [kind, k] : t.kinds) kinds.emplace_back(kind, &k);
+        // Optimizations first (what rewrite reach counts), then by how many cases each fired in.
+        auto rank = [](const rewrite_kind& k) {
+            return k.what == "insertion" || k.what == "layout" || k.what == "expansion" ? 1 : 0;
+        };
+        std::sort(kinds.begin(), kinds.end(), [&](const auto& x, const auto& y) {
+            if (rank(*x.second) != rank(*y.second)) return rank(*x.second) < rank(*y.second);
+            return x.second->cases != y.second->cases ? x.second->cases > y.second->cases : x.first < y.first;
+        });
+        nlohmann::json jt{{"reported", t.reported}, {"rewritten", t.rewritten}, {"kinds", nlohmann::json::array()}};
+        std::size_t optimization_kinds = 0;
+        for (const auto& [kind, k] : kinds) {
+            optimization_kinds += rank(*k) == 0 ? 1 : 0;
+            jt["kinds"].push_back({{"kind", kind}, {"class", k->what}, {"cases", k->cases}, {"events", k->events}, {"first_case", k->first_case}});
+        }
+        jt["optimization_kinds"] = optimization_kinds;
+        s["rewrites"][name] = jt;
+    }
+    if (!motif_cases.empty()) s["motifs"] = motif_cases;
     if (sc.mutants) {
         s["mutants"] = {{"run", mutants - mutants_skipped}, {"skipped", mutants_skipped}, {"invalid", mutants_invalid}};
         for (const auto& [name, m] : metamorphic) s["metamorphic"][name]["outcomes"] = m;
         for (const auto& [name, m] : mutant_pair_outcomes) s["mutant_pairs"][name]["outcomes"] = m;
     }
+    // Triage: new wrong results first, then other new failures, known findings, limitations;
+    // by count within each.
+    for (auto& [id, g] : groups) {
+        g.first["id"] = id;
+        g.first["triage"] = triage_label(g.first, sc.known);
+    }
     std::vector<std::pair<std::string, const group*>> sorted;
     for (const auto& [id, g] : groups) sorted.emplace_back(id, &g);
     std::sort(sorted.begin(), sorted.end(), [](const auto& x, const auto& y) {
+        const int rx = triage_rank(x.second->first), ry = triage_rank(y.second->first);
+        if (rx != ry) return rx < ry;
         return x.second->count != y.second->count ? x.second->count > y.second->count : x.first < y.first;
     });
     s["signatures"] = nlohmann::json::array();
+    std::map<std::string, std::size_t> triage_counts{{"new", 0}, {"known", 0}, {"limitation", 0}};
     for (const auto& [id, g] : sorted) {
+        const auto label = g->first["triage"].get<std::string>();
+        ++triage_counts[label];
         s["signatures"].push_back({{"id", id},
+                                   {"triage", label},
                                    {"backend", g->first["backend"]},
                                    {"outcome", g->first["outcome"]},
                                    {"oracle", g->first["oracle"]},
@@ -2269,7 +3001,9 @@ inline nlohmann::json write_summary(const summary_scope& sc) {
                                    {"case", g->smallest_case},
                                    {"case_nodes", g->smallest_nodes}});
         if (g->first.contains("reduce_as")) s["signatures"].back()["reduce_as"] = g->first["reduce_as"];
+        if (label == "known") s["signatures"].back()["finding"] = sc.known.by_signature.at(id);
     }
+    s["triage"] = triage_counts;
     attach_bundles(sc.dir, s);
     detail::write_json(sc.dir / "summary.json", s);
     std::ofstream t(sc.dir / "summary.txt");
@@ -3964,6 +4698,40 @@ inline fs::path write_report(const fs::path& dir) {
       << summary.value("level", -4.0) << " (GraphNet)";
     if (summary.contains("merged_from")) h << ", merged from " << summary["merged_from"].size() << " folders";
     h << ".</p>\n";
+    // The first screen: what is new and real (campaign/triage.hpp), before anything else.
+    {
+        std::size_t new_count = 0;
+        for (const auto& g : summary["signatures"]) new_count += g.value("triage", std::string("new")) == "new" ? 1 : 0;
+        const auto t = summary.value("triage", nlohmann::json::object());
+        h << "<h2>New and real</h2>\n<p>" << new_count << " new signature(s); " << t.value("known", 0) << " known (confirmed findings), "
+          << t.value("limitation", 0) << " limitations (valid models a system refuses), listed at the end.</p>\n";
+        if (new_count > 0) {
+            h << "<table id=\"new\"><tr><th class=\"l\">id</th><th>cases</th><th class=\"l\">backend</th><th class=\"l\">outcome</th><th class=\"l\">where</th></tr>\n";
+            for (const auto& g : summary["signatures"]) {
+                if (g.value("triage", std::string("new")) != "new") continue;
+                h << "<tr><td class=\"l\"><code>" << html_escape(g.value("id", std::string())) << "</code></td><td>" << g.value("count", 0)
+                  << "</td><td class=\"l\">" << html_escape(g.value("backend", std::string())) << "</td><td class=\"l\">"
+                  << html_escape(g.value("outcome", std::string())) << "</td><td class=\"l\">" << html_escape(g.value("where", std::string())) << "</td></tr>\n";
+            }
+            h << "</table>\n";
+        }
+    }
+    if (summary.contains("rewrites")) {
+        // What the systems rewrote comes first: a case reaches a compiler's bugs through it.
+        h << "<h2>What the backends rewrote</h2>\n<p class=\"note\">From the graph each backend reported it executed "
+             "(its rewritten.onnx against the case's model.onnx): nodes that vanished, appeared or changed, grouped by the tensors they share.</p>\n";
+        for (const auto& [name, t] : summary["rewrites"].items()) {
+            h << "<p>" << html_escape(name) << ": " << t.value("rewritten", 0) << " of " << t.value("reported", 0)
+              << " reported graphs changed by an optimization; " << t.value("optimization_kinds", 0) << " optimization kinds.</p>\n"
+              << "<table class=\"rewrites\"><tr><th class=\"l\">kind</th><th class=\"l\">class</th><th>cases</th><th>events</th><th class=\"l\">first case</th></tr>\n";
+            for (const auto& k : t["kinds"]) {
+                h << "<tr><td class=\"l\"><code>" << html_escape(k.value("kind", std::string())) << "</code></td><td class=\"l\">"
+                  << html_escape(k.value("class", std::string())) << "</td><td>" << k.value("cases", 0) << "</td><td>" << k.value("events", 0)
+                  << "</td><td class=\"l\">" << html_escape(k.value("first_case", std::string())) << "</td></tr>\n";
+            }
+            h << "</table>\n";
+        }
+    }
     if (settings.contains("backends")) {
         h << "<h2>Backends</h2>\n<table><tr><th class=\"l\">name</th><th class=\"l\">command</th></tr>\n";
         for (const auto& b : settings["backends"]) {
@@ -4082,7 +4850,7 @@ inline fs::path write_report(const fs::path& dir) {
     }
 
     h << "<h2>Signatures</h2>\n<table id=\"signatures\"><tr><th class=\"l\">id</th><th>cases</th><th class=\"l\">backend</th><th class=\"l\">outcome</th>"
-         "<th class=\"l\">oracle</th><th class=\"l\">where</th><th class=\"l\">smallest case</th><th class=\"l\">reduced</th></tr>\n";
+         "<th class=\"l\">oracle</th><th class=\"l\">where</th><th class=\"l\">smallest case</th><th class=\"l\">reduced</th><th class=\"l\">triage</th></tr>\n";
     for (const auto& g : summary["signatures"]) {
         const auto id = g.value("id", std::string()), c = g.value("case", std::string());
         h << "<tr><td class=\"l\"><code>" << html_escape(id) << "</code></td><td>" << g.value("count", 0) << "</td><td class=\"l\">"
@@ -4095,7 +4863,8 @@ inline fs::path write_report(const fs::path& dir) {
         } else {
             h << html_escape(g.value("reduction", std::string("-")));
         }
-        h << "</td></tr>\n";
+        h << "</td><td class=\"l\">" << html_escape(g.value("triage", std::string("new")))
+          << (g.contains("finding") ? ": " + html_escape(g["finding"].get<std::string>()) : std::string()) << "</td></tr>\n";
     }
     h << "</table>\n</body></html>\n";
     const auto path = dir / "report.html";
@@ -4159,6 +4928,11 @@ inline nlohmann::json merge_campaigns(const std::vector<fs::path>& dirs, const f
     sc.includes = [](std::uint64_t) { return true; };
     sc.requested = requested;
     sc.level = base.value("level", -4.0);
+    if (base.contains("known_findings") && base["known_findings"].is_object()) {
+        for (const auto& [id, name] : base["known_findings"].items()) {
+            if (name.is_string()) sc.known.by_signature.emplace(id, name.get<std::string>());
+        }
+    }
     sc.seed = base.value("seed", std::uint64_t{0});
     sc.config_hash = base.value("config_hash", std::string());
     sc.mutants = base.contains("mutants") && !(base["mutants"].is_number() && base["mutants"].get<int>() == 0);

@@ -27,6 +27,48 @@
 
 namespace tensoracle::gen {
 
+/// A motif as JSON: {"name", "rule", "weight", "steps": [{"op", "inputs": {"0": "prev", ...}, "require": [...]}]}.
+[[nodiscard]] inline nlohmann::json to_json(const motif& m) {
+    nlohmann::json j{{"name", m.name}, {"rule", m.rule}, {"weight", m.weight}, {"steps", nlohmann::json::array()}};
+    for (const auto& st : m.steps) {
+        nlohmann::json js{{"op", st.op}, {"inputs", nlohmann::json::object()}, {"require", st.require}};
+        for (const auto& [slot, src] : st.inputs) js["inputs"][std::to_string(slot)] = src.text();
+        j["steps"].push_back(js);
+    }
+    return j;
+}
+
+/// Reads a motif (to_json's form); throws naming the motif, step and key.
+[[nodiscard]] inline motif motif_from_json(const nlohmann::json& j, const std::string& where) {
+    motif m;
+    try {
+        m.name = j.at("name").get<std::string>();
+        m.rule = j.value("rule", std::string());
+        m.weight = j.value("weight", 1.0);
+        const auto& steps = j.at("steps");
+        for (std::size_t i = 0; i < steps.size(); ++i) {
+            const auto& js = steps.at(i);
+            const std::string at = where + ", motif '" + m.name + "', step " + std::to_string(i);
+            motif_step st;
+            st.op = js.at("op").get<std::string>();
+            if (js.contains("inputs")) {
+                for (const auto& [slot, text] : js.at("inputs").items()) {
+                    if (slot.empty() || slot.find_first_not_of("0123456789") != std::string::npos) {
+                        throw error(at, "input slot '" + slot + "' is not a number");
+                    }
+                    st.inputs.emplace(std::stoul(slot), motif_source::parse(text.get<std::string>(), at));
+                }
+            }
+            st.require = js.value("require", std::vector<std::string>{});
+            m.steps.push_back(std::move(st));
+        }
+    } catch (const nlohmann::json::exception& e) {
+        throw error(where, std::string("a motif: wrong or missing key: ") + e.what());
+    }
+    m.validate(where);
+    return m;
+}
+
 /// The config as a JSON object (every key, defaults included).
 [[nodiscard]] inline nlohmann::json to_json(const config& c) {
     nlohmann::json j;
@@ -46,6 +88,13 @@ namespace tensoracle::gen {
     j["forward_probability"] = c.forward_probability;
     j["single_io"] = c.single_io;
     j["initializer_probability"] = c.initializer_probability;
+    j["weight_probability"] = c.weight_probability;
+    j["motif_probability"] = c.motif_probability;
+    j["motif_near_miss"] = c.motif_near_miss;
+    j["builtin_motifs"] = c.builtin_motifs;
+    j["motif_weights"] = c.motif_weights;
+    j["user_motifs"] = nlohmann::json::array();
+    for (const auto& m : c.user_motifs) j["user_motifs"].push_back(to_json(m));
     j["binning"] = c.binning;
     j["avoid_onnx_shape_inference_bugs"] = c.avoid_onnx_shape_inference_bugs;
     j["bins"] = c.bins;
@@ -93,6 +142,23 @@ namespace tensoracle::gen {
             else if (key == "forward_probability") c.forward_probability = value.get<double>();
             else if (key == "single_io") c.single_io = value.get<bool>();
             else if (key == "initializer_probability") c.initializer_probability = value.get<double>();
+            else if (key == "weight_probability") c.weight_probability = value.get<double>();
+            else if (key == "motif_probability") c.motif_probability = value.get<double>();
+            else if (key == "motif_near_miss") c.motif_near_miss = value.get<double>();
+            else if (key == "builtin_motifs") c.builtin_motifs = value.get<bool>();
+            else if (key == "motif_weights") c.motif_weights = value.get<std::map<std::string, double>>();
+            else if (key == "user_motifs") {
+                // Inline, or the path of a JSON file holding the list (a compiler team's own patterns).
+                nlohmann::json list = value;
+                if (value.is_string()) {
+                    std::ifstream in(value.get<std::string>());
+                    if (!in) throw error(at, "cannot open motif file " + value.get<std::string>());
+                    list = nlohmann::json::parse(in);
+                }
+                if (!list.is_array()) throw error(at, "expected a list of motifs (or a file holding one)");
+                c.user_motifs.clear();
+                for (const auto& jm : list) c.user_motifs.push_back(motif_from_json(jm, at));
+            }
             else if (key == "binning") c.binning = value.get<bool>();
             else if (key == "avoid_onnx_shape_inference_bugs") c.avoid_onnx_shape_inference_bugs = value.get<bool>();
             else if (key == "bins") c.bins = value.get<int>();
@@ -585,6 +651,7 @@ struct generated_case {
     std::map<std::string, tensor, std::less<>> inputs;   ///< graph inputs
     std::map<std::string, tensor, std::less<>> outputs;  ///< graph outputs (our interpreter)
     std::vector<std::string> op_types;
+    std::vector<std::string> motifs;  ///< motif instances spliced in (gen::graph_sketch::motifs)
     gen::search_result search;
     std::size_t graphs_grown = 1;  ///< graphs this case took (more than 1: earlier input searches failed)
     /// Every value of the graph (inputs, weights, intermediates, outputs).
@@ -621,6 +688,7 @@ struct generated_case {
     }
     c.model = sketch.model;
     c.op_types = sketch.op_types;
+    c.motifs = sketch.motifs;
     for (auto& [name, t] : c.model.initializers) {
         if (const auto it = c.search.values.find(name); it != c.search.values.end()) t = it->second;
     }
@@ -698,6 +766,7 @@ inline void model_text(std::ostringstream& os, const graph::graph& m, const std:
     j["index"] = c.index;
     j["config_hash"] = c.config_hash;
     j["ops"] = c.op_types;
+    if (!c.motifs.empty()) j["motifs"] = c.motifs;
     j["nodes"] = c.model.nodes.size();
     j["graphs_grown"] = c.graphs_grown;
     j["input_search"] = {{"success", c.search.success},

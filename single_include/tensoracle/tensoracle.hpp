@@ -366,6 +366,7 @@ BOOST_HANA_ADAPT_STRUCT(tensoracle::spec::no_attributes);
 
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -1155,6 +1156,11 @@ struct hints {
     std::vector<input_hint> inputs;
     std::size_t variadic_min = 1, variadic_max = 3;
     double weight = 1.0;  ///< relative frequency among ops in generated graphs
+    /// Inputs real models hold as constants (Conv's W and B, normalization
+    /// parameters, a slope, clip bounds): the generator makes them initializers
+    /// with config::weight_probability, because what compilers rewrite (a
+    /// BatchNormalization folded into a Conv) needs them constant.
+    std::vector<std::size_t> weight_inputs;
     /// The kernel's work (multiply-adds, comparisons) in terms of the symbolic
     /// context and the output shapes: the generator keeps it at most
     /// gen::config::max_work, so a Conv of two 64K-element tensors does not
@@ -1192,6 +1198,14 @@ struct hints {
             if (a.name == name) return &a;
         }
         return nullptr;
+    }
+    [[nodiscard]] bool is_weight(std::size_t i) const {
+        return std::find(weight_inputs.begin(), weight_inputs.end(), i) != weight_inputs.end();
+    }
+    /// Marks inputs as weights (see weight_inputs).
+    hints& weights(std::initializer_list<std::size_t> slots) {
+        weight_inputs.insert(weight_inputs.end(), slots.begin(), slots.end());
+        return *this;
     }
     [[nodiscard]] const input_hint* input(std::size_t i) const {
         for (const auto& h : inputs) {
@@ -3368,7 +3382,7 @@ struct PRelu {
     // Facts: X >= 0 passes unchanged (the slope never applies); otherwise nothing known.
     template <int = 0>
     static spec::hints hints() {
-        return spec::hints{}.nan_faithful().range(1, 0.0, 1.0).facts(
+        return spec::hints{}.nan_faithful().weights({1}).range(1, 0.0, 1.0).facts(
             [](std::span<const spec::value_facts> in, const spec::attribute_map&, std::span<const shape_type>) {
                 return std::vector<spec::value_facts>{!in.empty() && in[0].lo >= 0.0 ? in[0] : spec::value_facts{}};
             });
@@ -3442,7 +3456,7 @@ struct Clip {
     // Facts: min(max(x, lo), hi) is monotone in each input (an absent bound counts as unknown).
     template <int = 0>
     static spec::hints hints() {
-        return spec::hints{}.range(0, -5, 5).range(1, -3, -1).range(2, 1, 3).facts(
+        return spec::hints{}.weights({1, 2}).range(0, -5, 5).range(1, -3, -1).range(2, 1, 3).facts(
             [](std::span<const spec::value_facts> in, const spec::attribute_map&, std::span<const shape_type>) {
                 if (in.empty()) return std::vector<spec::value_facts>{spec::value_facts{}};
                 if (in.size() == 1) return std::vector<spec::value_facts>{in[0]};  // no bounds: X itself
@@ -4865,7 +4879,7 @@ struct matmul : spec::one_shape_model<matmul> {
         return g;
     }
     template <int = 0>
-    static spec::hints hints() { return spec::hints{}.range(0, -3, 3).range(1, -3, 3); }
+    static spec::hints hints() { return spec::hints{}.weights({1}).range(0, -3, 3).range(1, -3, 3); }
 };
 
 // ---------------------------------------------------------------------------
@@ -5305,7 +5319,7 @@ struct gemm : nn::two_inputs_and_optional_third<gemm>, spec::one_shape_model<gem
     }
     template <int = 0>
     static spec::hints hints() {
-        return spec::hints{}.flag("transA").flag("transB").real("alpha", -2.0, 2.0, 0.5).real("beta", -2.0, 2.0, 0.5).optional_input(2, 0.7);
+        return spec::hints{}.weights({1, 2}).flag("transA").flag("transB").real("alpha", -2.0, 2.0, 0.5).real("beta", -2.0, 2.0, 0.5).optional_input(2, 0.7);
     }
 };
 
@@ -5559,7 +5573,7 @@ struct conv : nn::two_inputs_and_optional_third<conv>, nn::tap_kernel<conv>, spe
     }
     template <int = 0>
     static spec::hints hints() {
-        return spec::hints{}.nan_faithful()
+        return spec::hints{}.nan_faithful().weights({1, 2})
             .choice("auto_pad", {std::string("NOTSET"), std::string("SAME_UPPER"), std::string("SAME_LOWER"), std::string("VALID")}, 0.4)
             .solve("group", 1, 16, 0.5)
             .range(0, -2, 2)
@@ -5769,7 +5783,7 @@ struct conv_transpose : nn::two_inputs_and_optional_third<conv_transpose>, nn::t
     }
     template <int = 0>
     static spec::hints hints() {
-        return spec::hints{}.nan_faithful()
+        return spec::hints{}.nan_faithful().weights({1, 2})
             .choice("auto_pad", {std::string("NOTSET"), std::string("SAME_UPPER"), std::string("SAME_LOWER"), std::string("VALID")}, 0.3)
             .solve("group", 1, 16, 0.5)
             .solve("output_padding", 0, 8, 0.3)
@@ -8405,6 +8419,7 @@ struct layer_normalization {
     template <int = 0>
     static spec::hints hints() {
         return spec::hints{}
+            .weights({1, 2})
             .real("epsilon", 1e-6, 1e-2, 0.3)
             .choice("stash_type", {std::int64_t{1}}, 0.2)
             .range(1, 0.5, 2.0)
@@ -8555,6 +8570,7 @@ struct batch_normalization {
     template <int = 0>
     static spec::hints hints() {
         return spec::hints{}
+            .weights({1, 2, 3, 4})
             .real("epsilon", 1e-6, 1e-2, 0.3)
             .real("momentum", 0.5, 1.0, 0.3)
             .omit("training_mode")
@@ -8657,7 +8673,7 @@ struct instance_normalization {
     }
     template <int = 0>
     static spec::hints hints() {
-        return spec::hints{}.real("epsilon", 1e-6, 1e-2, 0.3).range(1, 0.5, 2.0).range(2, -1.0, 1.0).facts(facts);
+        return spec::hints{}.weights({1, 2}).real("epsilon", 1e-6, 1e-2, 0.3).range(1, 0.5, 2.0).range(2, -1.0, 1.0).facts(facts);
     }
     /// Y: unknown, except over one spatial element per channel, where x - mean is 0 and Y is B.
     static std::vector<spec::value_facts> facts(std::span<const spec::value_facts> in, const spec::attribute_map&,
@@ -10300,7 +10316,7 @@ struct pad {
     }
     template <int = 0>
     static spec::hints hints() {
-        return spec::hints{}.nan_faithful()
+        return spec::hints{}.nan_faithful().weights({2})
             .choice("mode", {std::string("constant"), std::string("reflect"), std::string("edge")}, 0.8)
             .facts_with_output_shapes(padded_facts);
     }
@@ -15686,6 +15702,363 @@ namespace tensoracle {
 
 }  // namespace tensoracle
 // ---- end tensoracle/core/hash.hpp ----
+// ---- begin tensoracle/gen/motifs.hpp ----
+// tensoracle: motifs, the subgraph patterns compilers rewrite, for the generator
+// to splice into random graphs (gen::config::motif_probability).
+//
+// A motif is a short chain of op steps. Each step names, for some input slots,
+// where the slot's value comes from ("prev": the previous step's output 0, a
+// new weight or constant shaped like the previous output, ...); every other
+// slot, every shape and every attribute is the solver's, so each instance is
+// valid by the op specs like any generated node. A step may require something
+// of its instance ("last_axis", "keepdims", ...): what the rule it aims at needs.
+//
+// Bugs live in rewrites' preconditions, so an instance is varied with
+// probability config::motif_near_miss, one way at a time (motif_variant): the
+// producer on another input slot, a requirement dropped, a constant computed
+// instead, a constant broadcast along another axis, an extra consumer of an
+// intermediate, the chain cut short. Dtypes, ranks and the other attributes
+// vary with the graph anyway.
+//
+// The built-in library (builtin_motifs) aims at the rules of ONNX Runtime's
+// graph transformers (basic, extended and layout levels), TorchScript's freeze
+// and optimize_for_inference passes and OpenCV DNN's layer fusions; each motif
+// names its rule. A user's own (config::user_motifs, or JSON through
+// gen/config_json.hpp) are written the same way.
+
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <utility>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+namespace tensoracle::gen {
+
+/// Where a step's input slot takes its value, parsed from text:
+///   "prev"               output 0 of the previous step (step 0: a value of the graph)
+///   "x"                  the value step 0 read through "prev" (the motif's input)
+///   "step:K"             output 0 of step K
+///   "weight[:SHAPE]"     a new weight (an initializer with config::weight_probability)
+///   "input[:SHAPE]"      a new graph input (a computed operand)
+///   "const:V[:SHAPE]"    a constant holding V everywhere (fixed data)
+/// SHAPE is relative to the reference value (the previous step's output, or x
+/// at step 0): "same" (default for weights and inputs), "scalar" (default for
+/// constants), "channel" ([C, 1, ..., 1] against [N, C, ...]), "last" ([D] of
+/// the last axis), "axisK" (ones but axis K).
+struct motif_source {
+    enum class kind { previous, motif_input, step, weight, input, constant };
+    kind what = kind::previous;
+    std::size_t step = 0;   ///< step:K
+    double value = 0.0;     ///< const:V
+    std::string shape = "same";
+
+    [[nodiscard]] static motif_source parse(std::string_view text, const std::string& where) {
+        auto fail = [&](const std::string& why) -> motif_source {
+            throw error(where, "input '" + std::string(text) + "': " + why +
+                                   " (expected prev, x, step:K, weight[:SHAPE], input[:SHAPE] or const:V[:SHAPE])");
+        };
+        std::vector<std::string> parts;
+        std::size_t b = 0;
+        for (;;) {
+            const auto e = text.find(':', b);
+            parts.emplace_back(text.substr(b, e == std::string_view::npos ? std::string_view::npos : e - b));
+            if (e == std::string_view::npos) break;
+            b = e + 1;
+        }
+        motif_source s;
+        const auto& head = parts[0];
+        auto shape_at = [&](std::size_t i, const char* fallback) {
+            s.shape = parts.size() > i ? parts[i] : fallback;
+            if (s.shape != "same" && s.shape != "scalar" && s.shape != "channel" && s.shape != "last" &&
+                !(s.shape.size() > 4 && s.shape.rfind("axis", 0) == 0 && s.shape.find_first_not_of("0123456789", 4) == std::string::npos)) {
+                fail("unknown shape '" + s.shape + "' (same, scalar, channel, last or axisK)");
+            }
+        };
+        if (head == "prev" && parts.size() == 1) {
+            s.what = kind::previous;
+        } else if (head == "x" && parts.size() == 1) {
+            s.what = kind::motif_input;
+        } else if (head == "step" && parts.size() == 2) {
+            s.what = kind::step;
+            if (parts[1].empty() || parts[1].find_first_not_of("0123456789") != std::string::npos) fail("step needs an index");
+            s.step = std::stoul(parts[1]);
+        } else if ((head == "weight" || head == "input") && parts.size() <= 2) {
+            s.what = head == "weight" ? kind::weight : kind::input;
+            shape_at(1, "same");
+        } else if (head == "const" && (parts.size() == 2 || parts.size() == 3)) {
+            s.what = kind::constant;
+            std::size_t used = 0;
+            try {
+                s.value = std::stod(parts[1], &used);
+            } catch (const std::exception&) {
+                used = 0;
+            }
+            if (used == 0 || used != parts[1].size()) fail("const needs a number");
+            shape_at(2, "scalar");
+        } else {
+            fail("not understood");
+        }
+        return s;
+    }
+    [[nodiscard]] std::string text() const {
+        switch (what) {
+            case kind::previous: return "prev";
+            case kind::motif_input: return "x";
+            case kind::step: return "step:" + std::to_string(step);
+            case kind::weight: return "weight:" + shape;
+            case kind::input: return "input:" + shape;
+            case kind::constant: {
+                std::string v = std::to_string(value);
+                return "const:" + v + ":" + shape;
+            }
+        }
+        return {};
+    }
+};
+
+/// Requirements a step may put on its instance (what a rule's precondition needs).
+inline constexpr std::string_view motif_requirements[] = {
+    "last_axis",      // axes / axis is the last one (Softmax, Reduce*, LayerNormalization)
+    "keepdims",       // a reduction keeps its dims
+    "swap_last_two",  // a Transpose swaps the last two axes and keeps the others
+    "two_d",          // output 0 has rank 2
+    "same_type",      // a Cast to its input's own type
+    "constant_mode",  // Pad in constant mode
+    "no_bias",        // Conv / Gemm without its optional bias (C)
+    "same_shape",     // output 0 has input 0's shape (an Expand that changes nothing)
+};
+
+struct motif_step {
+    std::string op;
+    std::map<std::size_t, motif_source> inputs;  ///< slot -> source; other slots: the solver's
+    std::vector<std::string> require;
+};
+
+struct motif {
+    std::string name;  ///< "conv_bn"
+    std::string rule;  ///< what it aims at: "ORT ConvBNFusion (basic)"
+    std::vector<motif_step> steps;
+    double weight = 1.0;
+
+    /// Throws naming the motif and step when a step is malformed (an op name is checked
+    /// by the generator, which knows the registry and the config).
+    void validate(const std::string& where) const {
+        const std::string at = where + ", motif '" + name + "'";
+        if (name.empty()) throw error(where, "a motif needs a name");
+        if (steps.empty()) throw error(at, "has no steps");
+        if (!(weight >= 0.0)) throw error(at, "weight must be non-negative");
+        for (std::size_t i = 0; i < steps.size(); ++i) {
+            const auto& st = steps[i];
+            const std::string ws = at + ", step " + std::to_string(i) + " (" + st.op + ")";
+            if (st.op.empty()) throw error(ws, "names no op");
+            for (const auto& [slot, src] : st.inputs) {
+                if (src.what == motif_source::kind::step && src.step >= i) {
+                    throw error(ws, "input " + std::to_string(slot) + " reads step " + std::to_string(src.step) + ", which is not an earlier step");
+                }
+                if (i == 0 && src.what == motif_source::kind::motif_input) throw error(ws, "step 0 reads x: use prev");
+            }
+            for (const auto& r : st.require) {
+                bool known = false;
+                for (const auto k : motif_requirements) known = known || r == k;
+                if (!known) throw error(ws, "unknown requirement '" + r + "'");
+            }
+        }
+    }
+    [[nodiscard]] std::string canonical() const {
+        std::string s = name + "{" + std::to_string(weight) + ";";
+        for (const auto& st : steps) {
+            s += st.op + "(";
+            for (const auto& [slot, src] : st.inputs) s += std::to_string(slot) + "=" + src.text() + ",";
+            s += ")";
+            for (const auto& r : st.require) s += "!" + r;
+            s += ";";
+        }
+        return s + "}";
+    }
+};
+
+/// One way an instance of a motif differs from the rule's pattern.
+enum class motif_variant { exact, other_slot, requirement_dropped, computed_constant, other_broadcast, extra_consumer, cut_short };
+
+[[nodiscard]] constexpr std::string_view to_string(motif_variant v) noexcept {
+    switch (v) {
+        case motif_variant::exact: return "exact";
+        case motif_variant::other_slot: return "other_slot";
+        case motif_variant::requirement_dropped: return "requirement_dropped";
+        case motif_variant::computed_constant: return "computed_constant";
+        case motif_variant::other_broadcast: return "other_broadcast";
+        case motif_variant::extra_consumer: return "extra_consumer";
+        case motif_variant::cut_short: return "cut_short";
+    }
+    return "unknown";
+}
+
+/// A step from "Op", {slot, source text} pairs and requirements (a motif in C++).
+[[nodiscard]] inline motif_step make_step(std::string op, std::initializer_list<std::pair<std::size_t, std::string_view>> in = {{0, "prev"}},
+                                          std::vector<std::string> require = {}) {
+    motif_step s;
+    s.op = std::move(op);
+    for (const auto& [slot, text] : in) s.inputs.emplace(slot, motif_source::parse(text, "tensoracle::gen::make_step(" + s.op + ")"));
+    s.require = std::move(require);
+    return s;
+}
+
+/// The built-in motif library: the rules of the systems the kit runs, from their
+/// public sources (ONNX Runtime's onnxruntime/core/optimizer, PyTorch's
+/// torch/csrc/jit/passes, OpenCV's dnn module); docs/MOTIFS.md lists them.
+[[nodiscard]] inline const std::vector<motif>& builtin_motifs() {
+    static const std::vector<motif> library = [] {
+        std::vector<motif> m;
+        auto add = [&](std::string name, std::string rule, std::vector<motif_step> steps, double weight = 1.0) {
+            m.push_back({std::move(name), std::move(rule), std::move(steps), weight});
+        };
+        const auto channel = std::string_view("weight:channel");
+        // --- ONNX Runtime, basic level: Conv folds and eliminations ---
+        add("conv_bn", "ORT ConvBNFusion; TorchScript conv-bn folding; OpenCV Conv+BatchNorm", {make_step("Conv"), make_step("BatchNormalization")});
+        add("conv_add", "ORT ConvAddFusion (a per-channel constant into the bias)", {make_step("Conv"), make_step("Add", {{0, "prev"}, {1, channel}})});
+        add("conv_mul", "ORT ConvMulFusion (a per-channel constant into the weights)", {make_step("Conv"), make_step("Mul", {{0, "prev"}, {1, channel}})});
+        add("conv_bn_relu", "TorchScript conv-bn folding then an activation; OpenCV Conv+BatchNorm+ReLU",
+            {make_step("Conv"), make_step("BatchNormalization"), make_step("Relu")});
+        add("pad_conv", "ORT PadFusion (a constant 0 Pad into Conv's pads)", {make_step("Pad", {{0, "prev"}, {2, "const:0"}}, {"constant_mode"}), make_step("Conv")});
+        add("pad_maxpool", "ORT PadFusion into MaxPool", {make_step("Pad", {{0, "prev"}, {2, "const:0"}}, {"constant_mode"}), make_step("MaxPool")});
+        add("pad_avgpool", "ORT PadFusion into AveragePool", {make_step("Pad", {{0, "prev"}, {2, "const:0"}}, {"constant_mode"}), make_step("AveragePool")});
+        add("relu_clip", "ORT FuseReluClip (Relu raises Clip's min)", {make_step("Relu"), make_step("Clip")});
+        add("div_mul", "ORT DivMulFusion: Div(1, x) -> Mul into Div", {make_step("Div", {{0, "const:1"}, {1, "prev"}}), make_step("Mul", {{0, "prev"}, {1, "input"}})});
+        add("not_where", "ORT NotWhereFusion (X and Y swapped)", {make_step("Not"), make_step("Where", {{0, "prev"}, {1, "input"}, {2, "input"}})});
+        add("gemm_sum", "ORT GemmSumFusion (Sum into Gemm's C)", {make_step("Gemm", {{0, "prev"}}, {"no_bias"}), make_step("Sum", {{0, "prev"}, {1, "weight:same"}})});
+        add("gemm_transpose", "ORT GemmTransposeFusion (a 2-D Transpose into transA)", {make_step("Transpose", {{0, "prev"}}, {"two_d"}), make_step("Gemm")});
+        add("matmul_add", "ORT MatMulAddFusion (into Gemm)", {make_step("MatMul"), make_step("Add", {{0, "prev"}, {1, "weight:last"}})});
+        add("matmul_bn", "ORT MatMulBNFusion (constant B; into Gemm)", {make_step("MatMul", {{0, "prev"}}, {"two_d"}), make_step("BatchNormalization")});
+        add("identity_elim", "ORT IdentityElimination", {make_step("Identity"), make_step("Relu")});
+        add("dropout_elim", "ORT EliminateDropout", {make_step("Dropout"), make_step("Sigmoid")});
+        add("expand_elim", "ORT ExpandElimination (an Expand that keeps the shape)", {make_step("Expand", {{0, "prev"}}, {"same_shape"}), make_step("Abs")});
+        add("cast_same", "ORT CastElimination (a Cast to its input's type)", {make_step("Cast", {{0, "prev"}}, {"same_type"}), make_step("Neg")});
+        add("cast_chain", "ORT Cast chains (removed with a session option; kept otherwise)", {make_step("Cast"), make_step("Cast")});
+        add("add_zero", "ORT NoopElimination (Add of a scalar 0)", {make_step("Add", {{0, "prev"}, {1, "const:0"}}), make_step("Relu")});
+        add("mul_one", "ORT NoopElimination (Mul by 1)", {make_step("Mul", {{0, "prev"}, {1, "const:1"}}), make_step("Tanh")});
+        add("sub_zero", "ORT NoopElimination (Sub of 0)", {make_step("Sub", {{0, "prev"}, {1, "const:0"}}), make_step("Abs")});
+        add("div_one", "ORT NoopElimination (Div by 1)", {make_step("Div", {{0, "prev"}, {1, "const:1"}}), make_step("Sigmoid")});
+        add("constant_fold", "ORT ConstantFolding (a node of constants only)",
+            {make_step("Add", {{0, "weight:same"}, {1, "weight:same"}}), make_step("Mul", {{0, "x"}, {1, "prev"}})});
+        add("cse", "ORT CommonSubexpressionElimination (two equal nodes on one input)",
+            {make_step("Sigmoid"), make_step("Sigmoid", {{0, "x"}}), make_step("Add", {{0, "step:0"}, {1, "prev"}})});
+        add("reshape_reshape", "ORT ReshapeFusion / transpose optimizer (Reshape chains)", {make_step("Reshape"), make_step("Reshape")});
+        add("transpose_transpose", "ORT transpose optimizer (inverse Transposes cancel)", {make_step("Transpose"), make_step("Transpose")});
+        add("transpose_relu_transpose", "ORT transpose optimizer (pushed through element-wise ops)",
+            {make_step("Transpose"), make_step("Relu"), make_step("Transpose")});
+        add("unsqueeze_squeeze", "ORT transpose optimizer / Unsqueeze elimination", {make_step("Unsqueeze"), make_step("Squeeze")});
+        // --- ONNX Runtime, extended level: activations into Conv and Gemm, MatMul scales ---
+        add("conv_relu", "ORT ConvActivationFusion (FusedConv); OpenCV Conv+ReLU", {make_step("Conv"), make_step("Relu")}, 2.0);
+        add("conv_sigmoid", "ORT ConvActivationFusion (FusedConv, Sigmoid)", {make_step("Conv"), make_step("Sigmoid")});
+        add("conv_tanh", "ORT ConvActivationFusion (FusedConv, Tanh)", {make_step("Conv"), make_step("Tanh")});
+        add("conv_leakyrelu", "ORT ConvActivationFusion (FusedConv, LeakyRelu)", {make_step("Conv"), make_step("LeakyRelu")});
+        add("conv_clip", "ORT ConvActivationFusion (FusedConv, Clip); OpenCV Conv+ReLU6",
+            {make_step("Conv"), make_step("Clip", {{0, "prev"}, {1, "const:0"}, {2, "const:6"}})});
+        add("conv_hardsigmoid", "ORT ConvActivationFusion (FusedConv, HardSigmoid)", {make_step("Conv"), make_step("HardSigmoid")});
+        add("conv_add_relu", "ORT layout-level Conv+Add(+activation) into FusedConv with a sum; OpenCV Conv+Eltwise+ReLU",
+            {make_step("Conv"), make_step("Add", {{0, "prev"}, {1, "input"}}), make_step("Relu")});
+        add("gemm_relu", "ORT GemmActivationFusion (FusedGemm, Relu)", {make_step("Gemm"), make_step("Relu")});
+        add("gemm_sigmoid", "ORT GemmActivationFusion (FusedGemm, Sigmoid)", {make_step("Gemm"), make_step("Sigmoid")});
+        add("gemm_tanh", "ORT GemmActivationFusion (FusedGemm, Tanh)", {make_step("Gemm"), make_step("Tanh")});
+        add("gemm_leakyrelu", "ORT GemmActivationFusion (FusedGemm, LeakyRelu)", {make_step("Gemm"), make_step("LeakyRelu")});
+        add("gemm_elu", "ORT GemmActivationFusion (FusedGemm, Elu)", {make_step("Gemm"), make_step("Elu")});
+        add("gemm_softplus", "ORT GemmActivationFusion (FusedGemm, Softplus)", {make_step("Gemm"), make_step("Softplus")});
+        add("matmul_scale_after", "ORT MatMulScaleFusion (a scalar Mul after MatMul into FusedMatMul's alpha)",
+            {make_step("MatMul"), make_step("Mul", {{0, "prev"}, {1, "const:0.5"}})});
+        add("matmul_scale_before", "ORT MatMulScaleFusion (a scalar Mul before MatMul)",
+            {make_step("Mul", {{0, "prev"}, {1, "const:0.25"}}), make_step("MatMul")});
+        add("matmul_div_scale", "ORT MatMulScaleFusion (a scalar Div after MatMul)", {make_step("MatMul"), make_step("Div", {{0, "prev"}, {1, "const:8"}})});
+        add("transpose_matmul", "ORT MatmulTransposeFusion (the last two axes swapped into FusedMatMul)",
+            {make_step("Transpose", {{0, "prev"}}, {"swap_last_two"}), make_step("MatMul")});
+        add("gelu", "ORT GeluFusion: Div(sqrt 2) -> Erf -> Add(1) -> Mul(x) -> Mul(0.5)",
+            {make_step("Div", {{0, "prev"}, {1, "const:1.4142135623730951"}}), make_step("Erf"), make_step("Add", {{0, "prev"}, {1, "const:1"}}),
+             make_step("Mul", {{0, "x"}, {1, "prev"}}), make_step("Mul", {{0, "prev"}, {1, "const:0.5"}})});
+        add("bias_gelu", "ORT BiasGeluFusion: Add(bias) then the Gelu chain",
+            {make_step("Add", {{0, "prev"}, {1, "weight:last"}}), make_step("Div", {{0, "prev"}, {1, "const:1.4142135623730951"}}), make_step("Erf"),
+             make_step("Add", {{0, "prev"}, {1, "const:1"}}), make_step("Mul", {{0, "step:0"}, {1, "prev"}}), make_step("Mul", {{0, "prev"}, {1, "const:0.5"}})});
+        add("fast_gelu", "ORT FastGeluFusion (the tanh form)",
+            {make_step("Pow", {{0, "prev"}, {1, "const:3"}}), make_step("Mul", {{0, "prev"}, {1, "const:0.044715"}}), make_step("Add", {{0, "x"}, {1, "prev"}}),
+             make_step("Mul", {{0, "prev"}, {1, "const:0.7978845608028654"}}), make_step("Tanh"), make_step("Add", {{0, "prev"}, {1, "const:1"}}),
+             make_step("Mul", {{0, "x"}, {1, "prev"}}), make_step("Mul", {{0, "prev"}, {1, "const:0.5"}})});
+        add("quick_gelu", "ORT QuickGeluFusion: x * Sigmoid(1.702 x)",
+            {make_step("Mul", {{0, "prev"}, {1, "const:1.702"}}), make_step("Sigmoid"), make_step("Mul", {{0, "x"}, {1, "prev"}})});
+        add("silu", "ORT QuickGeluFusion with alpha 1: x * Sigmoid(x)", {make_step("Sigmoid"), make_step("Mul", {{0, "x"}, {1, "prev"}})});
+        add("layer_norm", "ORT LayerNormFusion: mean, centred, variance, sqrt, divide, scale and bias over the last axis",
+            {make_step("ReduceMean", {{0, "prev"}}, {"last_axis", "keepdims"}), make_step("Sub", {{0, "x"}, {1, "prev"}}),
+             make_step("Pow", {{0, "prev"}, {1, "const:2"}}), make_step("ReduceMean", {{0, "prev"}}, {"last_axis", "keepdims"}),
+             make_step("Add", {{0, "prev"}, {1, "const:1e-05"}}), make_step("Sqrt"), make_step("Div", {{0, "step:1"}, {1, "prev"}}),
+             make_step("Mul", {{0, "prev"}, {1, "weight:last"}}), make_step("Add", {{0, "prev"}, {1, "weight:last"}})});
+        add("simplified_layer_norm", "ORT SimplifiedLayerNormFusion (RMS norm)",
+            {make_step("Pow", {{0, "prev"}, {1, "const:2"}}), make_step("ReduceMean", {{0, "prev"}}, {"last_axis", "keepdims"}),
+             make_step("Add", {{0, "prev"}, {1, "const:1e-06"}}), make_step("Sqrt"), make_step("Div", {{0, "x"}, {1, "prev"}}),
+             make_step("Mul", {{0, "prev"}, {1, "weight:last"}})});
+        add("skip_layer_norm", "ORT SkipLayerNormFusion: Add then LayerNormalization",
+            {make_step("Add", {{0, "prev"}, {1, "input"}}), make_step("LayerNormalization", {{0, "prev"}}, {"last_axis"})});
+        add("softmax_last", "Softmax over the last axis (attention's fusions, MLIR's decomposition)",
+            {make_step("MatMul"), make_step("Softmax", {{0, "prev"}}, {"last_axis"})});
+        // --- TorchScript freeze / optimize_for_inference; OpenCV DNN ---
+        add("gemm_bn", "TorchScript linear-bn folding", {make_step("Gemm", {{0, "prev"}}, {"two_d"}), make_step("BatchNormalization")});
+        add("conv_add_const", "TorchScript conv-add folding (a constant added to the output)",
+            {make_step("Conv"), make_step("Add", {{0, "prev"}, {1, "weight:channel"}}), make_step("Relu")});
+        add("bn_scale_shift", "OpenCV BatchNorm+Scale (a Mul and an Add per channel)",
+            {make_step("BatchNormalization"), make_step("Mul", {{0, "prev"}, {1, channel}}), make_step("Add", {{0, "prev"}, {1, channel}})});
+        add("convtranspose_relu", "OpenCV Deconvolution+activation; ORT layout-level ConvTranspose handling", {make_step("ConvTranspose"), make_step("Relu")});
+        return m;
+    }();
+    return library;
+}
+
+/// The library as Markdown: docs/MOTIFS.md (tensoracle gen --list-motifs).
+[[nodiscard]] inline std::string motifs_markdown() {
+    std::string md =
+        "# Motifs: the patterns the generator splices in\n\n"
+        "Generated by `tensoracle gen --list-motifs` from `include/tensoracle/gen/motifs.hpp` (a CTest case fails when\n"
+        "this file is stale). The command line splices motifs into random graphs by default\n"
+        "(`motif_probability` 0.3 per insertion; 0 turns them off); the C++ `gen::config` leaves them off.\n"
+        "Each instance is valid by the op specs (the solver picks shapes and attributes), and with\n"
+        "`motif_near_miss` (0.3) it is varied one way: `other_slot` (the producer read through another\n"
+        "input), `requirement_dropped`, `computed_constant` (a graph input instead of a constant),\n"
+        "`other_broadcast` (a constant shaped along another axis), `extra_consumer` (an intermediate read\n"
+        "twice), `cut_short` (the last step left out). `motif_weights` reweights or disables a motif by\n"
+        "name; `user_motifs` (a list, or a JSON file's path) adds a team's own, written as below.\n\n"
+        "Step inputs: `prev` the previous step's output (at step 0, a value of the graph), `x` the value\n"
+        "step 0 read, `step:K` step K's output, `weight:SHAPE` a new initializer, `input:SHAPE` a new graph\n"
+        "input, `const:V:SHAPE` a constant V; SHAPE is `same`, `scalar`, `channel` ([C,1,..,1]), `last` or\n"
+        "`axisK`, relative to the previous output. Other inputs are the solver's.\n\n"
+        "| motif | steps | aims at |\n| --- | --- | --- |\n";
+    for (const auto& m : builtin_motifs()) {
+        std::string steps;
+        for (const auto& st : m.steps) {
+            std::string s = st.op;
+            std::string in;
+            for (const auto& [slot, src] : st.inputs) {
+                if (src.what == motif_source::kind::previous && slot == 0 && st.inputs.size() == 1) continue;
+                std::string t = src.text();
+                if (src.what == motif_source::kind::constant) {
+                    // "const:0.500000:scalar" -> "const:0.5"
+                    auto v = std::to_string(src.value);
+                    while (v.size() > 1 && v.back() == '0') v.pop_back();
+                    if (!v.empty() && v.back() == '.') v.pop_back();
+                    t = "const:" + v + (src.shape == "scalar" ? "" : ":" + src.shape);
+                }
+                in += (in.empty() ? "" : ", ") + std::to_string(slot) + "=" + t;
+            }
+            if (!in.empty()) s += "(" + in + ")";
+            for (const auto& r : st.require) s += " [" + r + "]";
+            steps += (steps.empty() ? "" : " → ") + s;
+        }
+        md += "| `" + m.name + "` | " + steps + " | " + m.rule + " |\n";
+    }
+    return md;
+}
+
+}  // namespace tensoracle::gen
+// ---- end tensoracle/gen/motifs.hpp ----
 
 namespace tensoracle::gen {
 
@@ -15716,6 +16089,22 @@ struct config {
     bool single_io = false;
     /// Probability that a floating placeholder becomes an initializer (a weight) rather than a graph input.
     double initializer_probability = 0.3;
+    /// Probability that a placeholder an op reads as a weight (spec::hints::weight_inputs:
+    /// Conv's W and B, normalization parameters, Clip's bounds ...) becomes an initializer.
+    /// Compilers fold and fuse around constants, so the default makes them constants.
+    double weight_probability = 1.0;
+    /// Probability that an insertion splices a motif (gen/motifs.hpp: a pattern a
+    /// compiler rewrites, or a near miss of one) instead of one op. Off here, so
+    /// the C++ API's graphs stay as they were; the command line turns it on.
+    double motif_probability = 0.0;
+    /// Probability that a motif instance is varied one way (motif_variant).
+    double motif_near_miss = 0.3;
+    /// The built-in library (builtin_motifs) is drawn from; user_motifs always are.
+    bool builtin_motifs = true;
+    /// Motif name -> weight, overriding the motif's own (0: never drawn).
+    std::map<std::string, double> motif_weights;
+    /// A compiler team's own patterns, drawn beside the built-in ones.
+    std::vector<motif> user_motifs;
     /// Attribute binning (NNSmith's Algorithm 2) with this many exponential bins.
     bool binning = true;
     int bins = 7;
@@ -15767,6 +16156,14 @@ struct config {
             for (const auto& n : names) os << n << ',';
             os << '|';
         }
+        // Written only when set otherwise, so configs that leave it alone keep their
+        // hash, and with it every case's random stream (case_rng).
+        if (weight_probability != 1.0) os << ";weights=" << weight_probability;
+        if (motif_probability > 0.0) {
+            os << ";motifs=" << motif_probability << ",near_miss=" << motif_near_miss << ",builtin=" << builtin_motifs << ",weights=";
+            for (const auto& [n, w] : motif_weights) os << n << ':' << w << ',';
+            for (const auto& m : user_motifs) os << m.canonical();
+        }
         return os.str();
     }
     /// FNV-1a of the canonical form, as 16 hex digits.
@@ -15794,7 +16191,16 @@ struct config {
         if (!(initializer_probability >= 0.0 && initializer_probability <= 1.0)) {
             throw error(where, "initializer_probability must be in [0, 1]");
         }
+        if (!(weight_probability >= 0.0 && weight_probability <= 1.0)) {
+            throw error(where, "weight_probability must be in [0, 1]");
+        }
         if (opset < 1) throw error(where, "opset must be positive");
+        if (!(motif_probability >= 0.0 && motif_probability <= 1.0)) throw error(where, "motif_probability must be in [0, 1]");
+        if (!(motif_near_miss >= 0.0 && motif_near_miss <= 1.0)) throw error(where, "motif_near_miss must be in [0, 1]");
+        for (const auto& [n, w] : motif_weights) {
+            if (!(w >= 0.0)) throw error(where, "motif_weights: '" + n + "' has a negative weight");
+        }
+        for (const auto& m : user_motifs) m.validate(where);
         if (search_attempts < 1) throw error(where, "search_attempts must be at least 1");
         if (search_work < 1) throw error(where, "search_work must be at least 1");
     }
@@ -18166,6 +18572,8 @@ struct graph_sketch {
     /// Initial data range of a free value (graph input or weight), from the consuming op's hint.
     std::map<std::string, std::pair<double, double>> ranges;
     std::vector<std::string> op_types;  ///< node ops, in node order
+    /// The motif instances spliced in (gen/motifs.hpp): "name" or "name/variant".
+    std::vector<std::string> motifs;
     /// Shape of every value: graph inputs, initializers and node outputs.
     std::map<std::string, shape_type, std::less<>> shapes;
     /// Dtype of every value, as `shapes` (integer and bool data lies in the dtype's range).
@@ -18248,7 +18656,10 @@ struct generation_stats {
     std::size_t redrawn = 0;  ///< graphs grown again because a domain was out of reach
     std::size_t search_regrown = 0;  ///< graphs grown again because the input search failed (io::make_case)
     std::size_t search_out_of_work = 0;  ///< of those, searches stopped by config::search_work
+    /// Motif instances placed (at least two steps), by "name" or "name/variant".
+    std::map<std::string, std::size_t> motifs;
     void merge(const generation_stats& o) {
+        for (const auto& [k, n] : o.motifs) motifs[k] += n;
         rejected.merge(o.rejected);
         forward += o.forward;
         backward += o.backward;
@@ -18348,6 +18759,7 @@ public:
             }
         }
         if (seed_dtypes_.empty()) throw error(where, "no configured dtype is accepted by any configured op");
+        if (cfg_.motif_probability > 0.0) collect_motifs();
     }
 
     /// Another solver, or an observer of the constraint systems (see instance_hooks).
@@ -18356,6 +18768,12 @@ public:
     [[nodiscard]] const std::vector<op_profile>& ops() const noexcept { return profiles_; }
     /// Ops of the registry the config leaves out, with the reason.
     [[nodiscard]] const std::map<std::string, std::string>& excluded() const noexcept { return excluded_; }
+    /// The motifs this config draws from (every op of each is generated), with their weights.
+    [[nodiscard]] std::vector<std::pair<const motif*, double>> motifs() const {
+        std::vector<std::pair<const motif*, double>> out;
+        for (const auto& [k, w] : motifs_) out.emplace_back(&motif_at(k), w);
+        return out;
+    }
 
     /// Grows one graph from `g` (generate() keeps only reachable domains).
     [[nodiscard]] graph_sketch grow(rng& g, generation_stats& stats) const {
@@ -18385,6 +18803,11 @@ public:
             double r = g.uniform() * total;
             std::size_t k = 0;
             while (k + 1 < weights.size() && r >= weights[k]) r -= weights[k++];
+            // Drawn only with motifs on, so a config without them keeps its random stream.
+            if (!motifs_.empty() && g.bernoulli(cfg_.motif_probability)) {
+                insert_motif(s, g, stats);
+                continue;
+            }
             const auto& p = profiles_[k];
             const bool forward = cfg_.single_io || g.bernoulli(cfg_.forward_probability);
             if (forward ? insert_forward(p, s, g, stats) : insert_backward(p, s, g, stats)) {
@@ -19029,6 +19452,8 @@ private:
         std::optional<std::pair<double, double>> range;
         std::size_t uses = 0;
         bool seed = false;
+        bool weight = false;      // read by an op as a weight (spec::hints::weight_inputs)
+        bool graph_input = false; // a motif's computed operand: a graph input, never a weight
         spec::value_facts facts;  // what its data holds whatever the free values (unknown for those)
     };
     struct state {
@@ -19047,6 +19472,7 @@ private:
         }
         /// The single leaf in single-input single-output mode (the last node's output 0, or the seed).
         std::size_t leaf = 0;
+        std::vector<std::string> motifs;  ///< motif instances placed, for graph_sketch::motifs
     };
 
     shape_type random_shape(rng& g) const {
@@ -19107,6 +19533,7 @@ private:
                     auto& v = s.values[k];
                     v.uses = 1;
                     v.range = in.range;
+                    if (const auto* p = profile(n.op_type)) v.weight = p->hints.is_weight(i);
                     if (in.role == input_role::constant) {
                         v.fixed = true;
                         v.data = in.data;
@@ -19197,9 +19624,27 @@ private:
                 req.bound_inputs.emplace(slot2, typed_shape{s.values[k2].type, s.values[k2].shape});
             }
         }
+        return place_forward(p, s, g, stats, bound, req).has_value();
+    }
+
+    /// Solves an instance of `p` reading the values `bound` (slot -> value index; `req`
+    /// says their types) and adds it as a node, unless no instance exists, `accept`
+    /// refuses every one of `tries`, or the consumed values leave its domain out of
+    /// reach. Returns the index of the node's output 0.
+    std::optional<std::size_t> place_forward(const op_profile& p, state& s, rng& g, generation_stats& stats,
+                                             const std::map<std::size_t, std::size_t>& bound, const instance_request& req,
+                                             const std::function<bool(const op_instance&)>& accept = {}, int tries = 1) const {
+        const auto& op = *p.op;
         double solve_ms = 0.0;  // this call's time, when timed
         auto inst = timed_instance(p, req, g, stats, solve_ms);
-        if (!inst) return false;
+        for (int t = 1; inst && accept && !accept(*inst); ++t) {
+            if (t == tries) {
+                stats.rejected.add(std::string(op.op_type) + ": no instance meets the motif's requirement");
+                return std::nullopt;
+            }
+            inst = timed_instance(p, req, g, stats, solve_ms);
+        }
+        if (!inst) return std::nullopt;
         auto [in_facts, in_shapes] = input_facts(s, *inst, bound);
         if (p.vulnerable || p.domain_per_instance) {
             // A domain the consumed values cannot reach: no data would make the node finite.
@@ -19210,7 +19655,7 @@ private:
             if (check_domain(p, inst->attributes, in_facts, in_dtypes, in_shapes, inst->output_shapes)) {
                 stats.rejected.add(std::string(op.op_type) + ": its domain is out of reach of the values (forward)");
                 stats.times.move_to_dropped(solve_ms);
-                return false;
+                return std::nullopt;
             }
             for (const auto& [b_slot, b_value] : bound) s.values[b_value].facts = in_facts[b_slot];
         }
@@ -19218,8 +19663,14 @@ private:
         if (bound.size() == 2 && bound.count(0) != 0 && bound.count(1) != 0 && bound.at(0) == bound.at(1)) {
             equal_operands(p, out_facts);
         }
+        const std::size_t first_new = s.values.size();
         add_node(s, *inst, bound, std::nullopt, out_facts, g);
-        return true;
+        // Output 0 is the first value add_node made after the new placeholders.
+        const auto& out0 = s.nodes.back().outputs.front();
+        for (std::size_t k = first_new; k < s.values.size(); ++k) {
+            if (s.values[k].name == out0) return k;
+        }
+        return std::nullopt;
     }
 
     bool insert_backward(const op_profile& p, state& s, rng& g, generation_stats& stats) const {
@@ -19290,6 +19741,7 @@ private:
 
     graph_sketch finish(state& s, rng& g) const {
         graph_sketch out;
+        out.motifs = std::move(s.motifs);
         auto& m = out.model;
         m.name = "tensoracle_generated";
         m.opset = cfg_.opset;
@@ -19310,7 +19762,8 @@ private:
         for (const std::size_t k : free) {
             const auto& v = s.values[k];
             if (v.uses == 0) continue;  // an unconsumed seed (every insertion went elsewhere)
-            const bool weight = cfg_.single_io ? !v.seed : g.bernoulli(cfg_.initializer_probability);
+            const bool drawn = cfg_.single_io ? !v.seed : g.bernoulli(v.weight ? cfg_.weight_probability : cfg_.initializer_probability);
+            const bool weight = drawn && !v.graph_input;
             if (weight) {
                 m.initializers.emplace(v.name, tensor::zeros(v.type, v.shape));  // data from the input search
             } else {
@@ -19399,6 +19852,290 @@ private:
         return out;
     }
 
+    // --- motifs ----------------------------------------------------------------
+    [[nodiscard]] const motif& motif_at(std::size_t k) const {
+        const auto& b = builtin_motifs();
+        return k < b.size() ? b[k] : cfg_.user_motifs[k - b.size()];
+    }
+
+    /// The motifs whose every op this config generates, weighted (motifs_).
+    void collect_motifs() {
+        const char* where = "tensoracle::gen::generator";
+        const auto& b = builtin_motifs();
+        std::set<std::string> names;
+        auto consider = [&](std::size_t k, bool user) {
+            const auto& m = motif_at(k);
+            names.insert(m.name);
+            double w = m.weight;
+            if (const auto it = cfg_.motif_weights.find(m.name); it != cfg_.motif_weights.end()) w = it->second;
+            for (const auto& st : m.steps) {
+                if (ops::find_op(st.op) == nullptr) {
+                    if (user) throw error(where, "motif '" + m.name + "' names op '" + st.op + "', which has no spec");
+                    return;
+                }
+                if (profile(st.op) == nullptr) return;  // the config leaves it out
+            }
+            if (w > 0.0) motifs_.emplace_back(k, w);
+        };
+        if (cfg_.builtin_motifs) {
+            for (std::size_t k = 0; k < b.size(); ++k) consider(k, false);
+        }
+        for (std::size_t k = 0; k < cfg_.user_motifs.size(); ++k) consider(b.size() + k, true);
+        for (const auto& [n, w] : cfg_.motif_weights) {
+            if (names.count(n) == 0) throw error(where, "motif_weights names '" + n + "', which is no motif drawn from (builtin_motifs, user_motifs)");
+        }
+    }
+
+    /// The shape a motif's new operand takes (motif_source::shape) against `ref`.
+    static shape_type motif_shape(const std::string& kind, const shape_type& ref) {
+        if (kind == "same") return ref;
+        if (kind == "scalar" || ref.empty()) return {};
+        if (kind == "last") return {ref.back()};
+        if (kind == "channel") {
+            if (ref.size() < 2) return {ref.back()};
+            shape_type s(ref.size() - 1, 1);
+            s[0] = ref[1];
+            return s;
+        }
+        // "axisK": ones of ref's rank, ref's dim at K (a constant broadcast along another axis).
+        const std::size_t k = std::stoul(kind.substr(4));
+        shape_type s(ref.size(), 1);
+        if (k < ref.size()) s[k] = ref[k];
+        return s;
+    }
+
+    /// Whether `inst` meets the motif step's requirements (motif_requirements).
+    [[nodiscard]] bool meets(const op_profile& p, const op_instance& inst, const std::vector<std::string>& require) const {
+        auto attr = [&](const char* name) -> const spec::attribute_value* {
+            if (const auto it = inst.attributes.find(name); it != inst.attributes.end()) return &it->second;
+            if (const auto it = p.defaults.find(name); it != p.defaults.end()) return &it->second;
+            return nullptr;
+        };
+        const auto rank = static_cast<std::int64_t>(inst.inputs.empty() ? 0 : inst.inputs[0].shape.size());
+        for (const auto& r : require) {
+            if (r == "last_axis") {
+                const auto* a = attr("axes");
+                const auto* b = a == nullptr ? attr("axis") : nullptr;
+                if (a != nullptr) {
+                    const auto* v = std::get_if<std::vector<std::int64_t>>(a);
+                    if (v == nullptr || v->size() != 1 || ((*v)[0] != -1 && (*v)[0] != rank - 1)) return false;
+                } else if (b != nullptr) {
+                    const auto* v = std::get_if<std::int64_t>(b);
+                    if (v == nullptr || (*v != -1 && *v != rank - 1)) return false;
+                } else if (rank != 1) {
+                    return false;  // a reduction over every axis
+                }
+            } else if (r == "keepdims") {
+                const auto* a = attr("keepdims");
+                const auto* v = a ? std::get_if<std::int64_t>(a) : nullptr;
+                if (v != nullptr && *v == 0) return false;
+            } else if (r == "swap_last_two") {
+                const auto* a = attr("perm");
+                const auto* v = a ? std::get_if<std::vector<std::int64_t>>(a) : nullptr;
+                if (rank < 2 || (v != nullptr && v->size() != static_cast<std::size_t>(rank))) return false;
+                if (v == nullptr) {
+                    if (rank != 2) return false;  // the default reverses every axis
+                } else {
+                    for (std::int64_t i = 0; i < rank; ++i) {
+                        const std::int64_t want = i < rank - 2 ? i : (i == rank - 2 ? rank - 1 : rank - 2);
+                        if ((*v)[static_cast<std::size_t>(i)] != want) return false;
+                    }
+                }
+            } else if (r == "two_d") {
+                if (inst.output_shapes.empty() || inst.output_shapes[0].size() != 2) return false;
+            } else if (r == "same_type") {
+                const auto* a = attr("to");
+                const auto* v = a ? std::get_if<std::int64_t>(a) : nullptr;
+                if (v == nullptr || inst.inputs.empty() || *v != onnx_type(inst.inputs[0].type)) return false;
+            } else if (r == "constant_mode") {
+                const auto* a = attr("mode");
+                const auto* v = a ? std::get_if<std::string>(a) : nullptr;
+                if (v != nullptr && *v != "constant") return false;
+            } else if (r == "no_bias") {
+                if (inst.inputs.size() > 2 && inst.inputs[2].role != input_role::absent) return false;
+            } else if (r == "same_shape") {
+                if (inst.output_shapes.empty() || inst.inputs.empty() || inst.output_shapes[0] != inst.inputs[0].shape) return false;
+            }
+        }
+        return true;
+    }
+
+    /// A motif's steps varied one way (motif_variant), chosen from `g`.
+    static motif_variant vary(std::vector<motif_step>& steps, const std::vector<const op_profile*>& profiles, rng& g) {
+        const auto v = static_cast<motif_variant>(1 + g.below(6));
+        auto pick_step = [&](auto&& usable) -> std::optional<std::size_t> {
+            std::vector<std::size_t> c;
+            for (std::size_t i = 0; i < steps.size(); ++i) {
+                if (usable(i)) c.push_back(i);
+            }
+            if (c.empty()) return std::nullopt;
+            return c[g.below(c.size())];
+        };
+        auto is_made = [](const motif_source& s) {
+            return s.what == motif_source::kind::weight || s.what == motif_source::kind::constant || s.what == motif_source::kind::input;
+        };
+        switch (v) {
+            case motif_variant::other_slot: {
+                // The producer read through another input slot (Relu feeding Clip's max).
+                const auto i = pick_step([&](std::size_t j) { return j > 0 && profiles[j]->op->inputs.size() > 1 && steps[j].inputs.count(0) != 0; });
+                if (!i) return motif_variant::exact;
+                auto& in = steps[*i].inputs;
+                const std::size_t n = profiles[*i]->op->inputs.size();
+                const std::size_t to = 1 + g.below(n - 1);
+                const auto from = in.at(0);
+                if (const auto it = in.find(to); it != in.end()) {
+                    in[0] = it->second;
+                } else {
+                    in.erase(0);
+                }
+                in[to] = from;
+                return v;
+            }
+            case motif_variant::requirement_dropped: {
+                const auto i = pick_step([&](std::size_t j) { return !steps[j].require.empty(); });
+                if (!i) return motif_variant::exact;
+                steps[*i].require.clear();
+                return v;
+            }
+            case motif_variant::computed_constant:
+            case motif_variant::other_broadcast: {
+                std::vector<std::pair<std::size_t, std::size_t>> made;
+                for (std::size_t i = 0; i < steps.size(); ++i) {
+                    for (const auto& [slot, src] : steps[i].inputs) {
+                        if (is_made(src) && (v == motif_variant::computed_constant ? src.what != motif_source::kind::input : true)) {
+                            made.emplace_back(i, slot);
+                        }
+                    }
+                }
+                if (made.empty()) return motif_variant::exact;
+                const auto [i, slot] = made[g.below(made.size())];
+                auto& src = steps[i].inputs.at(slot);
+                if (v == motif_variant::computed_constant) {
+                    src.what = motif_source::kind::input;
+                    return v;
+                }
+                static constexpr const char* others[] = {"same", "scalar", "channel", "last", "axis2", "axis3"};
+                std::string to = src.shape;
+                while (to == src.shape) to = others[g.below(std::size(others))];
+                src.shape = to;
+                return v;
+            }
+            case motif_variant::cut_short:
+                if (steps.size() < 2) return motif_variant::exact;
+                steps.pop_back();
+                return v;
+            default: return v;  // extra_consumer: placed after the chain
+        }
+    }
+
+    /// Splices one motif into `s`: its steps in order, each a forward insertion
+    /// reading what the step names; stops at the first step no instance fits (the
+    /// steps placed stay, a pattern cut short) or at max_nodes.
+    void insert_motif(state& s, rng& g, generation_stats& stats) const {
+        double total = 0.0;
+        for (const auto& [k, w] : motifs_) total += w;
+        double r = g.uniform() * total;
+        std::size_t pick = 0;
+        while (pick + 1 < motifs_.size() && r >= motifs_[pick].second) r -= motifs_[pick++].second;
+        const motif& m = motif_at(motifs_[pick].first);
+        std::vector<motif_step> steps = m.steps;
+        std::vector<const op_profile*> profiles;
+        for (const auto& st : steps) profiles.push_back(profile(st.op));
+        const auto variant = g.bernoulli(cfg_.motif_near_miss) ? vary(steps, profiles, g) : motif_variant::exact;
+        // x: a value of the graph that step 0's first read slot takes (as a forward insertion's).
+        const auto& p0 = *profiles[0];
+        std::size_t x_slot = 0;
+        for (const auto& [slot, src] : steps[0].inputs) {
+            if (src.what == motif_source::kind::previous) {
+                x_slot = slot;
+                break;
+            }
+        }
+        const auto& sp0 = p0.op->inputs[std::min(x_slot, p0.op->inputs.size() - 1)];
+        std::vector<std::size_t> xs;
+        for (std::size_t k = 0; k < s.values.size(); ++k) {
+            const auto& v = s.values[k];
+            if (!v.fixed && sp0.types.contains(v.type) && sp0.ranks.contains(v.shape.size()) && (!v.placeholder || v.uses > 0 || v.seed)) xs.push_back(k);
+        }
+        if (xs.empty()) {
+            stats.rejected.add("motif " + m.name + ": no value matches its first step");
+            return;
+        }
+        const std::size_t x = xs[g.below(xs.size())];
+        std::vector<std::size_t> outs;
+        for (std::size_t i = 0; i < steps.size() && s.nodes.size() < cfg_.max_nodes; ++i) {
+            const auto& st = steps[i];
+            const auto& p = *profiles[i];
+            const std::size_t ref = i == 0 ? x : outs.back();
+            std::map<std::size_t, std::size_t> bound;
+            instance_request req{p.op, {}, std::nullopt, false};
+            bool fits = true;
+            for (const auto& [slot, src] : st.inputs) {
+                std::size_t k = 0;
+                switch (src.what) {
+                    case motif_source::kind::previous: k = ref; break;
+                    case motif_source::kind::motif_input: k = x; break;
+                    case motif_source::kind::step: k = outs.at(src.step); break;
+                    case motif_source::kind::weight:
+                    case motif_source::kind::input:
+                    case motif_source::kind::constant: {
+                        const dtype d = s.values[ref].type;
+                        k = s.add_value(d, motif_shape(src.shape, s.values[ref].shape), true);
+                        auto& v = s.values[k];
+                        v.seed = false;
+                        if (src.what == motif_source::kind::constant) {
+                            tensor t = tensor::for_overwrite(d, v.shape);
+                            const double fill = src.value;  // a structured binding: lambdas cannot capture it in C++20
+                            t.visit([&](auto e) {
+                                using T = typename decltype(e)::value_type;
+                                for (auto& y : e) y = value_cast<T>(fill);
+                            });
+                            v.facts = data_facts(t);
+                            v.data = std::move(t);
+                            v.fixed = true;
+                        } else {
+                            v.weight = src.what == motif_source::kind::weight;
+                            v.graph_input = src.what == motif_source::kind::input;
+                            v.range = std::pair<double, double>{-1.0, 1.0};
+                        }
+                        break;
+                    }
+                }
+                const auto& sp = p.op->inputs[std::min(slot, p.op->inputs.size() - 1)];
+                if (slot >= p.op->inputs.size() && !sp.variadic) fits = false;
+                if (!sp.types.contains(s.values[k].type) || !sp.ranks.contains(s.values[k].shape.size())) fits = false;
+                bound[slot] = k;
+                req.bound_inputs.emplace(slot, typed_shape{s.values[k].type, s.values[k].shape});
+            }
+            if (!fits) {
+                stats.rejected.add("motif " + m.name + ": step " + std::to_string(i) + " (" + st.op + ") takes no value of these types");
+                break;
+            }
+            std::function<bool(const op_instance&)> accept;
+            if (!st.require.empty()) accept = [&](const op_instance& inst) { return meets(p, inst, st.require); };
+            const auto out = place_forward(p, s, g, stats, bound, req, accept, 12);
+            if (!out) break;
+            outs.push_back(*out);
+        }
+        if (variant == motif_variant::extra_consumer && outs.size() >= 2 && s.nodes.size() < cfg_.max_nodes) {
+            // One more reader of an intermediate: a fused value that must stay visible.
+            const std::size_t k = outs[g.below(outs.size() - 1)];
+            const auto& p = profiles_[g.below(profiles_.size())];
+            const auto* ih = p.hints.input(0);
+            const bool made_data = ih != nullptr && (ih->before_solving || ih->after_solving);
+            if (!p.op->inputs.empty() && p.op->inputs[0].types.contains(s.values[k].type) &&
+                p.op->inputs[0].ranks.contains(s.values[k].shape.size()) && !made_data) {
+                instance_request req{p.op, {{0, {s.values[k].type, s.values[k].shape}}}, std::nullopt, false};
+                (void)place_forward(p, s, g, stats, {{0, k}}, req);
+            }
+        }
+        if (outs.size() >= 2) {
+            const std::string name = variant == motif_variant::exact ? m.name : m.name + "/" + std::string(to_string(variant));
+            s.motifs.push_back(name);
+            ++stats.motifs[name];
+        }
+    }
+
     using clock = std::chrono::steady_clock;
     static double ms_since(clock::time_point t) { return std::chrono::duration<double, std::milli>(clock::now() - t).count(); }
 
@@ -19442,6 +20179,8 @@ private:
     std::vector<op_profile> profiles_;
     std::map<std::string, std::string> excluded_;
     std::vector<dtype> seed_dtypes_;
+    /// Motifs drawn from: index (builtin_motifs, then config::user_motifs) and weight.
+    std::vector<std::pair<std::size_t, double>> motifs_;
 };
 
 }  // namespace tensoracle::gen

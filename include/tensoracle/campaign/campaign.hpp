@@ -37,6 +37,8 @@
 #include "tensoracle/accuracy/compare.hpp"
 #include "tensoracle/accuracy/tolerance.hpp"
 #include "tensoracle/campaign/backend.hpp"
+#include "tensoracle/campaign/rewrites.hpp"
+#include "tensoracle/campaign/triage.hpp"
 #include "tensoracle/core/hash.hpp"
 #include "tensoracle/gen/config_json.hpp"
 #include "tensoracle/gen/generator.hpp"
@@ -144,6 +146,8 @@ struct campaign_options {
     std::size_t mutation_max_steps = 1;
     /// Which mutations (families, names); its `steps` is set per mutant.
     mutate::mutate_options mutation;
+    /// Confirmed findings (campaign/triage.hpp): their signatures are labelled `known`.
+    known_findings known;
     /// This process runs shard `shard_index` of `shard_count`: the cases whose offset from
     /// `first` is shard_index modulo shard_count (cases are pure functions of their index,
     /// so shards need no coordinator; `tensoracle report` merges their folders).
@@ -414,6 +418,8 @@ public:
         std::string detail;
         detail::judgement judged;
         std::optional<signature> sig;
+        /// What the backend reported it executed (campaign/rewrites.hpp); empty optional: no report.
+        std::optional<std::vector<rewrite_event>> rewrites;
     };
 
     struct evaluation {
@@ -453,7 +459,8 @@ public:
         for (std::size_t b = 0; b < lane.backends.size(); ++b) {
             auto& be = *lane.backends[b];
             auto& r = results[b];
-            r.run = detail::run_on(be, dir, "out_" + std::to_string(b), expected.size(), o_.timeout_seconds);
+            std::string out_name = "out_" + std::to_string(b);
+            r.run = detail::run_on(be, dir, out_name, expected.size(), o_.timeout_seconds);
             std::string late;  // a first run that timed out and a second that did not
             if (r.run.status == run_status::hang && o_.recheck) {
                 // A time-out is a claim only if it repeats with room to spare: a loaded
@@ -466,8 +473,10 @@ public:
                     late = "a first run timed out after " + detail::seconds_text(o_.timeout_seconds) +
                            " s; this is a second run's, with twice the limit";
                     r.run = std::move(again);
+                    out_name = "again_" + std::to_string(b);
                 }
             }
+            r.rewrites = reported_rewrites(c.model, dir / out_name);
             r.detail = r.run.message;
             switch (r.run.status) {
                 case run_status::ran: break;
@@ -776,6 +785,7 @@ struct summary_scope {
     std::string config_hash;
     bool mutants = false;
     nlohmann::json shard;  ///< {"index", "count"} of a shard, null for a whole campaign
+    known_findings known;  ///< labels signatures `known` (triage)
 };
 inline nlohmann::json write_summary(const summary_scope& sc);
 
@@ -882,7 +892,8 @@ private:
                 {"mutants", mutation_settings()},
                 {"first", o_.first},
                 {"count", o_.count},
-                {"shard", {{"index", o_.shard_index}, {"count", o_.shard_count}}}};
+                {"shard", {{"index", o_.shard_index}, {"count", o_.shard_count}}},
+                {"known_findings", o_.known.json()}};
     }
 
     [[nodiscard]] nlohmann::json mutation_settings() const {
@@ -977,6 +988,7 @@ private:
         }
         line["nodes"] = c.model.nodes.size();
         line["ops"] = c.op_types;
+        if (!c.motifs.empty()) line["motifs"] = c.motifs;
         // The reference's own time on the case: the baseline of the report's speedup scores.
         const auto ref_start = std::chrono::steady_clock::now();
         try {
@@ -999,6 +1011,10 @@ private:
                 jr["max_rel_error"] = r.judged.max_rel_error;
                 if (r.judged.min_passing_level) jr["min_passing_level"] = *r.judged.min_passing_level;
                 if (r.judged.passing_level) jr["passing_level"] = *r.judged.passing_level;
+            }
+            if (r.rewrites) {
+                jr["rewrites"] = nlohmann::json::array();
+                for (const auto& ev : *r.rewrites) jr["rewrites"].push_back(ev.json());
             }
             if (r.sig) {
                 jr["signature"] = r.sig->id();
@@ -1182,11 +1198,34 @@ private:
         sc.seed = o_.seed;
         sc.config_hash = o_.config.hash();
         sc.mutants = o_.mutants > 0;
+        sc.known = o_.known;
         if (o_.shard_count > 1) sc.shard = {{"index", o_.shard_index}, {"count", o_.shard_count}};
         return campaign::write_summary(sc);
     }
 
 public:
+    /// What the backends reported they rewrote: per backend, its kinds by cases
+    /// (optimizations first; insertions, layout changes and expansions after them).
+    [[nodiscard]] static std::string rewrite_text(const nlohmann::json& rewrites, std::size_t rows = 40) {
+        std::ostringstream os;
+        for (const auto& [name, t] : rewrites.items()) {
+            os << "\nrewrites by " << name << ": " << t["rewritten"].get<std::size_t>() << " of " << t["reported"].get<std::size_t>()
+               << " reported graphs changed by an optimization, " << t.value("optimization_kinds", std::size_t{0})
+               << " optimization kinds (fusion, elimination, folding, replacement)\n";
+            std::size_t shown = 0;
+            for (const auto& k : t["kinds"]) {
+                if (shown++ == rows) {
+                    os << "  ... " << t["kinds"].size() - rows << " more kinds in summary.json\n";
+                    break;
+                }
+                char buf[48];
+                std::snprintf(buf, sizeof buf, "  %6zu cases  %-12s", k["cases"].get<std::size_t>(), k["class"].get<std::string>().c_str());
+                os << buf << k["kind"].get<std::string>() << "  (first: case " << k["first_case"].get<std::string>() << ")\n";
+            }
+        }
+        return os.str();
+    }
+
     /// The readable summary: one outcome table, then the signatures.
     [[nodiscard]] static std::string summary_text(const nlohmann::json& s) {
         std::ostringstream os;
@@ -1194,6 +1233,7 @@ public:
            << " cases (seed " << s["seed"].get<std::uint64_t>() << ", config " << s["config_hash"].get<std::string>() << ", level "
            << s["level"].get<double>() << ")\n";
         if (s["generation_errors"].get<std::size_t>() > 0) os << "generation errors: " << s["generation_errors"].get<std::size_t>() << "\n";
+        if (s.contains("rewrites")) os << rewrite_text(s["rewrites"]);
         auto table = [&](const nlohmann::json& rows, const char* title) {
             std::vector<std::string> cols;
             for (const auto c : all_outcomes) {
@@ -1237,16 +1277,32 @@ public:
             }
             if (s.contains("mutant_pairs")) table(s["mutant_pairs"], "backend vs backend on mutants");
         }
-        os << "\nsignatures: " << s["signatures"].size() << "\n";
+        os << "\nsignatures: " << s["signatures"].size();
+        if (s.contains("triage")) {
+            os << " (" << s["triage"].value("new", 0) << " new, " << s["triage"].value("known", 0) << " known, "
+               << s["triage"].value("limitation", 0) << " limitations: valid models a system refuses)";
+        }
+        os << "\n";
+        std::map<std::string, std::size_t> limitations;  // collapsed: "backend outcome" -> cases
         for (const auto& g : s["signatures"]) {
-            os << "  " << g["id"].get<std::string>() << "  " << g["count"].get<std::size_t>() << "x  " << g["backend"].get<std::string>() << "  "
+            const auto label = g.value("triage", std::string("new"));
+            if (label == "limitation") {
+                limitations[g["backend"].get<std::string>() + " " + g["outcome"].get<std::string>()] += g["count"].get<std::size_t>();
+                continue;
+            }
+            os << "  " << (label == "known" ? "known " : "NEW   ") << g["id"].get<std::string>() << "  " << g["count"].get<std::size_t>() << "x  " << g["backend"].get<std::string>() << "  "
                << g["outcome"].get<std::string>() << "  " << g["where"].get<std::string>() << "  (smallest: cases/" << g["case"].get<std::string>()
-               << ", " << g["case_nodes"].get<std::size_t>() << " nodes)\n";
+               << ", " << g["case_nodes"].get<std::size_t>() << " nodes)" << (g.contains("finding") ? "  finding " + g["finding"].get<std::string>() : std::string()) << "\n";
             if (g.contains("bundle")) {
                 os << "      reduced to " << g["reduced_nodes"].get<std::size_t>() << " node(s): " << g["bundle"].get<std::string>() << "/\n";
             } else if (g.contains("reduction")) {
                 os << "      " << g["reduction"].get<std::string>() << "\n";
             }
+        }
+        if (!limitations.empty()) {
+            os << "  limitations (signatures collapsed, cases):";
+            for (const auto& [what, n] : limitations) os << "  " << what << " " << n;
+            os << "\n";
         }
         return os.str();
     }
@@ -1288,6 +1344,18 @@ inline nlohmann::json write_summary(const summary_scope& sc) {
         std::size_t smallest_nodes = SIZE_MAX;
     };
     std::map<std::string, group> groups;
+    // Rewrite feedback per backend: kind -> its class, the cases it fired in, the first such case.
+    struct rewrite_kind {
+        std::string what, first_case;  ///< the case of smallest index it fired in (jobs finish in any order)
+        std::size_t cases = 0, events = 0;
+        std::uint64_t first_index = UINT64_MAX;
+    };
+    struct rewrite_tally {
+        std::size_t reported = 0, rewritten = 0;
+        std::map<std::string, rewrite_kind> kinds;
+    };
+    std::map<std::string, rewrite_tally> rewrites;
+    std::map<std::string, std::size_t> motif_cases;  ///< motif instance ("name" or "name/variant") -> cases holding one
     std::size_t cases = 0, generation_errors = 0, mutants = 0, mutants_skipped = 0, mutants_invalid = 0;
     std::map<std::string, std::map<std::string, std::size_t>> metamorphic, mutant_pair_outcomes;
     double seconds = 0.0;
@@ -1309,7 +1377,36 @@ inline nlohmann::json write_summary(const summary_scope& sc) {
         ++cases;
         seconds += j.value("seconds", 0.0);
         if (j.contains("generation_error")) ++generation_errors;
-        for (const auto& [name, r] : j["backends"].items()) ++outcomes[name][r["outcome"].get<std::string>()];
+        if (j.contains("motifs")) {
+            std::set<std::string> seen;
+            for (const auto& m : j["motifs"]) {
+                if (seen.insert(m.get<std::string>()).second) ++motif_cases[m.get<std::string>()];
+            }
+        }
+        for (const auto& [name, r] : j["backends"].items()) {
+            ++outcomes[name][r["outcome"].get<std::string>()];
+            if (!r.contains("rewrites")) continue;
+            auto& t = rewrites[name];
+            ++t.reported;
+            std::set<std::string> seen;
+            bool optimized = false;
+            for (const auto& ev : r["rewrites"]) {
+                const auto kind = ev.value("kind", std::string());
+                auto& k = t.kinds[kind];
+                k.what = ev.value("class", std::string());
+                ++k.events;
+                for (const auto c : {rewrite_class::fusion, rewrite_class::elimination, rewrite_class::folding, rewrite_class::replacement}) {
+                    optimized = optimized || k.what == to_string(c);
+                }
+                if (!seen.insert(kind).second) continue;
+                ++k.cases;
+                if (i < k.first_index) {
+                    k.first_index = i;
+                    k.first_case = j.value("case", std::string());
+                }
+            }
+            if (optimized) ++t.rewritten;
+        }
         if (j.contains("pairs")) {
             for (const auto& [name, r] : j["pairs"].items()) ++pair_outcomes[name][r["outcome"].get<std::string>()];
         }
@@ -1351,19 +1448,52 @@ inline nlohmann::json write_summary(const summary_scope& sc) {
     if (!sc.shard.is_null()) s["shard"] = sc.shard;
     for (const auto& [name, m] : outcomes) s["backends"][name]["outcomes"] = m;
     for (const auto& [name, m] : pair_outcomes) s["pairs"][name]["outcomes"] = m;
+    for (const auto& [name, t] : rewrites) {
+        std::vector<std::pair<std::string, const rewrite_kind*>> kinds;
+        for (const auto& [kind, k] : t.kinds) kinds.emplace_back(kind, &k);
+        // Optimizations first (what rewrite reach counts), then by how many cases each fired in.
+        auto rank = [](const rewrite_kind& k) {
+            return k.what == "insertion" || k.what == "layout" || k.what == "expansion" ? 1 : 0;
+        };
+        std::sort(kinds.begin(), kinds.end(), [&](const auto& x, const auto& y) {
+            if (rank(*x.second) != rank(*y.second)) return rank(*x.second) < rank(*y.second);
+            return x.second->cases != y.second->cases ? x.second->cases > y.second->cases : x.first < y.first;
+        });
+        nlohmann::json jt{{"reported", t.reported}, {"rewritten", t.rewritten}, {"kinds", nlohmann::json::array()}};
+        std::size_t optimization_kinds = 0;
+        for (const auto& [kind, k] : kinds) {
+            optimization_kinds += rank(*k) == 0 ? 1 : 0;
+            jt["kinds"].push_back({{"kind", kind}, {"class", k->what}, {"cases", k->cases}, {"events", k->events}, {"first_case", k->first_case}});
+        }
+        jt["optimization_kinds"] = optimization_kinds;
+        s["rewrites"][name] = jt;
+    }
+    if (!motif_cases.empty()) s["motifs"] = motif_cases;
     if (sc.mutants) {
         s["mutants"] = {{"run", mutants - mutants_skipped}, {"skipped", mutants_skipped}, {"invalid", mutants_invalid}};
         for (const auto& [name, m] : metamorphic) s["metamorphic"][name]["outcomes"] = m;
         for (const auto& [name, m] : mutant_pair_outcomes) s["mutant_pairs"][name]["outcomes"] = m;
     }
+    // Triage: new wrong results first, then other new failures, known findings, limitations;
+    // by count within each.
+    for (auto& [id, g] : groups) {
+        g.first["id"] = id;
+        g.first["triage"] = triage_label(g.first, sc.known);
+    }
     std::vector<std::pair<std::string, const group*>> sorted;
     for (const auto& [id, g] : groups) sorted.emplace_back(id, &g);
     std::sort(sorted.begin(), sorted.end(), [](const auto& x, const auto& y) {
+        const int rx = triage_rank(x.second->first), ry = triage_rank(y.second->first);
+        if (rx != ry) return rx < ry;
         return x.second->count != y.second->count ? x.second->count > y.second->count : x.first < y.first;
     });
     s["signatures"] = nlohmann::json::array();
+    std::map<std::string, std::size_t> triage_counts{{"new", 0}, {"known", 0}, {"limitation", 0}};
     for (const auto& [id, g] : sorted) {
+        const auto label = g->first["triage"].get<std::string>();
+        ++triage_counts[label];
         s["signatures"].push_back({{"id", id},
+                                   {"triage", label},
                                    {"backend", g->first["backend"]},
                                    {"outcome", g->first["outcome"]},
                                    {"oracle", g->first["oracle"]},
@@ -1372,7 +1502,9 @@ inline nlohmann::json write_summary(const summary_scope& sc) {
                                    {"case", g->smallest_case},
                                    {"case_nodes", g->smallest_nodes}});
         if (g->first.contains("reduce_as")) s["signatures"].back()["reduce_as"] = g->first["reduce_as"];
+        if (label == "known") s["signatures"].back()["finding"] = sc.known.by_signature.at(id);
     }
+    s["triage"] = triage_counts;
     attach_bundles(sc.dir, s);
     detail::write_json(sc.dir / "summary.json", s);
     std::ofstream t(sc.dir / "summary.txt");

@@ -242,6 +242,40 @@ inline fs::path write_report(const fs::path& dir) {
       << summary.value("level", -4.0) << " (GraphNet)";
     if (summary.contains("merged_from")) h << ", merged from " << summary["merged_from"].size() << " folders";
     h << ".</p>\n";
+    // The first screen: what is new and real (campaign/triage.hpp), before anything else.
+    {
+        std::size_t new_count = 0;
+        for (const auto& g : summary["signatures"]) new_count += g.value("triage", std::string("new")) == "new" ? 1 : 0;
+        const auto t = summary.value("triage", nlohmann::json::object());
+        h << "<h2>New and real</h2>\n<p>" << new_count << " new signature(s); " << t.value("known", 0) << " known (confirmed findings), "
+          << t.value("limitation", 0) << " limitations (valid models a system refuses), listed at the end.</p>\n";
+        if (new_count > 0) {
+            h << "<table id=\"new\"><tr><th class=\"l\">id</th><th>cases</th><th class=\"l\">backend</th><th class=\"l\">outcome</th><th class=\"l\">where</th></tr>\n";
+            for (const auto& g : summary["signatures"]) {
+                if (g.value("triage", std::string("new")) != "new") continue;
+                h << "<tr><td class=\"l\"><code>" << html_escape(g.value("id", std::string())) << "</code></td><td>" << g.value("count", 0)
+                  << "</td><td class=\"l\">" << html_escape(g.value("backend", std::string())) << "</td><td class=\"l\">"
+                  << html_escape(g.value("outcome", std::string())) << "</td><td class=\"l\">" << html_escape(g.value("where", std::string())) << "</td></tr>\n";
+            }
+            h << "</table>\n";
+        }
+    }
+    if (summary.contains("rewrites")) {
+        // What the systems rewrote comes first: a case reaches a compiler's bugs through it.
+        h << "<h2>What the backends rewrote</h2>\n<p class=\"note\">From the graph each backend reported it executed "
+             "(its rewritten.onnx against the case's model.onnx): nodes that vanished, appeared or changed, grouped by the tensors they share.</p>\n";
+        for (const auto& [name, t] : summary["rewrites"].items()) {
+            h << "<p>" << html_escape(name) << ": " << t.value("rewritten", 0) << " of " << t.value("reported", 0)
+              << " reported graphs changed by an optimization; " << t.value("optimization_kinds", 0) << " optimization kinds.</p>\n"
+              << "<table class=\"rewrites\"><tr><th class=\"l\">kind</th><th class=\"l\">class</th><th>cases</th><th>events</th><th class=\"l\">first case</th></tr>\n";
+            for (const auto& k : t["kinds"]) {
+                h << "<tr><td class=\"l\"><code>" << html_escape(k.value("kind", std::string())) << "</code></td><td class=\"l\">"
+                  << html_escape(k.value("class", std::string())) << "</td><td>" << k.value("cases", 0) << "</td><td>" << k.value("events", 0)
+                  << "</td><td class=\"l\">" << html_escape(k.value("first_case", std::string())) << "</td></tr>\n";
+            }
+            h << "</table>\n";
+        }
+    }
     if (settings.contains("backends")) {
         h << "<h2>Backends</h2>\n<table><tr><th class=\"l\">name</th><th class=\"l\">command</th></tr>\n";
         for (const auto& b : settings["backends"]) {
@@ -360,7 +394,7 @@ inline fs::path write_report(const fs::path& dir) {
     }
 
     h << "<h2>Signatures</h2>\n<table id=\"signatures\"><tr><th class=\"l\">id</th><th>cases</th><th class=\"l\">backend</th><th class=\"l\">outcome</th>"
-         "<th class=\"l\">oracle</th><th class=\"l\">where</th><th class=\"l\">smallest case</th><th class=\"l\">reduced</th></tr>\n";
+         "<th class=\"l\">oracle</th><th class=\"l\">where</th><th class=\"l\">smallest case</th><th class=\"l\">reduced</th><th class=\"l\">triage</th></tr>\n";
     for (const auto& g : summary["signatures"]) {
         const auto id = g.value("id", std::string()), c = g.value("case", std::string());
         h << "<tr><td class=\"l\"><code>" << html_escape(id) << "</code></td><td>" << g.value("count", 0) << "</td><td class=\"l\">"
@@ -373,7 +407,8 @@ inline fs::path write_report(const fs::path& dir) {
         } else {
             h << html_escape(g.value("reduction", std::string("-")));
         }
-        h << "</td></tr>\n";
+        h << "</td><td class=\"l\">" << html_escape(g.value("triage", std::string("new")))
+          << (g.contains("finding") ? ": " + html_escape(g["finding"].get<std::string>()) : std::string()) << "</td></tr>\n";
     }
     h << "</table>\n</body></html>\n";
     const auto path = dir / "report.html";
@@ -437,6 +472,11 @@ inline nlohmann::json merge_campaigns(const std::vector<fs::path>& dirs, const f
     sc.includes = [](std::uint64_t) { return true; };
     sc.requested = requested;
     sc.level = base.value("level", -4.0);
+    if (base.contains("known_findings") && base["known_findings"].is_object()) {
+        for (const auto& [id, name] : base["known_findings"].items()) {
+            if (name.is_string()) sc.known.by_signature.emplace(id, name.get<std::string>());
+        }
+    }
     sc.seed = base.value("seed", std::uint64_t{0});
     sc.config_hash = base.value("config_hash", std::string());
     sc.mutants = base.contains("mutants") && !(base["mutants"].is_number() && base["mutants"].get<int>() == 0);

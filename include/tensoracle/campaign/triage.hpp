@@ -1,0 +1,104 @@
+// tensoracle: triage of a campaign's signatures, new and real first.
+//
+// A signature is `known` when a confirmed finding has it (the findings the kit
+// keeps as reproducers under tests/data/findings*/<name>/expected.json, or a
+// user's file), a `limitation` when it is a system refusing a valid model
+// (compile failures: what it does not support), and `new` otherwise. Summaries
+// list new wrong results first, then new crashes and other failures, then
+// known ones, then limitations, so what a person should look at comes first.
+// Needs nlohmann/json, like campaign/campaign.hpp.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "tensoracle/core/error.hpp"
+
+namespace tensoracle::campaign {
+
+/// Confirmed findings by signature id: the finding's name (its folder) or label.
+struct known_findings {
+    std::map<std::string, std::string> by_signature;
+
+    /// Adds `path`: a folder holding finding folders (each with an expected.json that
+    /// names its "signature"), a folder of such folders, one finding folder, or a JSON
+    /// file: {"<signature id>": "<name>", ...} or [{"signature": ..., "name": ...}].
+    /// Throws naming the path when it holds none of these.
+    void add(const std::filesystem::path& path) {
+        namespace fs = std::filesystem;
+        const std::string where = "tensoracle::campaign::known_findings(" + path.string() + ")";
+        std::error_code ec;
+        if (fs::is_directory(path, ec)) {
+            std::size_t found = 0;
+            for (fs::recursive_directory_iterator it(path, ec), end; it != end; it.increment(ec)) {
+                if (ec) break;
+                if (it.depth() > 2) {
+                    it.disable_recursion_pending();
+                    continue;
+                }
+                if (it->path().filename() != "expected.json") continue;
+                const auto j = read(it->path(), where);
+                if (!j.is_object() || !j.contains("signature") || !j["signature"].is_string()) continue;
+                by_signature.emplace(j["signature"].get<std::string>(), it->path().parent_path().filename().string());
+                ++found;
+            }
+            if (found == 0) throw error(where, "no finding folder (one holding an expected.json with a \"signature\") below this folder");
+            return;
+        }
+        const auto j = read(path, where);
+        if (j.is_object()) {
+            for (const auto& [id, name] : j.items()) {
+                if (!name.is_string()) throw error(where, "the finding of signature " + id + " is not a name (a string)");
+                by_signature.emplace(id, name.get<std::string>());
+            }
+            return;
+        }
+        if (!j.is_array()) throw error(where, "expected an object {signature: name} or a list of {\"signature\", \"name\"}");
+        for (const auto& e : j) {
+            if (!e.is_object() || !e.contains("signature") || !e["signature"].is_string()) {
+                throw error(where, "a list entry has no \"signature\" string: " + e.dump());
+            }
+            by_signature.emplace(e["signature"].get<std::string>(), e.value("name", e["signature"].get<std::string>()));
+        }
+    }
+
+    [[nodiscard]] nlohmann::json json() const { return by_signature; }
+
+private:
+    static nlohmann::json read(const std::filesystem::path& p, const std::string& where) {
+        std::ifstream in(p);
+        if (!in) throw error(where, "cannot open " + p.string());
+        try {
+            return nlohmann::json::parse(in);
+        } catch (const nlohmann::json::exception& e) {
+            throw error(where, p.string() + " is not JSON: " + e.what());
+        }
+    }
+};
+
+/// A summary signature's label: "new", "known" or "limitation".
+[[nodiscard]] inline std::string triage_label(const nlohmann::json& sig, const known_findings& known) {
+    if (known.by_signature.count(sig.value("id", std::string())) != 0) return "known";
+    const auto outcome = sig.value("outcome", std::string());
+    if (outcome == "compile_failure" || outcome == "unsupported") return "limitation";
+    return "new";
+}
+
+/// Where a labelled signature goes in a summary: new wrong results (mismatch, NaN/Inf,
+/// shape or dtype, non-determinism) 0, other new failures (crash, hang, run-time
+/// error, bad output) 1, known 2, limitations 3.
+[[nodiscard]] inline int triage_rank(const nlohmann::json& sig) {
+    const auto label = sig.value("triage", std::string("new"));
+    if (label == "known") return 2;
+    if (label == "limitation") return 3;
+    const auto outcome = sig.value("outcome", std::string());
+    const bool wrong = outcome == "mismatch" || outcome == "nan_inf" || outcome == "shape_dtype" || outcome == "nondeterministic";
+    return wrong ? 0 : 1;
+}
+
+}  // namespace tensoracle::campaign
