@@ -1011,6 +1011,15 @@ enum class rewrite_class { fusion, elimination, folding, replacement, layout, in
     return "unknown";
 }
 
+/// The class a name (to_string's) stands for; empty for a name that is none.
+[[nodiscard]] constexpr std::optional<rewrite_class> rewrite_class_named(std::string_view name) noexcept {
+    for (const auto c : {rewrite_class::fusion, rewrite_class::elimination, rewrite_class::folding, rewrite_class::replacement,
+                         rewrite_class::layout, rewrite_class::insertion, rewrite_class::expansion}) {
+        if (name == to_string(c)) return c;
+    }
+    return std::nullopt;
+}
+
 /// Whether an event of this class is an optimization (what rewrite reach counts).
 [[nodiscard]] constexpr bool is_optimization(rewrite_class c) noexcept {
     return c == rewrite_class::fusion || c == rewrite_class::elimination || c == rewrite_class::folding ||
@@ -1420,15 +1429,9 @@ struct components {
                 rewrite_event e;
                 e.kind = je.at("kind").get<std::string>();
                 const auto c = je.value("class", std::string("fusion"));
-                bool known = false;
-                for (const auto k : {rewrite_class::fusion, rewrite_class::elimination, rewrite_class::folding, rewrite_class::replacement,
-                                     rewrite_class::layout, rewrite_class::insertion, rewrite_class::expansion}) {
-                    if (c == to_string(k)) {
-                        e.what = k;
-                        known = true;
-                    }
-                }
-                if (!known) throw error("tensoracle::campaign::reported_rewrites", "event class '" + c + "' is not one of fusion, elimination, folding, replacement, layout, insertion, expansion");
+                const auto what = rewrite_class_named(c);
+                if (!what) throw error("tensoracle::campaign::reported_rewrites", "event class '" + c + "' is not one of fusion, elimination, folding, replacement, layout, insertion, expansion");
+                e.what = *what;
                 out.push_back(std::move(e));
             }
             return out;
@@ -2894,9 +2897,8 @@ inline nlohmann::json write_summary(const summary_scope& sc) {
                 auto& k = t.kinds[kind];
                 k.what = ev.value("class", std::string());
                 ++k.events;
-                for (const auto c : {rewrite_class::fusion, rewrite_class::elimination, rewrite_class::folding, rewrite_class::replacement}) {
-                    optimized = optimized || k.what == to_string(c);
-                }
+                const auto what = rewrite_class_named(k.what);
+                optimized = optimized || (what && is_optimization(*what));
                 if (!seen.insert(kind).second) continue;
                 ++k.cases;
                 if (i < k.first_index) {
@@ -2952,7 +2954,8 @@ inline nlohmann::json write_summary(const summary_scope& sc) {
         for (const auto& [kind, k] : t.kinds) kinds.emplace_back(kind, &k);
         // Optimizations first (what rewrite reach counts), then by how many cases each fired in.
         auto rank = [](const rewrite_kind& k) {
-            return k.what == "insertion" || k.what == "layout" || k.what == "expansion" ? 1 : 0;
+            const auto what = rewrite_class_named(k.what);
+            return what && !is_optimization(*what) ? 1 : 0;
         };
         std::sort(kinds.begin(), kinds.end(), [&](const auto& x, const auto& y) {
             if (rank(*x.second) != rank(*y.second)) return rank(*x.second) < rank(*y.second);

@@ -1395,9 +1395,8 @@ inline nlohmann::json write_summary(const summary_scope& sc) {
                 auto& k = t.kinds[kind];
                 k.what = ev.value("class", std::string());
                 ++k.events;
-                for (const auto c : {rewrite_class::fusion, rewrite_class::elimination, rewrite_class::folding, rewrite_class::replacement}) {
-                    optimized = optimized || k.what == to_string(c);
-                }
+                const auto what = rewrite_class_named(k.what);
+                optimized = optimized || (what && is_optimization(*what));
                 if (!seen.insert(kind).second) continue;
                 ++k.cases;
                 if (i < k.first_index) {
@@ -1453,7 +1452,8 @@ inline nlohmann::json write_summary(const summary_scope& sc) {
         for (const auto& [kind, k] : t.kinds) kinds.emplace_back(kind, &k);
         // Optimizations first (what rewrite reach counts), then by how many cases each fired in.
         auto rank = [](const rewrite_kind& k) {
-            return k.what == "insertion" || k.what == "layout" || k.what == "expansion" ? 1 : 0;
+            const auto what = rewrite_class_named(k.what);
+            return what && !is_optimization(*what) ? 1 : 0;
         };
         std::sort(kinds.begin(), kinds.end(), [&](const auto& x, const auto& y) {
             if (rank(*x.second) != rank(*y.second)) return rank(*x.second) < rank(*y.second);

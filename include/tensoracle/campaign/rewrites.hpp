@@ -71,6 +71,15 @@ enum class rewrite_class { fusion, elimination, folding, replacement, layout, in
     return "unknown";
 }
 
+/// The class a name (to_string's) stands for; empty for a name that is none.
+[[nodiscard]] constexpr std::optional<rewrite_class> rewrite_class_named(std::string_view name) noexcept {
+    for (const auto c : {rewrite_class::fusion, rewrite_class::elimination, rewrite_class::folding, rewrite_class::replacement,
+                         rewrite_class::layout, rewrite_class::insertion, rewrite_class::expansion}) {
+        if (name == to_string(c)) return c;
+    }
+    return std::nullopt;
+}
+
 /// Whether an event of this class is an optimization (what rewrite reach counts).
 [[nodiscard]] constexpr bool is_optimization(rewrite_class c) noexcept {
     return c == rewrite_class::fusion || c == rewrite_class::elimination || c == rewrite_class::folding ||
@@ -480,15 +489,9 @@ struct components {
                 rewrite_event e;
                 e.kind = je.at("kind").get<std::string>();
                 const auto c = je.value("class", std::string("fusion"));
-                bool known = false;
-                for (const auto k : {rewrite_class::fusion, rewrite_class::elimination, rewrite_class::folding, rewrite_class::replacement,
-                                     rewrite_class::layout, rewrite_class::insertion, rewrite_class::expansion}) {
-                    if (c == to_string(k)) {
-                        e.what = k;
-                        known = true;
-                    }
-                }
-                if (!known) throw error("tensoracle::campaign::reported_rewrites", "event class '" + c + "' is not one of fusion, elimination, folding, replacement, layout, insertion, expansion");
+                const auto what = rewrite_class_named(c);
+                if (!what) throw error("tensoracle::campaign::reported_rewrites", "event class '" + c + "' is not one of fusion, elimination, folding, replacement, layout, insertion, expansion");
+                e.what = *what;
                 out.push_back(std::move(e));
             }
             return out;
