@@ -493,6 +493,8 @@ struct campaign_args {
     std::vector<std::string> mutation_families, mutation_names;
     std::size_t reduce_calls = 300;
     double reduce_time = 60.0;
+    std::string guide;  ///< rewrites, none, or empty: rewrites where a built-in backend reports them
+    std::size_t guide_round = 32;
     /// How reproducers reach each backend (filled by make_backends).
     to::campaign::bundle_info bundle;
 };
@@ -656,6 +658,14 @@ int run_campaign_command(campaign_args& a) {
     o.recheck = !a.no_recheck;
     o.localize = !a.no_localize;
     o.mutants = a.mutants;
+    {
+        // Built-ins that report what they rewrote: ORT at an optimization level, TorchScript.
+        const bool reports = std::any_of(backends.begin(), backends.end(), [](const auto& b) {
+            return b->name() == "onnxruntime" || b->name().rfind("torchscript", 0) == 0;
+        });
+        o.guide.mode = to::campaign::guide_mode_from_string(a.guide.empty() ? (reports ? "rewrites" : "none") : a.guide);
+        o.guide.round = a.guide_round;
+    }
     if (a.mutation_steps < 1 || a.mutation_steps > 16) throw to::error("tensoracle campaign", "--mutation-steps must be in 1..16");
     o.mutation_max_steps = a.mutation_steps;
     for (const auto& f : a.mutation_families) o.mutation.families.push_back(to::mutate::family_from_string(f));
@@ -1061,6 +1071,14 @@ int main(int argc, char** argv) {
     camp->add_option("--mutation-steps", ca.mutation_steps, "Mutations per mutant: 1..K, drawn per mutant")->capture_default_str();
     camp->add_option("--mutation-family", ca.mutation_families, "Only these mutation families: resolution, recover, rewrite, emi (repeatable)");
     camp->add_option("--mutation", ca.mutation_names, "Only these mutations, by name (repeatable; tensoracle mutate --list-markdown)");
+    camp->add_option("--guide", ca.guide,
+                     "rewrites: keep a corpus of cases that fired rewrite kinds, outcomes or signatures not seen before and derive "
+                     "later cases from it (mutants, regrown motifs); none: every case afresh. Default: rewrites when a built-in "
+                     "backend reports rewrites (onnxruntime, torchscript), else none")
+        ->check(CLI::IsMember({"rewrites", "none"}));
+    camp->add_option("--guide-round", ca.guide_round, "Cases per round of a guided campaign (its corpus changes between rounds)")
+        ->capture_default_str()
+        ->check(CLI::Range(std::size_t{1}, std::size_t{100000}));
 
     auto* red = app.add_subcommand("reduce", "Reduce a failing model or case to a small reproducer bundle, against a backend or any check command");
     campaign_args ra;

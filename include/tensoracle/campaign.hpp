@@ -7,6 +7,7 @@
 
 #include "tensoracle/campaign/backend.hpp"
 #include "tensoracle/campaign/campaign.hpp"
+#include "tensoracle/campaign/corpus.hpp"
 #include "tensoracle/campaign/probe.hpp"
 #include "tensoracle/campaign/process.hpp"
 #include "tensoracle/campaign/reduce.hpp"

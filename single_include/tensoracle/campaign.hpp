@@ -939,8 +939,380 @@ private:
 #include <sstream>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
+// ---- begin tensoracle/campaign/corpus.hpp ----
+// tensoracle: a campaign's corpus guided by what the systems rewrote.
+//
+// With `--guide rewrites` a campaign keeps the cases that brought something not
+// seen before on a backend: a rewrite kind it reported (campaign/rewrites.hpp), a
+// combination of its optimization kinds, an outcome other than a pass, a failure
+// signature. Each later case is either generated afresh from (seed, index), a
+// mutant of a corpus case (the mutation layer: semantics-preserving rewrites,
+// dead code, resolution changes), or regrown around a corpus case's motifs (a new
+// graph whose draws favour the motifs that case spliced). The parent is drawn with
+// AFL-style energy: the rarer its features and the fewer children it has had, the
+// more often it is picked.
+//
+// Determinism: cases run in rounds of `round` indices (of this process's shard).
+// The corpus changes only between rounds, from the round's results taken in
+// index order, so a case's derivation depends on the results of earlier rounds
+// only, never on which job finished first: a campaign is deterministic per seed
+// for any --jobs (given backends that are), and resumes by replaying its journal.
+// A derived case records its parent and operations (results.jsonl, case.json);
+// corpus cases are kept under DIR/corpus/<id>/ so that every derived case can be
+// rebuilt from its parent. Shards keep corpora of their own (one per shard
+// folder), which `tensoracle report` merges like any results.
+// Needs ONNX (libonnx, protobuf) and nlohmann/json, like campaign.hpp.
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+namespace tensoracle::campaign {
+
+/// Whether a campaign draws cases from a corpus guided by rewrites, or each afresh.
+enum class guide_mode { none, rewrites };
+
+[[nodiscard]] constexpr std::string_view to_string(guide_mode m) noexcept { return m == guide_mode::rewrites ? "rewrites" : "none"; }
+
+[[nodiscard]] inline guide_mode guide_mode_from_string(std::string_view s) {
+    if (s == "rewrites") return guide_mode::rewrites;
+    if (s == "none") return guide_mode::none;
+    throw error("tensoracle::campaign::guide_mode_from_string", "unknown guide '" + std::string(s) + "' (known: rewrites, none)");
+}
+
+struct guide_options {
+    guide_mode mode = guide_mode::none;
+    /// Cases per round: the corpus changes only between rounds (see the file comment).
+    std::size_t round = 32;
+    /// The least share of cases each way of making them gets (fresh, mutation,
+    /// regrow): the shares follow what each found per case in the rounds so far
+    /// (new features, smoothed), and none starves.
+    double min_share = 0.1;
+    std::size_t mutation_max_steps = 2;   ///< mutations per mutant: 1..this
+    double motif_factor = 8.0;            ///< a regrown case draws its parent's motifs this many times as often
+    double motif_probability = 0.6;       ///< and splices a motif at this share of its draws
+
+    void validate() const {
+        const char* where = "tensoracle::campaign::guide_options";
+        if (round == 0) throw error(where, "round must be at least 1 case");
+        auto share = [&](double p, const char* what) {
+            if (!(p >= 0.0 && p <= 1.0)) throw error(where, std::string(what) + " must be in [0, 1], got " + std::to_string(p));
+        };
+        if (!(min_share >= 0.0 && min_share <= 1.0 / 3.0)) throw error(where, "min_share must be in [0, 1/3], got " + std::to_string(min_share));
+        share(motif_probability, "motif_probability");
+        if (mutation_max_steps == 0 || mutation_max_steps > 16) throw error(where, "mutation_max_steps must be in 1..16");
+        if (!(motif_factor >= 1.0)) throw error(where, "motif_factor must be at least 1");
+    }
+    /// campaign.json's "guide" (a resumed campaign must have the same).
+    [[nodiscard]] nlohmann::json json() const {
+        if (mode == guide_mode::none) return {{"mode", "none"}};
+        return {{"mode", std::string(to_string(mode))}, {"round", round}, {"min_share", min_share}, {"mutation_max_steps", mutation_max_steps},
+                {"motif_factor", motif_factor}, {"motif_probability", motif_probability}};
+    }
+};
+
+/// What a guided corpus tracks in one results.jsonl line: per backend each rewrite
+/// kind it reported ("onnxruntime|kind:Conv+Relu -> com.microsoft::FusedConv"), each
+/// pair of its optimization kinds ("...|kinds:A&B"), its outcome
+/// when not a pass ("...|outcome:crash"); and each failure signature ("sig:<id>").
+[[nodiscard]] inline std::vector<std::string> case_features(const nlohmann::json& line) {
+    std::set<std::string> out;
+    if (const auto b = line.find("backends"); b != line.end() && b->is_object()) {
+        for (const auto& [name, r] : b->items()) {
+            const auto outcome = r.value("outcome", std::string("pass"));
+            if (outcome != "pass") out.insert(name + "|outcome:" + outcome);
+            const auto rw = r.find("rewrites");
+            if (rw == r.end() || !rw->is_array()) continue;
+            std::set<std::string> optimizations;
+            for (const auto& ev : *rw) {
+                const auto kind = ev.value("kind", std::string());
+                if (kind.empty()) continue;
+                out.insert(name + "|kind:" + kind);
+                const auto cls = ev.value("class", std::string());
+                if (cls == "fusion" || cls == "elimination" || cls == "folding" || cls == "replacement") optimizations.insert(kind);
+            }
+            // Pairs, not whole sets: a case's whole set of kinds is nearly always new,
+            // which would keep every case and guide nothing.
+            for (auto a = optimizations.begin(); a != optimizations.end(); ++a) {
+                for (auto z = std::next(a); z != optimizations.end(); ++z) out.insert(name + "|kinds:" + *a + "&" + *z);
+            }
+        }
+    }
+    if (const auto s = line.find("signatures"); s != line.end() && s->is_array()) {
+        for (const auto& sig : *s) out.insert("sig:" + sig.value("id", std::string()));
+    }
+    return {out.begin(), out.end()};
+}
+
+/// How one case of a guided campaign is made.
+struct derivation_plan {
+    enum class kind { fresh, mutation, regrow };
+    kind by = kind::fresh;
+    std::size_t parent = 0;  ///< index into the corpus's entries
+    std::uint64_t seed = 0;  ///< of the mutation chain
+};
+
+[[nodiscard]] constexpr std::string_view to_string(derivation_plan::kind k) noexcept {
+    switch (k) {
+        case derivation_plan::kind::fresh: return "fresh";
+        case derivation_plan::kind::mutation: return "mutation";
+        case derivation_plan::kind::regrow: return "regrow";
+    }
+    return "fresh";
+}
+
+/// One kept case.
+struct corpus_entry {
+    std::string id;
+    std::uint64_t index = 0;
+    std::vector<std::string> features;  ///< the features new when it was kept
+    std::size_t children = 0;           ///< cases derived from it so far
+    io::generated_case c;               ///< graph, inputs and motifs (no intermediate values)
+};
+
+/// The corpus of a guided campaign: see the file comment.
+class rewrite_corpus {
+public:
+    explicit rewrite_corpus(guide_options o = {}) : o_(std::move(o)) { o_.validate(); }
+
+    [[nodiscard]] const guide_options& options() const noexcept { return o_; }
+    [[nodiscard]] const std::vector<corpus_entry>& entries() const noexcept { return entries_; }
+    /// Cases that showed `feature` so far (absorbed rounds only).
+    [[nodiscard]] std::size_t hits(const std::string& feature) const {
+        const auto it = hits_.find(feature);
+        return it == hits_.end() ? 0 : it->second;
+    }
+    /// Whether a line with these features could be kept at the end of its round.
+    [[nodiscard]] bool novel(const std::vector<std::string>& features) const {
+        return std::any_of(features.begin(), features.end(), [&](const auto& f) { return hits(f) == 0; });
+    }
+
+    /// Takes a finished round's lines (any order; taken by index): keeps each whose
+    /// features hold one not seen before, in index order, its case given by `load`
+    /// (nullopt: not available, not kept). Counts every line's features and each
+    /// derived line's parent. Returns the ids kept.
+    std::vector<std::string> absorb(std::vector<const nlohmann::json*> lines,
+                                    const std::function<std::optional<io::generated_case>(const std::string&)>& load) {
+        std::sort(lines.begin(), lines.end(), [](const auto* a, const auto* b) { return a->at("index").template get<std::uint64_t>() < b->at("index").template get<std::uint64_t>(); });
+        std::vector<std::string> kept;
+        for (const auto* l : lines) {
+            const auto features = case_features(*l);
+            auto by = derivation_plan::kind::fresh;
+            if (const auto d = l->find("derivation"); d != l->end() && d->contains("parent")) {
+                by = d->value("by", std::string()) == "regrow" ? derivation_plan::kind::regrow : derivation_plan::kind::mutation;
+                const auto parent = d->at("parent").get<std::string>();
+                for (auto& e : entries_) {
+                    if (e.id == parent) ++e.children;
+                }
+            }
+            std::vector<std::string> fresh;
+            for (const auto& f : features) {
+                if (hits(f) == 0) fresh.push_back(f);
+            }
+            for (const auto& f : features) ++hits_[f];
+            auto& y = yield_[static_cast<std::size_t>(by)];
+            ++y.cases;
+            y.found += fresh.size();
+            if (fresh.empty()) continue;
+            const auto id = l->at("case").get<std::string>();
+            auto c = load(id);
+            if (!c) continue;
+            c->values.clear();
+            c->outputs.clear();
+            entries_.push_back({id, l->at("index").get<std::uint64_t>(), std::move(fresh), 0, std::move(*c)});
+            kept.push_back(id);
+        }
+        return kept;
+    }
+
+    /// An entry's weight as a parent: the rarer its features now, the more; halved
+    /// as its children grow fourfold.
+    [[nodiscard]] double energy(const corpus_entry& e) const {
+        double sum = 0.0;
+        for (const auto& f : e.features) sum += 1.0 / static_cast<double>(std::max<std::size_t>(1, hits(f)));
+        return sum / std::sqrt(1.0 + static_cast<double>(e.children));
+    }
+
+    /// How case `index` of campaign `seed` is made: a pure function of the corpus
+    /// (as of the round's start) and the case's id.
+    [[nodiscard]] derivation_plan plan(std::uint64_t seed, std::uint64_t index) const {
+        rng r(fnv1a(io::case_id(seed, index) + "/guide"));
+        derivation_plan p;
+        if (o_.mode == guide_mode::none || entries_.empty()) return p;
+        const auto sh = shares();
+        const double u = r.uniform();
+        if (u < sh[0]) return p;
+        const bool regrow = u >= sh[0] + sh[1];
+        double total = 0.0;
+        for (const auto& e : entries_) total += energy(e);
+        double x = r.uniform() * total;
+        std::size_t k = 0;
+        while (k + 1 < entries_.size() && x >= energy(entries_[k])) x -= energy(entries_[k++]);
+        p.parent = k;
+        // A parent without motifs has nothing to regrow around: it is mutated.
+        p.by = regrow && !entries_[k].c.motifs.empty() ? derivation_plan::kind::regrow : derivation_plan::kind::mutation;
+        p.seed = r();
+        return p;
+    }
+
+    /// The shares of fresh, mutation and regrow for the next round: each way's new
+    /// features per case so far, smoothed ((found + 1) / (cases + 2)), normalised,
+    /// then raised to min_share.
+    [[nodiscard]] std::array<double, 3> shares() const {
+        std::array<double, 3> w{};
+        double total = 0.0;
+        for (std::size_t k = 0; k < 3; ++k) {
+            w[k] = (static_cast<double>(yield_[k].found) + 1.0) / (static_cast<double>(yield_[k].cases) + 2.0);
+            total += w[k];
+        }
+        double raised = 0.0, rest = 0.0;
+        for (auto& x : w) {
+            x /= total;
+            if (x < o_.min_share) {
+                raised += o_.min_share;
+                x = -1.0;  // fixed at the floor
+            } else {
+                rest += x;
+            }
+        }
+        for (auto& x : w) x = x < 0.0 ? o_.min_share : x * (1.0 - raised) / rest;
+        return w;
+    }
+
+    /// corpus.json: the kept cases, their new features and their children.
+    [[nodiscard]] nlohmann::json json() const {
+        nlohmann::json j{{"guide", o_.json()}, {"entries", nlohmann::json::array()}};
+        const auto sh = shares();
+        for (std::size_t k = 0; k < 3; ++k) {
+            const auto name = std::string(to_string(static_cast<derivation_plan::kind>(k)));
+            j["ways"][name] = {{"cases", yield_[k].cases}, {"new_features", yield_[k].found}, {"next_share", sh[k]}};
+        }
+        for (const auto& e : entries_) {
+            nlohmann::json je{{"case", e.id}, {"index", e.index}, {"features", e.features}, {"children", e.children}, {"energy", energy(e)}};
+            if (!e.c.derivation.is_null()) je["derivation"] = e.c.derivation;
+            j["entries"].push_back(std::move(je));
+        }
+        return j;
+    }
+
+private:
+    guide_options o_;
+    std::vector<corpus_entry> entries_;
+    std::map<std::string, std::size_t> hits_;
+    struct yield {
+        std::size_t cases = 0, found = 0;
+    };
+    std::array<yield, 3> yield_{};  ///< by derivation_plan::kind
+};
+
+/// The motif a spliced instance name stands for ("conv_bn/extra_consumer" -> "conv_bn").
+[[nodiscard]] inline std::string motif_base_name(std::string_view instance) {
+    return std::string(instance.substr(0, instance.find('/')));
+}
+
+/// Case `index` made by `p` from `corpus` (a derived case keeps its index and so
+/// its id); nullopt when the derivation finds no place (no mutation applies, an
+/// opset outside the mutation layer's, a mutant whose values do not run): the
+/// caller generates afresh. `why` says what failed.
+[[nodiscard]] inline std::optional<io::generated_case> derive_case(const gen::generator& gen, const rewrite_corpus& corpus, const derivation_plan& p,
+                                                                   std::uint64_t seed, std::uint64_t index, gen::generation_stats& stats,
+                                                                   std::string& why) {
+    if (p.by == derivation_plan::kind::fresh) return std::nullopt;
+    const auto& parent = corpus.entries().at(p.parent);
+    const auto& o = corpus.options();
+    if (p.by == derivation_plan::kind::regrow) {
+        gen::growth_bias bias;
+        for (const auto& m : parent.c.motifs) bias.motifs.insert(motif_base_name(m));
+        bias.factor = o.motif_factor;
+        bias.motif_probability = o.motif_probability;
+        if (!gen.motifs().empty()) {
+            auto c = io::make_case(gen, seed, index, stats, &bias);
+            c.derivation = {{"by", "regrow"}, {"parent", parent.id}, {"motifs", std::vector<std::string>(bias.motifs.begin(), bias.motifs.end())}};
+            return c;
+        }
+        // No motif in this config: mutate instead.
+    }
+    mutate::mutate_options mo;
+    mo.steps = 1 + static_cast<std::size_t>(p.seed % o.mutation_max_steps);
+    std::optional<mutate::mutant> m;
+    try {
+        m = mutate::mutate_graph(parent.c.model, parent.c.inputs, p.seed, mo);
+    } catch (const std::exception& e) {
+        why = std::string("mutation failed: ") + e.what();
+        return std::nullopt;
+    }
+    if (!m) {
+        why = "no mutation applies to " + parent.id;
+        return std::nullopt;
+    }
+    io::generated_case c;
+    c.seed = seed;
+    c.index = index;
+    c.config_hash = parent.c.config_hash;
+    c.model = std::move(m->model);
+    c.inputs = std::move(m->inputs);
+    for (const auto& n : c.model.nodes) c.op_types.push_back(n.op_type);
+    c.motifs = parent.c.motifs;
+    c.search.success = true;
+    try {
+        c.values = graph::run(c.model, c.inputs, {.record_intermediates = true}).values;
+    } catch (const std::exception& e) {
+        why = std::string("the mutant does not run: ") + e.what();
+        return std::nullopt;
+    }
+    for (const auto& [name, t] : c.model.initializers) c.values.insert_or_assign(name, t);
+    for (const auto& [name, t] : c.inputs) c.values.insert_or_assign(name, t);
+    for (const auto& out : c.model.outputs) c.outputs.emplace(out.name, c.values.at(out.name));
+    c.derivation = {{"by", "mutation"}, {"parent", parent.id}, {"chain", m->chain_text()}, {"seed", p.seed}, {"steps", mo.steps}};
+    return c;
+}
+
+/// A case folder written by io::write_case (model.onnx, test_data_set_0/input_<k>.pb,
+/// case.json), read back as a corpus entry's case (graph, inputs, motifs).
+[[nodiscard]] inline io::generated_case read_corpus_case(const std::filesystem::path& folder) {
+    const std::string where = "tensoracle::campaign::read_corpus_case(" + folder.string() + ")";
+    io::generated_case c;
+    c.model = io::load_model(folder / "model.onnx");
+    for (std::size_t k = 0; k < c.model.inputs.size(); ++k) {
+        const auto file = folder / "test_data_set_0" / ("input_" + std::to_string(k) + ".pb");
+        if (!std::filesystem::exists(file)) throw error(where, "no " + file.filename().string() + " for graph input '" + c.model.inputs[k].name + "'");
+        c.inputs.emplace(c.model.inputs[k].name, io::load_tensor(file));
+    }
+    std::ifstream f(folder / "case.json");
+    if (!f) throw error(where, "no case.json");
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(f);
+    } catch (const std::exception& e) {
+        throw error(where, std::string("case.json is not readable JSON: ") + e.what());
+    }
+    c.seed = j.value("seed", std::uint64_t{0});
+    c.index = j.value("index", std::uint64_t{0});
+    c.config_hash = j.value("config_hash", std::string());
+    c.motifs = j.value("motifs", std::vector<std::string>{});
+    c.op_types = j.value("ops", std::vector<std::string>{});
+    if (j.contains("derivation")) c.derivation = j["derivation"];
+    return c;
+}
+
+}  // namespace tensoracle::campaign
+// ---- end tensoracle/campaign/corpus.hpp ----
 // ---- begin tensoracle/campaign/rewrites.hpp ----
 // tensoracle: what a system under test did with a case's graph, as rewrite events.
 //
@@ -1462,6 +1834,7 @@ struct components {
 #include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 
 namespace tensoracle::campaign {
@@ -1471,7 +1844,7 @@ struct known_findings {
     std::map<std::string, std::string> by_signature;
 
     /// Adds `path`: a folder holding finding folders (each with an expected.json that
-    /// names its "signature"), a folder of such folders, one finding folder, or a JSON
+    /// names its "signature", or its "signatures" as a list), a folder of such folders, one finding folder, or a JSON
     /// file: {"<signature id>": "<name>", ...} or [{"signature": ..., "name": ...}].
     /// Throws naming the path when it holds none of these.
     void add(const std::filesystem::path& path) {
@@ -1488,11 +1861,19 @@ struct known_findings {
                 }
                 if (it->path().filename() != "expected.json") continue;
                 const auto j = read(it->path(), where);
-                if (!j.is_object() || !j.contains("signature") || !j["signature"].is_string()) continue;
-                by_signature.emplace(j["signature"].get<std::string>(), it->path().parent_path().filename().string());
-                ++found;
+                if (!j.is_object()) continue;
+                // "signature": one id; "signatures": a list (one per configuration the finding shows in).
+                std::vector<std::string> ids;
+                if (j.contains("signature") && j["signature"].is_string()) ids.push_back(j["signature"].get<std::string>());
+                if (j.contains("signatures") && j["signatures"].is_array()) {
+                    for (const auto& id : j["signatures"]) {
+                        if (id.is_string()) ids.push_back(id.get<std::string>());
+                    }
+                }
+                for (const auto& id : ids) by_signature.emplace(id, it->path().parent_path().filename().string());
+                found += ids.empty() ? 0 : 1;
             }
-            if (found == 0) throw error(where, "no finding folder (one holding an expected.json with a \"signature\") below this folder");
+            if (found == 0) throw error(where, "no finding folder (one holding an expected.json with a \"signature\" or \"signatures\") below this folder");
             return;
         }
         const auto j = read(path, where);
@@ -1526,11 +1907,16 @@ private:
     }
 };
 
-/// A summary signature's label: "new", "known" or "limitation".
+/// A summary signature's label: "new", "known" or "limitation" (a valid model a
+/// system refuses in every configuration the campaign runs).
 [[nodiscard]] inline std::string triage_label(const nlohmann::json& sig, const known_findings& known) {
     if (known.by_signature.count(sig.value("id", std::string())) != 0) return "known";
     const auto outcome = sig.value("outcome", std::string());
-    if (outcome == "compile_failure" || outcome == "unsupported") return "limitation";
+    // What another configuration of the same system runs is no limitation of the system
+    // (campaign.hpp's pair comparison words such a failure "..., but <other> runs it").
+    const auto where = sig.value("where", std::string());
+    const bool sibling_runs = where.rfind("unsupported here, but ", 0) == 0 || where.rfind("fails to load, but ", 0) == 0;
+    if ((outcome == "compile_failure" || outcome == "unsupported") && !sibling_runs) return "limitation";
     return "new";
 }
 
@@ -1654,6 +2040,8 @@ struct campaign_options {
     /// `first` is shard_index modulo shard_count (cases are pure functions of their index,
     /// so shards need no coordinator; `tensoracle report` merges their folders).
     std::uint64_t shard_index = 0, shard_count = 1;
+    /// A corpus guided by rewrites (campaign/corpus.hpp), or every case afresh.
+    guide_options guide;
     [[nodiscard]] judge_options judging() const {
         return {level, timeout_seconds, float64_oracle, recheck, localize, compare_backends};
     }
@@ -1906,6 +2294,49 @@ inline void write_model(const graph::graph& g, const std::map<std::string, tenso
     return one;
 }
 
+/// The first `k + 1` nodes of `order` (a topological order of `g`) as a graph of
+/// their own: the graph inputs and initializers they read, and as outputs every value
+/// they make that no node of the prefix reads (and the graph's outputs among them),
+/// so that no node of the prefix is dead code a backend could drop.
+[[nodiscard]] inline graph::graph prefix_graph(const graph::graph& g, const std::vector<std::size_t>& order, std::size_t k,
+                                               const std::map<std::string, tensor, std::less<>>& values) {
+    if (k >= order.size()) {
+        throw error("tensoracle::campaign::prefix_graph", "a prefix of " + std::to_string(k + 1) + " nodes of a graph of " + std::to_string(order.size()));
+    }
+    graph::graph p;
+    p.name = g.name + "_prefix" + std::to_string(k + 1);
+    p.opset = g.opset;
+    std::set<std::string> read, made;
+    // In the graph's own node order, not the prefix's: a system runs the nodes of a
+    // graph in an order of its own, and the whole prefix must be the graph itself.
+    std::vector<std::size_t> kept(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k + 1));
+    std::sort(kept.begin(), kept.end());
+    for (const auto i : kept) {
+        const auto& n = g.nodes.at(i);
+        p.nodes.push_back(n);
+        for (const auto& in : graph::graph::reads(n)) read.insert(in);
+        for (const auto& o : n.outputs) {
+            if (!o.empty()) made.insert(o);
+        }
+    }
+    for (const auto& in : g.inputs) {
+        if (read.contains(in.name)) p.inputs.push_back(in);
+    }
+    for (const auto& [name, t] : g.initializers) {
+        if (read.contains(name)) p.initializers.insert_or_assign(name, t);
+    }
+    std::set<std::string> graph_outputs;
+    for (const auto& o : g.outputs) graph_outputs.insert(o.name);
+    for (const auto& n : p.nodes) {
+        for (const auto& o : n.outputs) {
+            if (o.empty() || (read.contains(o) && !graph_outputs.contains(o))) continue;
+            const auto& t = values.at(o);
+            p.outputs.push_back({o, t.element_dtype(), t.shape()});
+        }
+    }
+    return p;
+}
+
 }  // namespace detail
 
 /// Runs one case on a lane's backends and judges it: outcomes, backend-vs-backend
@@ -2098,6 +2529,15 @@ public:
             ra.outcome = outcome_class::compile_failure;
             ra.detail = "unsupported here, but " + lane.backends[b]->name() + " runs it: " + ra.detail;
         }
+        // A load failure of one configuration only (an optimization that made the graph
+        // invalid) is that configuration's fault, not a model the system refuses: its
+        // signature says so, and triage does not file it as a limitation.
+        if (a_ran && rb.outcome == outcome_class::compile_failure && rb.detail.rfind("unsupported here, but ", 0) != 0) {
+            rb.detail = "fails to load, but " + lane.backends[a]->name() + " runs it: " + rb.detail;
+        }
+        if (b_ran && ra.outcome == outcome_class::compile_failure && ra.detail.rfind("unsupported here, but ", 0) != 0) {
+            ra.detail = "fails to load, but " + lane.backends[b]->name() + " runs it: " + ra.detail;
+        }
         if (!a_ran || !b_ran) return;
         const auto j = detail::judge_outputs(ra.run.outputs, rb.run.outputs, o_.level);
         pairs[pair] = {{"outcome", to_string(j.outcome)}, {"detail", j.detail}, {"max_abs_error", j.max_abs_error}};
@@ -2202,28 +2642,23 @@ public:
         signature s{lane.backends[b]->name(), r.outcome, "reference", {}};
         switch (r.outcome) {
             case outcome_class::crash:
-                s.oracle = "process";
-                s.where = normalize_message(r.run.message) + "|" + normalize_message(detail::first_line(r.run.process.err));
-                return s;
             case outcome_class::hang: {
-                // No values to compare: the first node that also hangs on its own, fed the
-                // reference's values, is the location (else the op set stays the signature).
+                // No values to compare: the first node whose prefix of the topological
+                // order crashes (or hangs) the same way, bisected, is the location; a
+                // crash keeps its signal. Without one, the message (a crash) or the op
+                // set (a hang) stays the signature.
                 s.oracle = "process";
-                s.where = detail::sorted_ops(c.op_types);
+                const std::string how = r.outcome == outcome_class::crash
+                                            ? normalize_message(r.run.message) + "|" + normalize_message(detail::first_line(r.run.process.err))
+                                            : std::string();
+                s.where = r.outcome == outcome_class::crash ? how : detail::sorted_ops(c.op_types);
                 if (!o_.localize) return s;
-                for (std::size_t i = 0; i < c.model.nodes.size(); ++i) {
-                    try {
-                        std::map<std::string, tensor, std::less<>> feeds;
-                        const auto one = detail::single_node(c.model, i, c.values, feeds);
-                        if (one.outputs.empty()) continue;
-                        detail::write_model(one, feeds, dir / "alone");
-                        const auto x = detail::run_on(*lane.backends[b], dir / "alone", "out", one.outputs.size(), o_.timeout_seconds);
-                        if (x.status == run_status::hang) {
-                            s.where = detail::op_where(c.model.nodes[i].op_type, one.outputs[0].type);
-                            break;
-                        }
-                    } catch (const std::out_of_range&) {
-                        continue;  // a value the reference did not record: this node cannot run alone
+                if (const auto node = first_failing_prefix(*lane.backends[b], c, dir, r.run.status)) {
+                    const auto& n = c.model.nodes[*node];
+                    const auto it = n.outputs.empty() ? c.values.end() : c.values.find(n.outputs[0]);
+                    if (it != c.values.end()) {
+                        s.where = detail::op_where(n.op_type, it->second.element_dtype());
+                        if (r.outcome == outcome_class::crash) s.where += "|" + normalize_message(r.run.message);
                     }
                 }
                 return s;
@@ -2271,6 +2706,43 @@ public:
         return s;
     }
 
+    /// The node (index into c.model.nodes) that ends the shortest prefix of the
+    /// topological order on which `b` ends with `status` (a crash, a hang), found by
+    /// bisection: about log2(nodes) runs, each a hang costing a time-out. Empty when
+    /// the whole graph's prefix does not reproduce it (a failure of the graph's
+    /// outputs or of the whole) or a value is missing.
+    [[nodiscard]] std::optional<std::size_t> first_failing_prefix(backend& b, const io::generated_case& c, const fs::path& dir,
+                                                                  run_status status) const {
+        if (c.model.nodes.empty()) return std::nullopt;
+        std::vector<std::size_t> order;
+        try {
+            order = c.model.topological_order();
+        } catch (const std::exception&) {
+            return std::nullopt;
+        }
+        auto fails = [&](std::size_t k) {
+            try {
+                const auto p = detail::prefix_graph(c.model, order, k, c.values);
+                const auto folder = dir / ("prefix" + std::to_string(k + 1));
+                detail::write_model(p, c.inputs, folder);
+                return detail::run_on(b, folder, "out", p.outputs.size(), o_.timeout_seconds).status == status;
+            } catch (const std::out_of_range&) {
+                return false;  // a value the reference did not record
+            }
+        };
+        std::size_t lo = 0, hi = order.size() - 1;
+        if (!fails(hi)) return std::nullopt;
+        while (lo < hi) {
+            const std::size_t mid = lo + (hi - lo) / 2;
+            if (fails(mid)) {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        return order[lo];
+    }
+
 private:
     judge_options o_;
 };
@@ -2315,57 +2787,78 @@ public:
                                    ": the index must be below the count (shards are numbered from 0)");
         }
         o_.jobs = std::max(1u, o_.jobs);
+        o_.guide.validate();
     }
 
     /// Runs (or resumes) and writes summary.json / summary.txt; returns the summary.
     nlohmann::json run(const std::function<void(const campaign_progress&)>& on_progress = {}, const std::atomic<bool>* stop = nullptr) {
         fs::create_directories(o_.out / "cases");
         check_or_write_settings();
-        const auto done = journal_indices();
-        std::vector<std::uint64_t> todo;
-        for (std::uint64_t k = o_.shard_index; k < o_.count; k += o_.shard_count) {
-            if (!done.contains(o_.first + k)) todo.push_back(o_.first + k);
-        }
+        const bool guided = o_.guide.mode != guide_mode::none;
+        corpus_ = rewrite_corpus(o_.guide);
+        std::map<std::uint64_t, nlohmann::json> journaled;  // guided: the lines already judged, to replay
+        const auto done = journal_indices(guided ? &journaled : nullptr);
+        // This shard's cases, in rounds: the corpus changes only between rounds.
         const auto mine = shard_size(o_.count, o_.shard_index, o_.shard_count);
+        const std::uint64_t per_round = guided ? o_.guide.round : std::max<std::uint64_t>(1, mine);
+        std::vector<std::vector<std::uint64_t>> rounds;
+        std::uint64_t position = 0;
+        for (std::uint64_t k = o_.shard_index; k < o_.count; k += o_.shard_count, ++position) {
+            if (position % per_round == 0) rounds.emplace_back();
+            rounds.back().push_back(o_.first + k);
+        }
         progress_.total = mine;
-        progress_.skipped = mine - todo.size();
+        progress_.skipped = done.size();
         progress_.done = progress_.skipped;
         journal_.open(o_.out / "results.jsonl", std::ios::app);
         if (!journal_) throw error("tensoracle::campaign", "cannot append to " + (o_.out / "results.jsonl").string());
+        if (guided) fs::create_directories(o_.out / "corpus");
 
         std::vector<detail::lane> lanes(o_.jobs);
         for (unsigned j = 0; j < o_.jobs; ++j) {
             for (const auto& b : prototypes_) lanes[j].backends.push_back(b->clone());
             lanes[j].scratch = o_.out / ".work" / std::to_string(j);
         }
-        std::atomic<std::size_t> next{0};
         std::exception_ptr fatal;
         const auto start = std::chrono::steady_clock::now();
-        auto worker = [&](detail::lane& lane) {
-            for (;;) {
-                if (stop && stop->load()) return;
-                if (o_.time_limit_seconds > 0 &&
-                    std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > o_.time_limit_seconds) return;
-                {
-                    std::lock_guard lock(mutex_);
-                    if (fatal) return;
-                }
-                const std::size_t k = next.fetch_add(1);
-                if (k >= todo.size()) return;
-                try {
-                    auto line = run_case(lane, todo[k]);
-                    record(line, start, on_progress);
-                } catch (const backend_unavailable&) {
-                    std::lock_guard lock(mutex_);
-                    if (!fatal) fatal = std::current_exception();
-                    return;
-                }
-            }
+        auto out_of_time = [&] {
+            return (stop && stop->load()) ||
+                   (o_.time_limit_seconds > 0 && std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > o_.time_limit_seconds);
         };
-        std::vector<std::thread> pool;
-        for (unsigned j = 1; j < o_.jobs; ++j) pool.emplace_back(worker, std::ref(lanes[j]));
-        worker(lanes[0]);
-        for (auto& t : pool) t.join();
+        for (const auto& round : rounds) {
+            std::vector<std::uint64_t> todo;
+            for (const auto i : round) {
+                if (!done.contains(i)) todo.push_back(i);
+            }
+            std::atomic<std::size_t> next{0};
+            auto worker = [&](detail::lane& lane) {
+                for (;;) {
+                    if (out_of_time()) return;
+                    {
+                        std::lock_guard lock(mutex_);
+                        if (fatal) return;
+                    }
+                    const std::size_t k = next.fetch_add(1);
+                    if (k >= todo.size()) return;
+                    try {
+                        auto line = run_case(lane, todo[k]);
+                        record(line, start, on_progress);
+                    } catch (const backend_unavailable&) {
+                        std::lock_guard lock(mutex_);
+                        if (!fatal) fatal = std::current_exception();
+                        return;
+                    }
+                }
+            };
+            if (!todo.empty()) {
+                std::vector<std::thread> pool;
+                for (unsigned j = 1; j < o_.jobs && j < todo.size(); ++j) pool.emplace_back(worker, std::ref(lanes[j]));
+                worker(lanes[0]);
+                for (auto& t : pool) t.join();
+            }
+            if (fatal || next.load() < todo.size()) break;  // stopped inside the round: its corpus update waits for the resume
+            if (guided) end_round(round, journaled);
+        }
         journal_.close();
         lanes.clear();  // stops the workers
         std::error_code ec;
@@ -2373,6 +2866,9 @@ public:
         if (fatal) std::rethrow_exception(fatal);
         return write_summary();
     }
+
+    /// The corpus so far (a guided campaign's, after run()).
+    [[nodiscard]] const rewrite_corpus& corpus() const noexcept { return corpus_; }
 
 private:
     // --- settings and journal --------------------------------------------------
@@ -2395,7 +2891,8 @@ private:
                 {"first", o_.first},
                 {"count", o_.count},
                 {"shard", {{"index", o_.shard_index}, {"count", o_.shard_count}}},
-                {"known_findings", o_.known.json()}};
+                {"known_findings", o_.known.json()},
+                {"guide", o_.guide.json()}};
     }
 
     [[nodiscard]] nlohmann::json mutation_settings() const {
@@ -2417,10 +2914,11 @@ private:
                 throw error("tensoracle::campaign", p.string() + " is not readable JSON: " + e.what());
             }
             // A resumed campaign must be the same campaign: its journal only holds those results.
-            for (const char* k : {"seed", "config_hash", "level", "backends", "float64_oracle", "recheck", "localize", "compare_backends", "mutants", "shard"}) {
-                // Older campaigns recorded neither mutants nor shards.
+            for (const char* k : {"seed", "config_hash", "level", "backends", "float64_oracle", "recheck", "localize", "compare_backends", "mutants", "shard", "guide"}) {
+                // Older campaigns recorded neither mutants, shards nor a guide.
                 const auto fallback = std::string_view(k) == "mutants" ? nlohmann::json(0)
                                       : std::string_view(k) == "shard" ? nlohmann::json{{"index", 0}, {"count", 1}}
+                                      : std::string_view(k) == "guide" ? nlohmann::json{{"mode", "none"}}
                                                                        : nlohmann::json();
                 if (theirs.value(k, fallback) != mine[k]) {
                     throw error("tensoracle::campaign", o_.out.string() + " holds a campaign with another '" + k + "' (" +
@@ -2432,8 +2930,9 @@ private:
         detail::write_json(p, mine);
     }
 
-    /// Cases already judged (the journal's complete lines; a line cut by a kill is dropped).
-    std::set<std::uint64_t> journal_indices() {
+    /// Cases already judged (the journal's complete lines; a line cut by a kill is
+    /// dropped); with `lines`, their lines too.
+    std::set<std::uint64_t> journal_indices(std::map<std::uint64_t, nlohmann::json>* lines = nullptr) {
         std::set<std::uint64_t> done;
         const auto p = o_.out / "results.jsonl";
         std::ifstream f(p);
@@ -2443,7 +2942,10 @@ private:
             try {
                 const auto j = nlohmann::json::parse(line);
                 const auto i = j.at("index").get<std::uint64_t>();
-                if (i >= o_.first && i < o_.first + o_.count) done.insert(i);
+                if (i >= o_.first && i < o_.first + o_.count && (i - o_.first) % o_.shard_count == o_.shard_index) {
+                    done.insert(i);
+                    if (lines) lines->insert_or_assign(i, j);
+                }
                 kept += line + "\n";
             } catch (const std::exception&) {
                 cut = true;
@@ -2466,6 +2968,7 @@ private:
         for (const auto& [name, r] : line["backends"].items()) ++progress_.outcomes[r["outcome"].get<std::string>()];
         for (const auto& s : line["signatures"]) seen_signatures_.insert(s["id"].get<std::string>());
         progress_.signatures = seen_signatures_.size();
+        if (o_.guide.mode != guide_mode::none) round_lines_.insert_or_assign(line["index"].get<std::uint64_t>(), line);
         progress_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         if (on_progress) on_progress(progress_);
     }
@@ -2483,11 +2986,20 @@ private:
         io::generated_case c;
         try {
             gen::generation_stats stats;
-            c = io::make_case(gen_, o_.seed, index, stats);
+            std::optional<io::generated_case> derived;
+            if (o_.guide.mode != guide_mode::none) {
+                // The corpus is only read during a round (end_round changes it).
+                const auto plan = corpus_.plan(o_.seed, index);
+                std::string why;
+                derived = derive_case(gen_, corpus_, plan, o_.seed, index, stats, why);
+                if (!derived && plan.by != derivation_plan::kind::fresh) line["derivation_failed"] = why;
+            }
+            c = derived ? std::move(*derived) : io::make_case(gen_, o_.seed, index, stats);
         } catch (const std::exception& e) {
             line["generation_error"] = e.what();
             return line;
         }
+        if (!c.derivation.is_null()) line["derivation"] = c.derivation;
         line["nodes"] = c.model.nodes.size();
         line["ops"] = c.op_types;
         if (!c.motifs.empty()) line["motifs"] = c.motifs;
@@ -2530,7 +3042,46 @@ private:
         if (!line["signatures"].empty()) save_failing_case(c, lane, lane.scratch, results, line);
         if (o_.mutants > 0) run_mutants(lane, c, e, line);
         line["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - case_start).count();
+        // A case that may join the corpus at the round's end is kept on disk until then
+        // (a resumed campaign replays its rounds from the journal and these folders).
+        if (o_.guide.mode != guide_mode::none && corpus_.novel(case_features(line))) {
+            c.values.clear();
+            io::write_case(c, o_.out / "corpus");
+        }
         return line;
+    }
+
+    /// A guided round is over: its lines (journaled before or just now) update the
+    /// corpus in index order; candidates not kept leave corpus/.
+    void end_round(const std::vector<std::uint64_t>& round, std::map<std::uint64_t, nlohmann::json>& journaled) {
+        std::vector<const nlohmann::json*> lines;
+        for (const auto i : round) {
+            if (const auto it = journaled.find(i); it != journaled.end()) {
+                lines.push_back(&it->second);
+            } else if (const auto jt = round_lines_.find(i); jt != round_lines_.end()) {
+                lines.push_back(&jt->second);
+            }
+        }
+        const auto folder = [&](const std::string& id) { return o_.out / "corpus" / id; };
+        const auto kept = corpus_.absorb(lines, [&](const std::string& id) -> std::optional<io::generated_case> {
+            if (!fs::exists(folder(id) / "model.onnx")) return std::nullopt;
+            try {
+                return read_corpus_case(folder(id));
+            } catch (const std::exception&) {
+                return std::nullopt;  // a folder cut by a kill: not kept
+            }
+        });
+        const std::set<std::string> keep(kept.begin(), kept.end());
+        for (const auto* l : lines) {
+            const auto id = l->at("case").get<std::string>();
+            std::error_code ec;
+            if (!keep.contains(id)) fs::remove_all(folder(id), ec);
+        }
+        for (const auto i : round) {
+            journaled.erase(i);
+            round_lines_.erase(i);
+        }
+        detail::write_json(o_.out / "corpus.json", corpus_.json());
     }
 
     // --- metamorphic oracle ----------------------------------------------------
@@ -2736,6 +3287,19 @@ public:
            << s["level"].get<double>() << ")\n";
         if (s["generation_errors"].get<std::size_t>() > 0) os << "generation errors: " << s["generation_errors"].get<std::size_t>() << "\n";
         if (s.contains("rewrites")) os << rewrite_text(s["rewrites"]);
+        if (s.contains("guide")) {
+            const auto& g = s["guide"];
+            os << "\nguided by rewrites: " << g.value("features", std::size_t{0}) << " features";
+            if (g.contains("corpus")) os << ", corpus of " << g["corpus"].get<std::size_t>() << " cases";
+            os << "; new features per 100 cases:";
+            for (const auto& [how, b] : g["by"].items()) {
+                const auto n = b["cases"].get<std::size_t>();
+                char buf[96];
+                std::snprintf(buf, sizeof buf, " %s %.1f (%zu cases)", how.c_str(), n ? 100.0 * static_cast<double>(b["new_features"].get<std::size_t>()) / static_cast<double>(n) : 0.0, n);
+                os << buf;
+            }
+            os << "\n";
+        }
         auto table = [&](const nlohmann::json& rows, const char* title) {
             std::vector<std::string> cols;
             for (const auto c : all_outcomes) {
@@ -2818,6 +3382,8 @@ private:
     std::ofstream journal_;
     campaign_progress progress_;
     std::set<std::string> seen_signatures_;
+    rewrite_corpus corpus_;
+    std::map<std::uint64_t, nlohmann::json> round_lines_;  ///< a guided round's new lines, until end_round
 };
 
 /// Each signature whose reduced bundle is in `dir`/reduced/<id>/ (complete: it has its
@@ -2858,6 +3424,9 @@ inline nlohmann::json write_summary(const summary_scope& sc) {
     };
     std::map<std::string, rewrite_tally> rewrites;
     std::map<std::string, std::size_t> motif_cases;  ///< motif instance ("name" or "name/variant") -> cases holding one
+    // Guided campaigns: each case's derivation and features, to count what each way of making cases found first.
+    std::vector<std::tuple<std::uint64_t, std::string, std::vector<std::string>>> derivations;
+    bool guided = false;
     std::size_t cases = 0, generation_errors = 0, mutants = 0, mutants_skipped = 0, mutants_invalid = 0;
     std::map<std::string, std::map<std::string, std::size_t>> metamorphic, mutant_pair_outcomes;
     double seconds = 0.0;
@@ -2879,6 +3448,8 @@ inline nlohmann::json write_summary(const summary_scope& sc) {
         ++cases;
         seconds += j.value("seconds", 0.0);
         if (j.contains("generation_error")) ++generation_errors;
+        guided = guided || j.contains("derivation");
+        derivations.emplace_back(i, j.contains("derivation") ? j["derivation"].value("by", std::string("fresh")) : std::string("fresh"), case_features(j));
         if (j.contains("motifs")) {
             std::set<std::string> seen;
             for (const auto& m : j["motifs"]) {
@@ -2947,6 +3518,34 @@ inline nlohmann::json write_summary(const summary_scope& sc) {
     s["seed"] = sc.seed;
     s["config_hash"] = sc.config_hash;
     if (!sc.shard.is_null()) s["shard"] = sc.shard;
+    if (guided || fs::exists(sc.dir / "corpus.json")) {
+        // What each way of making cases found first, in index order: a feature (rewrite
+        // kind, kind set, outcome, signature; campaign/corpus.hpp) counts for the case of
+        // smallest index that showed it.
+        std::sort(derivations.begin(), derivations.end());
+        std::set<std::string> seen;
+        nlohmann::json by = nlohmann::json::object();
+        for (const auto& [index, how, features] : derivations) {
+            auto& b = by[how];
+            if (b.is_null()) b = {{"cases", 0}, {"new_features", 0}};
+            b["cases"] = b["cases"].get<std::size_t>() + 1;
+            std::size_t fresh = 0;
+            for (const auto& feature : features) fresh += seen.insert(feature).second ? 1 : 0;
+            b["new_features"] = b["new_features"].get<std::size_t>() + fresh;
+        }
+        s["guide"]["by"] = by;
+        s["guide"]["features"] = seen.size();
+        if (fs::exists(sc.dir / "corpus.json")) {
+            try {
+                std::ifstream cf(sc.dir / "corpus.json");
+                const auto cj = nlohmann::json::parse(cf);
+                s["guide"]["corpus"] = cj.at("entries").size();
+                s["guide"]["mode"] = cj.at("guide").value("mode", std::string("rewrites"));
+            } catch (const std::exception&) {
+                // a corpus.json cut by a kill: the counts above still hold
+            }
+        }
+    }
     for (const auto& [name, m] : outcomes) s["backends"][name]["outcomes"] = m;
     for (const auto& [name, m] : pair_outcomes) s["pairs"][name]["outcomes"] = m;
     for (const auto& [name, t] : rewrites) {

@@ -110,4 +110,15 @@ TEST_CASE("triage: the summary lists new wrong results, then other new failures,
     fs::remove_all(d);
 }
 
+TEST_CASE("triage: a load failure another configuration of the system runs is new, not a limitation") {
+    const tc::known_findings none;
+    CHECK(tc::triage_label({{"id", "a"}, {"outcome", "compile_failure"}, {"where", "Type Error: bfloat# not supported"}}, none) == "limitation");
+    CHECK(tc::triage_label({{"id", "b"}, {"outcome", "compile_failure"},
+                            {"where", "fails to load, but onnxruntime-noopt runs it: Exception during initialization: FuseReluClip"}},
+                           none) == "new");
+    CHECK(tc::triage_label({{"id", "c"}, {"outcome", "compile_failure"},
+                            {"where", "unsupported here, but onnxruntime-noopt runs it: Failed to find kernel for QuickGelu"}},
+                           none) == "new");
+}
+
 }  // namespace campaign_triage_test

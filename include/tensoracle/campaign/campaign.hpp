@@ -32,11 +32,13 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "tensoracle/accuracy/compare.hpp"
 #include "tensoracle/accuracy/tolerance.hpp"
 #include "tensoracle/campaign/backend.hpp"
+#include "tensoracle/campaign/corpus.hpp"
 #include "tensoracle/campaign/rewrites.hpp"
 #include "tensoracle/campaign/triage.hpp"
 #include "tensoracle/core/hash.hpp"
@@ -152,6 +154,8 @@ struct campaign_options {
     /// `first` is shard_index modulo shard_count (cases are pure functions of their index,
     /// so shards need no coordinator; `tensoracle report` merges their folders).
     std::uint64_t shard_index = 0, shard_count = 1;
+    /// A corpus guided by rewrites (campaign/corpus.hpp), or every case afresh.
+    guide_options guide;
     [[nodiscard]] judge_options judging() const {
         return {level, timeout_seconds, float64_oracle, recheck, localize, compare_backends};
     }
@@ -404,6 +408,49 @@ inline void write_model(const graph::graph& g, const std::map<std::string, tenso
     return one;
 }
 
+/// The first `k + 1` nodes of `order` (a topological order of `g`) as a graph of
+/// their own: the graph inputs and initializers they read, and as outputs every value
+/// they make that no node of the prefix reads (and the graph's outputs among them),
+/// so that no node of the prefix is dead code a backend could drop.
+[[nodiscard]] inline graph::graph prefix_graph(const graph::graph& g, const std::vector<std::size_t>& order, std::size_t k,
+                                               const std::map<std::string, tensor, std::less<>>& values) {
+    if (k >= order.size()) {
+        throw error("tensoracle::campaign::prefix_graph", "a prefix of " + std::to_string(k + 1) + " nodes of a graph of " + std::to_string(order.size()));
+    }
+    graph::graph p;
+    p.name = g.name + "_prefix" + std::to_string(k + 1);
+    p.opset = g.opset;
+    std::set<std::string> read, made;
+    // In the graph's own node order, not the prefix's: a system runs the nodes of a
+    // graph in an order of its own, and the whole prefix must be the graph itself.
+    std::vector<std::size_t> kept(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k + 1));
+    std::sort(kept.begin(), kept.end());
+    for (const auto i : kept) {
+        const auto& n = g.nodes.at(i);
+        p.nodes.push_back(n);
+        for (const auto& in : graph::graph::reads(n)) read.insert(in);
+        for (const auto& o : n.outputs) {
+            if (!o.empty()) made.insert(o);
+        }
+    }
+    for (const auto& in : g.inputs) {
+        if (read.contains(in.name)) p.inputs.push_back(in);
+    }
+    for (const auto& [name, t] : g.initializers) {
+        if (read.contains(name)) p.initializers.insert_or_assign(name, t);
+    }
+    std::set<std::string> graph_outputs;
+    for (const auto& o : g.outputs) graph_outputs.insert(o.name);
+    for (const auto& n : p.nodes) {
+        for (const auto& o : n.outputs) {
+            if (o.empty() || (read.contains(o) && !graph_outputs.contains(o))) continue;
+            const auto& t = values.at(o);
+            p.outputs.push_back({o, t.element_dtype(), t.shape()});
+        }
+    }
+    return p;
+}
+
 }  // namespace detail
 
 /// Runs one case on a lane's backends and judges it: outcomes, backend-vs-backend
@@ -596,6 +643,15 @@ public:
             ra.outcome = outcome_class::compile_failure;
             ra.detail = "unsupported here, but " + lane.backends[b]->name() + " runs it: " + ra.detail;
         }
+        // A load failure of one configuration only (an optimization that made the graph
+        // invalid) is that configuration's fault, not a model the system refuses: its
+        // signature says so, and triage does not file it as a limitation.
+        if (a_ran && rb.outcome == outcome_class::compile_failure && rb.detail.rfind("unsupported here, but ", 0) != 0) {
+            rb.detail = "fails to load, but " + lane.backends[a]->name() + " runs it: " + rb.detail;
+        }
+        if (b_ran && ra.outcome == outcome_class::compile_failure && ra.detail.rfind("unsupported here, but ", 0) != 0) {
+            ra.detail = "fails to load, but " + lane.backends[b]->name() + " runs it: " + ra.detail;
+        }
         if (!a_ran || !b_ran) return;
         const auto j = detail::judge_outputs(ra.run.outputs, rb.run.outputs, o_.level);
         pairs[pair] = {{"outcome", to_string(j.outcome)}, {"detail", j.detail}, {"max_abs_error", j.max_abs_error}};
@@ -700,28 +756,23 @@ public:
         signature s{lane.backends[b]->name(), r.outcome, "reference", {}};
         switch (r.outcome) {
             case outcome_class::crash:
-                s.oracle = "process";
-                s.where = normalize_message(r.run.message) + "|" + normalize_message(detail::first_line(r.run.process.err));
-                return s;
             case outcome_class::hang: {
-                // No values to compare: the first node that also hangs on its own, fed the
-                // reference's values, is the location (else the op set stays the signature).
+                // No values to compare: the first node whose prefix of the topological
+                // order crashes (or hangs) the same way, bisected, is the location; a
+                // crash keeps its signal. Without one, the message (a crash) or the op
+                // set (a hang) stays the signature.
                 s.oracle = "process";
-                s.where = detail::sorted_ops(c.op_types);
+                const std::string how = r.outcome == outcome_class::crash
+                                            ? normalize_message(r.run.message) + "|" + normalize_message(detail::first_line(r.run.process.err))
+                                            : std::string();
+                s.where = r.outcome == outcome_class::crash ? how : detail::sorted_ops(c.op_types);
                 if (!o_.localize) return s;
-                for (std::size_t i = 0; i < c.model.nodes.size(); ++i) {
-                    try {
-                        std::map<std::string, tensor, std::less<>> feeds;
-                        const auto one = detail::single_node(c.model, i, c.values, feeds);
-                        if (one.outputs.empty()) continue;
-                        detail::write_model(one, feeds, dir / "alone");
-                        const auto x = detail::run_on(*lane.backends[b], dir / "alone", "out", one.outputs.size(), o_.timeout_seconds);
-                        if (x.status == run_status::hang) {
-                            s.where = detail::op_where(c.model.nodes[i].op_type, one.outputs[0].type);
-                            break;
-                        }
-                    } catch (const std::out_of_range&) {
-                        continue;  // a value the reference did not record: this node cannot run alone
+                if (const auto node = first_failing_prefix(*lane.backends[b], c, dir, r.run.status)) {
+                    const auto& n = c.model.nodes[*node];
+                    const auto it = n.outputs.empty() ? c.values.end() : c.values.find(n.outputs[0]);
+                    if (it != c.values.end()) {
+                        s.where = detail::op_where(n.op_type, it->second.element_dtype());
+                        if (r.outcome == outcome_class::crash) s.where += "|" + normalize_message(r.run.message);
                     }
                 }
                 return s;
@@ -769,6 +820,43 @@ public:
         return s;
     }
 
+    /// The node (index into c.model.nodes) that ends the shortest prefix of the
+    /// topological order on which `b` ends with `status` (a crash, a hang), found by
+    /// bisection: about log2(nodes) runs, each a hang costing a time-out. Empty when
+    /// the whole graph's prefix does not reproduce it (a failure of the graph's
+    /// outputs or of the whole) or a value is missing.
+    [[nodiscard]] std::optional<std::size_t> first_failing_prefix(backend& b, const io::generated_case& c, const fs::path& dir,
+                                                                  run_status status) const {
+        if (c.model.nodes.empty()) return std::nullopt;
+        std::vector<std::size_t> order;
+        try {
+            order = c.model.topological_order();
+        } catch (const std::exception&) {
+            return std::nullopt;
+        }
+        auto fails = [&](std::size_t k) {
+            try {
+                const auto p = detail::prefix_graph(c.model, order, k, c.values);
+                const auto folder = dir / ("prefix" + std::to_string(k + 1));
+                detail::write_model(p, c.inputs, folder);
+                return detail::run_on(b, folder, "out", p.outputs.size(), o_.timeout_seconds).status == status;
+            } catch (const std::out_of_range&) {
+                return false;  // a value the reference did not record
+            }
+        };
+        std::size_t lo = 0, hi = order.size() - 1;
+        if (!fails(hi)) return std::nullopt;
+        while (lo < hi) {
+            const std::size_t mid = lo + (hi - lo) / 2;
+            if (fails(mid)) {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        return order[lo];
+    }
+
 private:
     judge_options o_;
 };
@@ -813,57 +901,78 @@ public:
                                    ": the index must be below the count (shards are numbered from 0)");
         }
         o_.jobs = std::max(1u, o_.jobs);
+        o_.guide.validate();
     }
 
     /// Runs (or resumes) and writes summary.json / summary.txt; returns the summary.
     nlohmann::json run(const std::function<void(const campaign_progress&)>& on_progress = {}, const std::atomic<bool>* stop = nullptr) {
         fs::create_directories(o_.out / "cases");
         check_or_write_settings();
-        const auto done = journal_indices();
-        std::vector<std::uint64_t> todo;
-        for (std::uint64_t k = o_.shard_index; k < o_.count; k += o_.shard_count) {
-            if (!done.contains(o_.first + k)) todo.push_back(o_.first + k);
-        }
+        const bool guided = o_.guide.mode != guide_mode::none;
+        corpus_ = rewrite_corpus(o_.guide);
+        std::map<std::uint64_t, nlohmann::json> journaled;  // guided: the lines already judged, to replay
+        const auto done = journal_indices(guided ? &journaled : nullptr);
+        // This shard's cases, in rounds: the corpus changes only between rounds.
         const auto mine = shard_size(o_.count, o_.shard_index, o_.shard_count);
+        const std::uint64_t per_round = guided ? o_.guide.round : std::max<std::uint64_t>(1, mine);
+        std::vector<std::vector<std::uint64_t>> rounds;
+        std::uint64_t position = 0;
+        for (std::uint64_t k = o_.shard_index; k < o_.count; k += o_.shard_count, ++position) {
+            if (position % per_round == 0) rounds.emplace_back();
+            rounds.back().push_back(o_.first + k);
+        }
         progress_.total = mine;
-        progress_.skipped = mine - todo.size();
+        progress_.skipped = done.size();
         progress_.done = progress_.skipped;
         journal_.open(o_.out / "results.jsonl", std::ios::app);
         if (!journal_) throw error("tensoracle::campaign", "cannot append to " + (o_.out / "results.jsonl").string());
+        if (guided) fs::create_directories(o_.out / "corpus");
 
         std::vector<detail::lane> lanes(o_.jobs);
         for (unsigned j = 0; j < o_.jobs; ++j) {
             for (const auto& b : prototypes_) lanes[j].backends.push_back(b->clone());
             lanes[j].scratch = o_.out / ".work" / std::to_string(j);
         }
-        std::atomic<std::size_t> next{0};
         std::exception_ptr fatal;
         const auto start = std::chrono::steady_clock::now();
-        auto worker = [&](detail::lane& lane) {
-            for (;;) {
-                if (stop && stop->load()) return;
-                if (o_.time_limit_seconds > 0 &&
-                    std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > o_.time_limit_seconds) return;
-                {
-                    std::lock_guard lock(mutex_);
-                    if (fatal) return;
-                }
-                const std::size_t k = next.fetch_add(1);
-                if (k >= todo.size()) return;
-                try {
-                    auto line = run_case(lane, todo[k]);
-                    record(line, start, on_progress);
-                } catch (const backend_unavailable&) {
-                    std::lock_guard lock(mutex_);
-                    if (!fatal) fatal = std::current_exception();
-                    return;
-                }
-            }
+        auto out_of_time = [&] {
+            return (stop && stop->load()) ||
+                   (o_.time_limit_seconds > 0 && std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > o_.time_limit_seconds);
         };
-        std::vector<std::thread> pool;
-        for (unsigned j = 1; j < o_.jobs; ++j) pool.emplace_back(worker, std::ref(lanes[j]));
-        worker(lanes[0]);
-        for (auto& t : pool) t.join();
+        for (const auto& round : rounds) {
+            std::vector<std::uint64_t> todo;
+            for (const auto i : round) {
+                if (!done.contains(i)) todo.push_back(i);
+            }
+            std::atomic<std::size_t> next{0};
+            auto worker = [&](detail::lane& lane) {
+                for (;;) {
+                    if (out_of_time()) return;
+                    {
+                        std::lock_guard lock(mutex_);
+                        if (fatal) return;
+                    }
+                    const std::size_t k = next.fetch_add(1);
+                    if (k >= todo.size()) return;
+                    try {
+                        auto line = run_case(lane, todo[k]);
+                        record(line, start, on_progress);
+                    } catch (const backend_unavailable&) {
+                        std::lock_guard lock(mutex_);
+                        if (!fatal) fatal = std::current_exception();
+                        return;
+                    }
+                }
+            };
+            if (!todo.empty()) {
+                std::vector<std::thread> pool;
+                for (unsigned j = 1; j < o_.jobs && j < todo.size(); ++j) pool.emplace_back(worker, std::ref(lanes[j]));
+                worker(lanes[0]);
+                for (auto& t : pool) t.join();
+            }
+            if (fatal || next.load() < todo.size()) break;  // stopped inside the round: its corpus update waits for the resume
+            if (guided) end_round(round, journaled);
+        }
         journal_.close();
         lanes.clear();  // stops the workers
         std::error_code ec;
@@ -871,6 +980,9 @@ public:
         if (fatal) std::rethrow_exception(fatal);
         return write_summary();
     }
+
+    /// The corpus so far (a guided campaign's, after run()).
+    [[nodiscard]] const rewrite_corpus& corpus() const noexcept { return corpus_; }
 
 private:
     // --- settings and journal --------------------------------------------------
@@ -893,7 +1005,8 @@ private:
                 {"first", o_.first},
                 {"count", o_.count},
                 {"shard", {{"index", o_.shard_index}, {"count", o_.shard_count}}},
-                {"known_findings", o_.known.json()}};
+                {"known_findings", o_.known.json()},
+                {"guide", o_.guide.json()}};
     }
 
     [[nodiscard]] nlohmann::json mutation_settings() const {
@@ -915,10 +1028,11 @@ private:
                 throw error("tensoracle::campaign", p.string() + " is not readable JSON: " + e.what());
             }
             // A resumed campaign must be the same campaign: its journal only holds those results.
-            for (const char* k : {"seed", "config_hash", "level", "backends", "float64_oracle", "recheck", "localize", "compare_backends", "mutants", "shard"}) {
-                // Older campaigns recorded neither mutants nor shards.
+            for (const char* k : {"seed", "config_hash", "level", "backends", "float64_oracle", "recheck", "localize", "compare_backends", "mutants", "shard", "guide"}) {
+                // Older campaigns recorded neither mutants, shards nor a guide.
                 const auto fallback = std::string_view(k) == "mutants" ? nlohmann::json(0)
                                       : std::string_view(k) == "shard" ? nlohmann::json{{"index", 0}, {"count", 1}}
+                                      : std::string_view(k) == "guide" ? nlohmann::json{{"mode", "none"}}
                                                                        : nlohmann::json();
                 if (theirs.value(k, fallback) != mine[k]) {
                     throw error("tensoracle::campaign", o_.out.string() + " holds a campaign with another '" + k + "' (" +
@@ -930,8 +1044,9 @@ private:
         detail::write_json(p, mine);
     }
 
-    /// Cases already judged (the journal's complete lines; a line cut by a kill is dropped).
-    std::set<std::uint64_t> journal_indices() {
+    /// Cases already judged (the journal's complete lines; a line cut by a kill is
+    /// dropped); with `lines`, their lines too.
+    std::set<std::uint64_t> journal_indices(std::map<std::uint64_t, nlohmann::json>* lines = nullptr) {
         std::set<std::uint64_t> done;
         const auto p = o_.out / "results.jsonl";
         std::ifstream f(p);
@@ -941,7 +1056,10 @@ private:
             try {
                 const auto j = nlohmann::json::parse(line);
                 const auto i = j.at("index").get<std::uint64_t>();
-                if (i >= o_.first && i < o_.first + o_.count) done.insert(i);
+                if (i >= o_.first && i < o_.first + o_.count && (i - o_.first) % o_.shard_count == o_.shard_index) {
+                    done.insert(i);
+                    if (lines) lines->insert_or_assign(i, j);
+                }
                 kept += line + "\n";
             } catch (const std::exception&) {
                 cut = true;
@@ -964,6 +1082,7 @@ private:
         for (const auto& [name, r] : line["backends"].items()) ++progress_.outcomes[r["outcome"].get<std::string>()];
         for (const auto& s : line["signatures"]) seen_signatures_.insert(s["id"].get<std::string>());
         progress_.signatures = seen_signatures_.size();
+        if (o_.guide.mode != guide_mode::none) round_lines_.insert_or_assign(line["index"].get<std::uint64_t>(), line);
         progress_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         if (on_progress) on_progress(progress_);
     }
@@ -981,11 +1100,20 @@ private:
         io::generated_case c;
         try {
             gen::generation_stats stats;
-            c = io::make_case(gen_, o_.seed, index, stats);
+            std::optional<io::generated_case> derived;
+            if (o_.guide.mode != guide_mode::none) {
+                // The corpus is only read during a round (end_round changes it).
+                const auto plan = corpus_.plan(o_.seed, index);
+                std::string why;
+                derived = derive_case(gen_, corpus_, plan, o_.seed, index, stats, why);
+                if (!derived && plan.by != derivation_plan::kind::fresh) line["derivation_failed"] = why;
+            }
+            c = derived ? std::move(*derived) : io::make_case(gen_, o_.seed, index, stats);
         } catch (const std::exception& e) {
             line["generation_error"] = e.what();
             return line;
         }
+        if (!c.derivation.is_null()) line["derivation"] = c.derivation;
         line["nodes"] = c.model.nodes.size();
         line["ops"] = c.op_types;
         if (!c.motifs.empty()) line["motifs"] = c.motifs;
@@ -1028,7 +1156,46 @@ private:
         if (!line["signatures"].empty()) save_failing_case(c, lane, lane.scratch, results, line);
         if (o_.mutants > 0) run_mutants(lane, c, e, line);
         line["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - case_start).count();
+        // A case that may join the corpus at the round's end is kept on disk until then
+        // (a resumed campaign replays its rounds from the journal and these folders).
+        if (o_.guide.mode != guide_mode::none && corpus_.novel(case_features(line))) {
+            c.values.clear();
+            io::write_case(c, o_.out / "corpus");
+        }
         return line;
+    }
+
+    /// A guided round is over: its lines (journaled before or just now) update the
+    /// corpus in index order; candidates not kept leave corpus/.
+    void end_round(const std::vector<std::uint64_t>& round, std::map<std::uint64_t, nlohmann::json>& journaled) {
+        std::vector<const nlohmann::json*> lines;
+        for (const auto i : round) {
+            if (const auto it = journaled.find(i); it != journaled.end()) {
+                lines.push_back(&it->second);
+            } else if (const auto jt = round_lines_.find(i); jt != round_lines_.end()) {
+                lines.push_back(&jt->second);
+            }
+        }
+        const auto folder = [&](const std::string& id) { return o_.out / "corpus" / id; };
+        const auto kept = corpus_.absorb(lines, [&](const std::string& id) -> std::optional<io::generated_case> {
+            if (!fs::exists(folder(id) / "model.onnx")) return std::nullopt;
+            try {
+                return read_corpus_case(folder(id));
+            } catch (const std::exception&) {
+                return std::nullopt;  // a folder cut by a kill: not kept
+            }
+        });
+        const std::set<std::string> keep(kept.begin(), kept.end());
+        for (const auto* l : lines) {
+            const auto id = l->at("case").get<std::string>();
+            std::error_code ec;
+            if (!keep.contains(id)) fs::remove_all(folder(id), ec);
+        }
+        for (const auto i : round) {
+            journaled.erase(i);
+            round_lines_.erase(i);
+        }
+        detail::write_json(o_.out / "corpus.json", corpus_.json());
     }
 
     // --- metamorphic oracle ----------------------------------------------------
@@ -1234,6 +1401,19 @@ public:
            << s["level"].get<double>() << ")\n";
         if (s["generation_errors"].get<std::size_t>() > 0) os << "generation errors: " << s["generation_errors"].get<std::size_t>() << "\n";
         if (s.contains("rewrites")) os << rewrite_text(s["rewrites"]);
+        if (s.contains("guide")) {
+            const auto& g = s["guide"];
+            os << "\nguided by rewrites: " << g.value("features", std::size_t{0}) << " features";
+            if (g.contains("corpus")) os << ", corpus of " << g["corpus"].get<std::size_t>() << " cases";
+            os << "; new features per 100 cases:";
+            for (const auto& [how, b] : g["by"].items()) {
+                const auto n = b["cases"].get<std::size_t>();
+                char buf[96];
+                std::snprintf(buf, sizeof buf, " %s %.1f (%zu cases)", how.c_str(), n ? 100.0 * static_cast<double>(b["new_features"].get<std::size_t>()) / static_cast<double>(n) : 0.0, n);
+                os << buf;
+            }
+            os << "\n";
+        }
         auto table = [&](const nlohmann::json& rows, const char* title) {
             std::vector<std::string> cols;
             for (const auto c : all_outcomes) {
@@ -1316,6 +1496,8 @@ private:
     std::ofstream journal_;
     campaign_progress progress_;
     std::set<std::string> seen_signatures_;
+    rewrite_corpus corpus_;
+    std::map<std::uint64_t, nlohmann::json> round_lines_;  ///< a guided round's new lines, until end_round
 };
 
 /// Each signature whose reduced bundle is in `dir`/reduced/<id>/ (complete: it has its
@@ -1356,6 +1538,9 @@ inline nlohmann::json write_summary(const summary_scope& sc) {
     };
     std::map<std::string, rewrite_tally> rewrites;
     std::map<std::string, std::size_t> motif_cases;  ///< motif instance ("name" or "name/variant") -> cases holding one
+    // Guided campaigns: each case's derivation and features, to count what each way of making cases found first.
+    std::vector<std::tuple<std::uint64_t, std::string, std::vector<std::string>>> derivations;
+    bool guided = false;
     std::size_t cases = 0, generation_errors = 0, mutants = 0, mutants_skipped = 0, mutants_invalid = 0;
     std::map<std::string, std::map<std::string, std::size_t>> metamorphic, mutant_pair_outcomes;
     double seconds = 0.0;
@@ -1377,6 +1562,8 @@ inline nlohmann::json write_summary(const summary_scope& sc) {
         ++cases;
         seconds += j.value("seconds", 0.0);
         if (j.contains("generation_error")) ++generation_errors;
+        guided = guided || j.contains("derivation");
+        derivations.emplace_back(i, j.contains("derivation") ? j["derivation"].value("by", std::string("fresh")) : std::string("fresh"), case_features(j));
         if (j.contains("motifs")) {
             std::set<std::string> seen;
             for (const auto& m : j["motifs"]) {
@@ -1445,6 +1632,34 @@ inline nlohmann::json write_summary(const summary_scope& sc) {
     s["seed"] = sc.seed;
     s["config_hash"] = sc.config_hash;
     if (!sc.shard.is_null()) s["shard"] = sc.shard;
+    if (guided || fs::exists(sc.dir / "corpus.json")) {
+        // What each way of making cases found first, in index order: a feature (rewrite
+        // kind, kind set, outcome, signature; campaign/corpus.hpp) counts for the case of
+        // smallest index that showed it.
+        std::sort(derivations.begin(), derivations.end());
+        std::set<std::string> seen;
+        nlohmann::json by = nlohmann::json::object();
+        for (const auto& [index, how, features] : derivations) {
+            auto& b = by[how];
+            if (b.is_null()) b = {{"cases", 0}, {"new_features", 0}};
+            b["cases"] = b["cases"].get<std::size_t>() + 1;
+            std::size_t fresh = 0;
+            for (const auto& feature : features) fresh += seen.insert(feature).second ? 1 : 0;
+            b["new_features"] = b["new_features"].get<std::size_t>() + fresh;
+        }
+        s["guide"]["by"] = by;
+        s["guide"]["features"] = seen.size();
+        if (fs::exists(sc.dir / "corpus.json")) {
+            try {
+                std::ifstream cf(sc.dir / "corpus.json");
+                const auto cj = nlohmann::json::parse(cf);
+                s["guide"]["corpus"] = cj.at("entries").size();
+                s["guide"]["mode"] = cj.at("guide").value("mode", std::string("rewrites"));
+            } catch (const std::exception&) {
+                // a corpus.json cut by a kill: the counts above still hold
+            }
+        }
+    }
     for (const auto& [name, m] : outcomes) s["backends"][name]["outcomes"] = m;
     for (const auto& [name, m] : pair_outcomes) s["pairs"][name]["outcomes"] = m;
     for (const auto& [name, t] : rewrites) {

@@ -16,6 +16,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "tensoracle/core/error.hpp"
 
@@ -26,7 +27,7 @@ struct known_findings {
     std::map<std::string, std::string> by_signature;
 
     /// Adds `path`: a folder holding finding folders (each with an expected.json that
-    /// names its "signature"), a folder of such folders, one finding folder, or a JSON
+    /// names its "signature", or its "signatures" as a list), a folder of such folders, one finding folder, or a JSON
     /// file: {"<signature id>": "<name>", ...} or [{"signature": ..., "name": ...}].
     /// Throws naming the path when it holds none of these.
     void add(const std::filesystem::path& path) {
@@ -43,11 +44,19 @@ struct known_findings {
                 }
                 if (it->path().filename() != "expected.json") continue;
                 const auto j = read(it->path(), where);
-                if (!j.is_object() || !j.contains("signature") || !j["signature"].is_string()) continue;
-                by_signature.emplace(j["signature"].get<std::string>(), it->path().parent_path().filename().string());
-                ++found;
+                if (!j.is_object()) continue;
+                // "signature": one id; "signatures": a list (one per configuration the finding shows in).
+                std::vector<std::string> ids;
+                if (j.contains("signature") && j["signature"].is_string()) ids.push_back(j["signature"].get<std::string>());
+                if (j.contains("signatures") && j["signatures"].is_array()) {
+                    for (const auto& id : j["signatures"]) {
+                        if (id.is_string()) ids.push_back(id.get<std::string>());
+                    }
+                }
+                for (const auto& id : ids) by_signature.emplace(id, it->path().parent_path().filename().string());
+                found += ids.empty() ? 0 : 1;
             }
-            if (found == 0) throw error(where, "no finding folder (one holding an expected.json with a \"signature\") below this folder");
+            if (found == 0) throw error(where, "no finding folder (one holding an expected.json with a \"signature\" or \"signatures\") below this folder");
             return;
         }
         const auto j = read(path, where);
@@ -81,11 +90,16 @@ private:
     }
 };
 
-/// A summary signature's label: "new", "known" or "limitation".
+/// A summary signature's label: "new", "known" or "limitation" (a valid model a
+/// system refuses in every configuration the campaign runs).
 [[nodiscard]] inline std::string triage_label(const nlohmann::json& sig, const known_findings& known) {
     if (known.by_signature.count(sig.value("id", std::string())) != 0) return "known";
     const auto outcome = sig.value("outcome", std::string());
-    if (outcome == "compile_failure" || outcome == "unsupported") return "limitation";
+    // What another configuration of the same system runs is no limitation of the system
+    // (campaign.hpp's pair comparison words such a failure "..., but <other> runs it").
+    const auto where = sig.value("where", std::string());
+    const bool sibling_runs = where.rfind("unsupported here, but ", 0) == 0 || where.rfind("fails to load, but ", 0) == 0;
+    if ((outcome == "compile_failure" || outcome == "unsupported") && !sibling_runs) return "limitation";
     return "new";
 }
 

@@ -161,6 +161,16 @@ struct generation_stats {
     }
 };
 
+/// A nudge to one graph's growth, for a guided campaign's "regrow around these
+/// motifs" (campaign/corpus.hpp): the motifs named (without a near-miss suffix)
+/// are drawn `factor` times their weight, and each draw splices a motif with
+/// `motif_probability` instead of the config's. Without motifs in the config, none.
+struct growth_bias {
+    std::set<std::string, std::less<>> motifs;
+    double factor = 8.0;
+    double motif_probability = 0.6;
+};
+
 class generator {
 public:
     /// Builds the op table for `cfg`: ops the config allows, each probed
@@ -265,7 +275,7 @@ public:
     }
 
     /// Grows one graph from `g` (generate() keeps only reachable domains).
-    [[nodiscard]] graph_sketch grow(rng& g, generation_stats& stats) const {
+    [[nodiscard]] graph_sketch grow(rng& g, generation_stats& stats, const growth_bias* bias = nullptr) const {
         state s;
         // A graph holds a few values per node: room for them up front, as each
         // regrowth moved every value (facts, shapes, names) made so far.
@@ -293,8 +303,8 @@ public:
             std::size_t k = 0;
             while (k + 1 < weights.size() && r >= weights[k]) r -= weights[k++];
             // Drawn only with motifs on, so a config without them keeps its random stream.
-            if (!motifs_.empty() && g.bernoulli(cfg_.motif_probability)) {
-                insert_motif(s, g, stats);
+            if (!motifs_.empty() && g.bernoulli(bias ? bias->motif_probability : cfg_.motif_probability)) {
+                insert_motif(s, g, stats, bias);
                 continue;
             }
             const auto& p = profiles_[k];
@@ -314,12 +324,12 @@ public:
 
     /// Grows graphs from `g` until one has no domain that data cannot reach
     /// (unreachable_domain), at most `attempts` times; the last one otherwise.
-    [[nodiscard]] graph_sketch generate(rng& g, generation_stats& stats) const {
+    [[nodiscard]] graph_sketch generate(rng& g, generation_stats& stats, const growth_bias* bias = nullptr) const {
         constexpr int attempts = 16;
         const bool timed = stats.times.enabled;
         const auto start = timed ? clock::now() : clock::time_point{};
         for (int a = 1;; ++a) {
-            graph_sketch sk = grow(g, stats);
+            graph_sketch sk = grow(g, stats, bias);
             const auto checked = timed ? clock::now() : clock::time_point{};
             const auto why = unreachable_domain(sk);
             if (timed) stats.times.reachability_ms += ms_since(checked);
@@ -1520,12 +1530,15 @@ private:
     /// Splices one motif into `s`: its steps in order, each a forward insertion
     /// reading what the step names; stops at the first step no instance fits (the
     /// steps placed stay, a pattern cut short) or at max_nodes.
-    void insert_motif(state& s, rng& g, generation_stats& stats) const {
+    void insert_motif(state& s, rng& g, generation_stats& stats, const growth_bias* bias = nullptr) const {
+        auto weight = [&](const std::pair<std::size_t, double>& kw) {
+            return bias && bias->motifs.contains(motif_at(kw.first).name) ? kw.second * bias->factor : kw.second;
+        };
         double total = 0.0;
-        for (const auto& [k, w] : motifs_) total += w;
+        for (const auto& kw : motifs_) total += weight(kw);
         double r = g.uniform() * total;
         std::size_t pick = 0;
-        while (pick + 1 < motifs_.size() && r >= motifs_[pick].second) r -= motifs_[pick++].second;
+        while (pick + 1 < motifs_.size() && r >= weight(motifs_[pick])) r -= weight(motifs_[pick++]);
         const motif& m = motif_at(motifs_[pick].first);
         std::vector<motif_step> steps = m.steps;
         std::vector<const op_profile*> profiles;

@@ -50,6 +50,10 @@ struct generated_case {
     std::map<std::string, tensor, std::less<>> outputs;  ///< graph outputs (our interpreter)
     std::vector<std::string> op_types;
     std::vector<std::string> motifs;  ///< motif instances spliced in (gen::graph_sketch::motifs)
+    /// How a guided campaign derived this case from a corpus case (campaign/corpus.hpp):
+    /// {"by": "mutation" | "regrow", "parent": id, ...}; null for a case generated from
+    /// (seed, index) alone, which make_case reproduces.
+    nlohmann::json derivation;
     gen::search_result search;
     std::size_t graphs_grown = 1;  ///< graphs this case took (more than 1: earlier input searches failed)
     /// Every value of the graph (inputs, weights, intermediates, outputs).
@@ -59,7 +63,7 @@ struct generated_case {
 /// Generates and searches case `index` of `seed` under `gen`'s config: a
 /// pure function of (seed, index, config).
 [[nodiscard]] inline generated_case make_case(const gen::generator& gen, std::uint64_t seed, std::uint64_t index,
-                                              gen::generation_stats& stats) {
+                                              gen::generation_stats& stats, const gen::growth_bias* bias = nullptr) {
     generated_case c;
     c.seed = seed;
     c.index = index;
@@ -72,7 +76,7 @@ struct generated_case {
     // A graph whose search fails is grown again from the same stream (still a pure
     // function of seed, index and config): a campaign gets NaN/Inf-free cases.
     for (std::size_t attempt = 1;; ++attempt) {
-        sketch = gen.generate(g, stats);
+        sketch = gen.generate(g, stats, bias);
         c.search = gen::search_inputs(sketch, g, so);
         c.graphs_grown = attempt;
         if (c.search.success || attempt >= gen.settings().search_attempts) break;
@@ -165,6 +169,7 @@ inline void model_text(std::ostringstream& os, const graph::graph& m, const std:
     j["config_hash"] = c.config_hash;
     j["ops"] = c.op_types;
     if (!c.motifs.empty()) j["motifs"] = c.motifs;
+    if (!c.derivation.is_null()) j["derivation"] = c.derivation;
     j["nodes"] = c.model.nodes.size();
     j["graphs_grown"] = c.graphs_grown;
     j["input_search"] = {{"success", c.search.success},
