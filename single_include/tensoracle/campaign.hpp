@@ -1116,10 +1116,7 @@ public:
             auto by = derivation_plan::kind::fresh;
             if (const auto d = l->find("derivation"); d != l->end() && d->contains("parent")) {
                 by = d->value("by", std::string()) == "regrow" ? derivation_plan::kind::regrow : derivation_plan::kind::mutation;
-                const auto parent = d->at("parent").get<std::string>();
-                for (auto& e : entries_) {
-                    if (e.id == parent) ++e.children;
-                }
+                if (const auto it = position_.find(d->at("parent").get<std::string>()); it != position_.end()) ++entries_[it->second].children;
             }
             std::vector<std::string> fresh;
             for (const auto& f : features) {
@@ -1135,8 +1132,16 @@ public:
             if (!c) continue;
             c->values.clear();
             c->outputs.clear();
+            position_.emplace(id, entries_.size());
             entries_.push_back({id, l->at("index").get<std::uint64_t>(), std::move(fresh), 0, std::move(*c)});
             kept.push_back(id);
+        }
+        // Energies change only here: every plan of the next round reads them.
+        energies_.clear();
+        energy_total_ = 0.0;
+        for (const auto& e : entries_) {
+            energies_.push_back(energy(e));
+            energy_total_ += energies_.back();
         }
         return kept;
     }
@@ -1159,11 +1164,9 @@ public:
         const double u = r.uniform();
         if (u < sh[0]) return p;
         const bool regrow = u >= sh[0] + sh[1];
-        double total = 0.0;
-        for (const auto& e : entries_) total += energy(e);
-        double x = r.uniform() * total;
+        double x = r.uniform() * energy_total_;
         std::size_t k = 0;
-        while (k + 1 < entries_.size() && x >= energy(entries_[k])) x -= energy(entries_[k++]);
+        while (k + 1 < entries_.size() && x >= energies_[k]) x -= energies_[k++];
         p.parent = k;
         // A parent without motifs has nothing to regrow around: it is mutated.
         p.by = regrow && !entries_[k].c.motifs.empty() ? derivation_plan::kind::regrow : derivation_plan::kind::mutation;
@@ -1214,6 +1217,9 @@ public:
 private:
     guide_options o_;
     std::vector<corpus_entry> entries_;
+    std::map<std::string, std::size_t> position_;  ///< case id -> index into entries_
+    std::vector<double> energies_;                 ///< energy(entries_[k]) as of the last absorb
+    double energy_total_ = 0.0;
     std::map<std::string, std::size_t> hits_;
     struct yield {
         std::size_t cases = 0, found = 0;
@@ -2267,33 +2273,6 @@ inline void write_model(const graph::graph& g, const std::map<std::string, tenso
     return m;
 }
 
-/// Node `i` of `g` alone: its inputs become graph inputs fed with `values`
-/// (initializers stay initializers), its outputs the graph's outputs.
-[[nodiscard]] inline graph::graph single_node(const graph::graph& g, std::size_t i,
-                                              const std::map<std::string, tensor, std::less<>>& values,
-                                              std::map<std::string, tensor, std::less<>>& feeds) {
-    graph::graph one;
-    one.name = g.name + "_node" + std::to_string(i);
-    one.opset = g.opset;
-    const auto& n = g.nodes.at(i);
-    one.nodes.push_back(n);
-    for (const auto& in : graph::graph::reads(n)) {  // a branch's reads too
-        if (const auto it = g.initializers.find(in); it != g.initializers.end()) {
-            one.initializers.insert_or_assign(in, it->second);
-        } else if (feeds.count(in) == 0) {
-            const auto& t = values.at(in);
-            one.inputs.push_back({in, t.element_dtype(), t.shape()});
-            feeds.emplace(in, t);
-        }
-    }
-    for (const auto& o : n.outputs) {
-        if (o.empty()) continue;
-        const auto& t = values.at(o);
-        one.outputs.push_back({o, t.element_dtype(), t.shape()});
-    }
-    return one;
-}
-
 /// The first `k + 1` nodes of `order` (a topological order of `g`) as a graph of
 /// their own: the graph inputs and initializers they read, and as outputs every value
 /// they make that no node of the prefix reads (and the graph's outputs among them),
@@ -2648,10 +2627,9 @@ public:
                 // crash keeps its signal. Without one, the message (a crash) or the op
                 // set (a hang) stays the signature.
                 s.oracle = "process";
-                const std::string how = r.outcome == outcome_class::crash
-                                            ? normalize_message(r.run.message) + "|" + normalize_message(detail::first_line(r.run.process.err))
-                                            : std::string();
-                s.where = r.outcome == outcome_class::crash ? how : detail::sorted_ops(c.op_types);
+                s.where = r.outcome == outcome_class::crash
+                              ? normalize_message(r.run.message) + "|" + normalize_message(detail::first_line(r.run.process.err))
+                              : detail::sorted_ops(c.op_types);
                 if (!o_.localize) return s;
                 if (const auto node = first_failing_prefix(*lane.backends[b], c, dir, r.run.status)) {
                     const auto& n = c.model.nodes[*node];

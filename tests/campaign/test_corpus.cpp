@@ -38,14 +38,19 @@ nlohmann::json line(std::uint64_t index, std::vector<std::string> kinds, std::st
     return j;
 }
 
-/// A small case for the corpus (graph + inputs), made by the generator.
-tensoracle::io::generated_case small_case(std::uint64_t index) {
+/// Small float32 graphs with motifs.
+tensoracle::gen::config small_config() {
     tensoracle::gen::config cfg;
     cfg.include_ops = {"Sigmoid", "Mul", "Add", "Relu", "Tanh", "Abs"};
     cfg.dtypes = {dtype::f32};
     cfg.max_nodes = 5;
     cfg.motif_probability = 0.5;
-    const tensoracle::gen::generator gen(cfg);
+    return cfg;
+}
+
+/// A small case for the corpus (graph + inputs), made by the generator.
+tensoracle::io::generated_case small_case(std::uint64_t index) {
+    const tensoracle::gen::generator gen(small_config());
     tensoracle::gen::generation_stats st;
     return tensoracle::io::make_case(gen, 7, index, st);
 }
@@ -253,12 +258,7 @@ TEST_CASE("corpus: plans are pure functions of the corpus and the case, fresh wi
 }
 
 TEST_CASE("corpus: derived cases run, keep their index and record parent and operations") {
-    tensoracle::gen::config cfg;
-    cfg.include_ops = {"Sigmoid", "Mul", "Add", "Relu", "Tanh", "Abs"};
-    cfg.dtypes = {dtype::f32};
-    cfg.max_nodes = 5;
-    cfg.motif_probability = 0.5;
-    const tensoracle::gen::generator gen(cfg);
+    const tensoracle::gen::generator gen(small_config());
     tc::rewrite_corpus corpus({.mode = tc::guide_mode::rewrites});
     const auto a = line(0, {"K1"});
     (void)corpus.absorb({&a}, [&](const std::string&) { return std::optional(small_case(3)); });

@@ -381,33 +381,6 @@ inline void write_model(const graph::graph& g, const std::map<std::string, tenso
     return m;
 }
 
-/// Node `i` of `g` alone: its inputs become graph inputs fed with `values`
-/// (initializers stay initializers), its outputs the graph's outputs.
-[[nodiscard]] inline graph::graph single_node(const graph::graph& g, std::size_t i,
-                                              const std::map<std::string, tensor, std::less<>>& values,
-                                              std::map<std::string, tensor, std::less<>>& feeds) {
-    graph::graph one;
-    one.name = g.name + "_node" + std::to_string(i);
-    one.opset = g.opset;
-    const auto& n = g.nodes.at(i);
-    one.nodes.push_back(n);
-    for (const auto& in : graph::graph::reads(n)) {  // a branch's reads too
-        if (const auto it = g.initializers.find(in); it != g.initializers.end()) {
-            one.initializers.insert_or_assign(in, it->second);
-        } else if (feeds.count(in) == 0) {
-            const auto& t = values.at(in);
-            one.inputs.push_back({in, t.element_dtype(), t.shape()});
-            feeds.emplace(in, t);
-        }
-    }
-    for (const auto& o : n.outputs) {
-        if (o.empty()) continue;
-        const auto& t = values.at(o);
-        one.outputs.push_back({o, t.element_dtype(), t.shape()});
-    }
-    return one;
-}
-
 /// The first `k + 1` nodes of `order` (a topological order of `g`) as a graph of
 /// their own: the graph inputs and initializers they read, and as outputs every value
 /// they make that no node of the prefix reads (and the graph's outputs among them),
@@ -762,10 +735,9 @@ public:
                 // crash keeps its signal. Without one, the message (a crash) or the op
                 // set (a hang) stays the signature.
                 s.oracle = "process";
-                const std::string how = r.outcome == outcome_class::crash
-                                            ? normalize_message(r.run.message) + "|" + normalize_message(detail::first_line(r.run.process.err))
-                                            : std::string();
-                s.where = r.outcome == outcome_class::crash ? how : detail::sorted_ops(c.op_types);
+                s.where = r.outcome == outcome_class::crash
+                              ? normalize_message(r.run.message) + "|" + normalize_message(detail::first_line(r.run.process.err))
+                              : detail::sorted_ops(c.op_types);
                 if (!o_.localize) return s;
                 if (const auto node = first_failing_prefix(*lane.backends[b], c, dir, r.run.status)) {
                     const auto& n = c.model.nodes[*node];

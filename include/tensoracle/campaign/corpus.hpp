@@ -180,10 +180,7 @@ public:
             auto by = derivation_plan::kind::fresh;
             if (const auto d = l->find("derivation"); d != l->end() && d->contains("parent")) {
                 by = d->value("by", std::string()) == "regrow" ? derivation_plan::kind::regrow : derivation_plan::kind::mutation;
-                const auto parent = d->at("parent").get<std::string>();
-                for (auto& e : entries_) {
-                    if (e.id == parent) ++e.children;
-                }
+                if (const auto it = position_.find(d->at("parent").get<std::string>()); it != position_.end()) ++entries_[it->second].children;
             }
             std::vector<std::string> fresh;
             for (const auto& f : features) {
@@ -199,8 +196,16 @@ public:
             if (!c) continue;
             c->values.clear();
             c->outputs.clear();
+            position_.emplace(id, entries_.size());
             entries_.push_back({id, l->at("index").get<std::uint64_t>(), std::move(fresh), 0, std::move(*c)});
             kept.push_back(id);
+        }
+        // Energies change only here: every plan of the next round reads them.
+        energies_.clear();
+        energy_total_ = 0.0;
+        for (const auto& e : entries_) {
+            energies_.push_back(energy(e));
+            energy_total_ += energies_.back();
         }
         return kept;
     }
@@ -223,11 +228,9 @@ public:
         const double u = r.uniform();
         if (u < sh[0]) return p;
         const bool regrow = u >= sh[0] + sh[1];
-        double total = 0.0;
-        for (const auto& e : entries_) total += energy(e);
-        double x = r.uniform() * total;
+        double x = r.uniform() * energy_total_;
         std::size_t k = 0;
-        while (k + 1 < entries_.size() && x >= energy(entries_[k])) x -= energy(entries_[k++]);
+        while (k + 1 < entries_.size() && x >= energies_[k]) x -= energies_[k++];
         p.parent = k;
         // A parent without motifs has nothing to regrow around: it is mutated.
         p.by = regrow && !entries_[k].c.motifs.empty() ? derivation_plan::kind::regrow : derivation_plan::kind::mutation;
@@ -278,6 +281,9 @@ public:
 private:
     guide_options o_;
     std::vector<corpus_entry> entries_;
+    std::map<std::string, std::size_t> position_;  ///< case id -> index into entries_
+    std::vector<double> energies_;                 ///< energy(entries_[k]) as of the last absorb
+    double energy_total_ = 0.0;
     std::map<std::string, std::size_t> hits_;
     struct yield {
         std::size_t cases = 0, found = 0;
