@@ -616,7 +616,15 @@ int run_campaign_command(campaign_args& a) {
     o.config.validate();
     // Triage: the kit's confirmed findings (in its source tree, where this tensoracle was built) and the user's.
 #ifdef TENSORACLE_SOURCE_DIR
-    if (const auto data = fs::path(TENSORACLE_SOURCE_DIR) / "tests" / "data"; fs::is_directory(data)) o.known.add(data);
+    if (const auto data = fs::path(TENSORACLE_SOURCE_DIR) / "tests" / "data"; fs::is_directory(data)) {
+        o.known.add(data);
+        // Discrepancies judged no one's bug (precision, specification gaps): labelled judged.
+        if (const auto judged = data / "judged"; fs::is_directory(judged)) {
+            for (const auto& f : fs::directory_iterator(judged)) {
+                if (f.path().extension() == ".json") o.known.add(f.path());
+            }
+        }
+    }
 #endif
     for (const auto& k : a.known) o.known.add(k);
     std::vector<to::campaign::support_table> support;
@@ -1044,8 +1052,9 @@ int main(int argc, char** argv) {
     camp->add_option("--out", ca.out, "Campaign folder (an existing one with the same settings resumes)")->required();
     camp->add_option("--config", ca.config_file, "Generator configuration, JSON")->check(CLI::ExistingFile);
     camp->add_option("--known", ca.known, "Confirmed findings whose signatures are labelled known: a folder of finding folders "
-                                          "(each with expected.json) or a JSON file {signature: name} (repeatable; the kit's own "
-                                          "tests/data/findings* are always read where the source tree is)")
+                                          "(each with expected.json) or a JSON file {signature: name} or [{signature, name, verdict}] "
+                                          "(verdict precision or specification gap: labelled judged; repeatable; the kit's own "
+                                          "tests/data/findings* and tests/data/judged/*.json are always read where the source tree is)")
         ->check(CLI::ExistingPath);
     camp->add_option("--time-limit", ca.time_limit, "Stop starting cases after this many seconds (0: none)")->capture_default_str();
     camp->add_option("--timeout", ca.timeout, "Seconds one backend run may take before it counts as a hang")->capture_default_str();

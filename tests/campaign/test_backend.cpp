@@ -133,6 +133,33 @@ TEST_CASE("signatures: messages lose what changes between runs, and ids are stab
     CHECK(tensoracle::fnv1a_hex("a") == "af63dc4c8601ec8c");
 }
 
+TEST_CASE("messages: a C++ source context is cut to its function's name, before the 300-character cut") {
+    namespace d = tensoracle::campaign::detail;
+    const std::string ort =
+        "Non-zero status code returned while running Pad node. Name:'n0_Pad' Status Message: "
+        "/onnxruntime_src/onnxruntime/core/providers/cpu/tensor/pad.cc:422 onnxruntime::common::Status "
+        "onnxruntime::PadImpl(OpKernelContext*, const PadsVector&, const PadsVector&, const Mode&, T) [with T = unsigned int; "
+        "PadsVector = absl::lts_20250814::InlinedVector<long int, 10, std::allocator<long int> >] data_rank > 0 was false. "
+        "Input tensor has no dimensions";
+    const std::string cut = "Non-zero status code returned while running Pad node. Name:'n0_Pad' Status Message: "
+                            "onnxruntime::PadImpl: data_rank > 0 was false. Input tensor has no dimensions";
+    CHECK(d::without_source_context(ort) == cut);
+    // The condition survives the cut to 300 characters; the kernel's instantiation
+    // (uint8 for a 1-byte type) does not split one failure into several.
+    CHECK(d::first_line("\n  " + ort + "\nsecond line") == cut);
+    auto u8 = ort;
+    u8.replace(u8.find("unsigned int"), 12, "unsigned char");
+    CHECK(d::first_line(u8) == cut);
+    // Nested: an If whose branch failed; a virtual member with a pointer result, a const member.
+    CHECK(d::without_source_context("a /x/op_kernel.cc:83 virtual OrtValue* ns::Ctx::OutputMLValue(int, const ns::Shape&) "
+                                    "status.IsOK() was false. b /y/k.h:42 const T* ns::Ctx::Input(int) const [with T = ns::Tensor] "
+                                    "Missing Input: x") == "a ns::Ctx::OutputMLValue: status.IsOK() was false. b ns::Ctx::Input: Missing Input: x");
+    // Not a source context: left alone.
+    for (const std::string m : {"at /src/lrn.h:23 size_ % 2 == 1 was false.", "Load model from /tmp/m.onnx failed (x)", "plain (text) [with]", "/a/b.cc:1 Check failed (n > 0)"}) {
+        CHECK(d::without_source_context(m) == m);
+    }
+}
+
 TEST_CASE("within_reference_precision: a backend as close to float64 truth as our reference is not blamed") {
     const tensor truth(tensoracle::array<double>{1.0, 2.0});
     const tensor ref(tensoracle::array<float>{1.001f, 2.f});  // our f32 reference, 1e-3 off at element 0

@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <csignal>
 #include <cstring>
 #include <filesystem>
@@ -98,7 +99,68 @@ private:
 
 namespace detail {
 
-/// The first non-empty line of `text`, trimmed and cut to 300 characters.
+/// `line` with each C++ source context an assertion message carries
+/// ("/src/pad.cc:422 Status ns::PadImpl(Ctx*, const V&) [with T = unsigned int; V = ...]
+/// data_rank > 0 was false") cut to the function's name ("ns::PadImpl: data_rank > 0
+/// was false"). Such contexts run to hundreds of characters before the condition
+/// that says what failed, and their template arguments name the kernel's
+/// instantiation (uint32 for every 4-byte type), not the model's types.
+[[nodiscard]] inline std::string without_source_context(std::string line) {
+    auto is_space = [](char c) { return c == ' ' || c == '\t'; };
+    // `from`..`to` a balanced group opening at `from` (with `open`), or npos.
+    auto close_of = [&](std::size_t from, char open, char close) {
+        int depth = 0;
+        for (std::size_t k = from; k < line.size(); ++k) {
+            if (line[k] == open) ++depth;
+            if (line[k] == close && --depth == 0) return k;
+        }
+        return std::string::npos;
+    };
+    std::size_t search = 0;
+    while (search < line.size()) {
+        // A word "<path with a '/'>:<line number>".
+        std::size_t b = search;
+        while (b < line.size() && is_space(line[b])) ++b;
+        std::size_t e = b;
+        while (e < line.size() && !is_space(line[e])) ++e;
+        if (b >= line.size()) break;
+        const auto word = std::string_view(line).substr(b, e - b);
+        const auto colon = word.rfind(':');
+        const bool path_line = word.find('/') != std::string_view::npos && colon != std::string_view::npos && colon + 1 < word.size() &&
+                               std::all_of(word.begin() + static_cast<std::ptrdiff_t>(colon) + 1, word.end(), [](char c) { return c >= '0' && c <= '9'; });
+        if (!path_line) {
+            search = e;
+            continue;
+        }
+        // Then a declaration up to its parameter list: "[virtual] R ns::f(...)".
+        const auto paren = line.find('(', e);
+        if (paren == std::string::npos || paren - e > 200) break;
+        std::size_t n = paren;
+        while (n > e && !is_space(line[n - 1]) && line[n - 1] != '*' && line[n - 1] != '&') --n;
+        const auto name = line.substr(n, paren - n);
+        auto end = close_of(paren, '(', ')');
+        // A qualified name only: "/src/x.cc:1 Check failed (n > 0)" is no declaration.
+        if (name.find("::") == std::string::npos || end == std::string::npos) break;
+        ++end;
+        for (const std::string_view q : {" const", " volatile", " noexcept", " override"}) {
+            if (std::string_view(line).substr(end, q.size()) == q) end += q.size();
+        }
+        std::size_t w = end;
+        while (w < line.size() && is_space(line[w])) ++w;
+        if (std::string_view(line).substr(w, 6) == "[with ") {
+            const auto c = close_of(w, '[', ']');
+            if (c == std::string::npos) break;
+            end = c + 1;
+        }
+        const std::string replacement = name + ":";
+        line.replace(b, end - b, replacement);
+        search = b + replacement.size();
+    }
+    return line;
+}
+
+/// The first non-empty line of `text`, trimmed, without source contexts
+/// (without_source_context), cut to 300 characters.
 [[nodiscard]] inline std::string first_line(const std::string& text) {
     std::size_t b = 0;
     while (b < text.size()) {
@@ -108,7 +170,7 @@ namespace detail {
         while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t')) line.pop_back();
         std::size_t s = 0;
         while (s < line.size() && (line[s] == ' ' || line[s] == '\t')) ++s;
-        if (s < line.size()) return line.substr(s, 300);
+        if (s < line.size()) return without_source_context(line.substr(s)).substr(0, 300);
         b = e + 1;
     }
     return {};

@@ -618,12 +618,14 @@ public:
         }
         // A load failure of one configuration only (an optimization that made the graph
         // invalid) is that configuration's fault, not a model the system refuses: its
-        // signature says so, and triage does not file it as a limitation.
-        if (a_ran && rb.outcome == outcome_class::compile_failure && rb.detail.rfind("unsupported here, but ", 0) != 0) {
-            rb.detail = "fails to load, but " + lane.backends[a]->name() + " runs it: " + rb.detail;
+        // signature says so, and triage does not file it as a limitation. The other
+        // loaded the model when it ran it or failed only while running it.
+        const bool a_loaded = a_ran || ra.run.status == run_status::runtime_error, b_loaded = b_ran || rb.run.status == run_status::runtime_error;
+        if (a_loaded && rb.outcome == outcome_class::compile_failure && rb.detail.rfind("unsupported here, but ", 0) != 0) {
+            rb.detail = "fails to load, but " + lane.backends[a]->name() + " loads it: " + rb.detail;
         }
-        if (b_ran && ra.outcome == outcome_class::compile_failure && ra.detail.rfind("unsupported here, but ", 0) != 0) {
-            ra.detail = "fails to load, but " + lane.backends[b]->name() + " runs it: " + ra.detail;
+        if (b_loaded && ra.outcome == outcome_class::compile_failure && ra.detail.rfind("unsupported here, but ", 0) != 0) {
+            ra.detail = "fails to load, but " + lane.backends[b]->name() + " loads it: " + ra.detail;
         }
         if (!a_ran || !b_ran) return;
         const auto j = detail::judge_outputs(ra.run.outputs, rb.run.outputs, o_.level);
@@ -1431,8 +1433,9 @@ public:
         }
         os << "\nsignatures: " << s["signatures"].size();
         if (s.contains("triage")) {
-            os << " (" << s["triage"].value("new", 0) << " new, " << s["triage"].value("known", 0) << " known, "
-               << s["triage"].value("limitation", 0) << " limitations: valid models a system refuses)";
+            os << " (" << s["triage"].value("new", 0) << " new, " << s["triage"].value("known", 0) << " known, ";
+            if (s["triage"].value("judged", 0) > 0) os << s["triage"].value("judged", 0) << " judged not bugs, ";
+            os << s["triage"].value("limitation", 0) << " limitations: valid models a system refuses)";
         }
         os << "\n";
         std::map<std::string, std::size_t> limitations;  // collapsed: "backend outcome" -> cases
@@ -1442,7 +1445,7 @@ public:
                 limitations[g["backend"].get<std::string>() + " " + g["outcome"].get<std::string>()] += g["count"].get<std::size_t>();
                 continue;
             }
-            os << "  " << (label == "known" ? "known " : "NEW   ") << g["id"].get<std::string>() << "  " << g["count"].get<std::size_t>() << "x  " << g["backend"].get<std::string>() << "  "
+            os << "  " << (label == "known" ? "known  " : label == "judged" ? "judged " : "NEW    ") << g["id"].get<std::string>() << "  " << g["count"].get<std::size_t>() << "x  " << g["backend"].get<std::string>() << "  "
                << g["outcome"].get<std::string>() << "  " << g["where"].get<std::string>() << "  (smallest: cases/" << g["case"].get<std::string>()
                << ", " << g["case_nodes"].get<std::size_t>() << " nodes)" << (g.contains("finding") ? "  finding " + g["finding"].get<std::string>() : std::string()) << "\n";
             if (g.contains("bundle")) {
@@ -1675,7 +1678,7 @@ inline nlohmann::json write_summary(const summary_scope& sc) {
         return x.second->count != y.second->count ? x.second->count > y.second->count : x.first < y.first;
     });
     s["signatures"] = nlohmann::json::array();
-    std::map<std::string, std::size_t> triage_counts{{"new", 0}, {"known", 0}, {"limitation", 0}};
+    std::map<std::string, std::size_t> triage_counts{{"new", 0}, {"known", 0}, {"judged", 0}, {"limitation", 0}};
     for (const auto& [id, g] : sorted) {
         const auto label = g->first["triage"].get<std::string>();
         ++triage_counts[label];
@@ -1689,7 +1692,7 @@ inline nlohmann::json write_summary(const summary_scope& sc) {
                                    {"case", g->smallest_case},
                                    {"case_nodes", g->smallest_nodes}});
         if (g->first.contains("reduce_as")) s["signatures"].back()["reduce_as"] = g->first["reduce_as"];
-        if (label == "known") s["signatures"].back()["finding"] = sc.known.by_signature.at(id);
+        if (label == "known" || label == "judged") s["signatures"].back()["finding"] = sc.known.by_signature.at(id);
     }
     s["triage"] = triage_counts;
     attach_bundles(sc.dir, s);

@@ -248,7 +248,8 @@ inline fs::path write_report(const fs::path& dir) {
         for (const auto& g : summary["signatures"]) new_count += g.value("triage", std::string("new")) == "new" ? 1 : 0;
         const auto t = summary.value("triage", nlohmann::json::object());
         h << "<h2>New and real</h2>\n<p>" << new_count << " new signature(s); " << t.value("known", 0) << " known (confirmed findings), "
-          << t.value("limitation", 0) << " limitations (valid models a system refuses), listed at the end.</p>\n";
+          << t.value("judged", 0) << " judged not bugs (precision, specification gaps), " << t.value("limitation", 0)
+          << " limitations (valid models a system refuses), listed at the end.</p>\n";
         if (new_count > 0) {
             h << "<table id=\"new\"><tr><th class=\"l\">id</th><th>cases</th><th class=\"l\">backend</th><th class=\"l\">outcome</th><th class=\"l\">where</th></tr>\n";
             for (const auto& g : summary["signatures"]) {

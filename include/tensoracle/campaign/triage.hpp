@@ -11,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <array>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -22,13 +24,21 @@
 
 namespace tensoracle::campaign {
 
-/// Confirmed findings by signature id: the finding's name (its folder) or label.
+/// Confirmed findings by signature id: the finding's name (its folder) or label,
+/// and the verdict of a judged discrepancy that is no fault of the system.
 struct known_findings {
     std::map<std::string, std::string> by_signature;
+    /// Signatures judged "precision" or "specification gap" (docs/FINDINGS.md): no one's
+    /// bug, so a campaign labels them `judged`, not `known`. Absent: a confirmed finding.
+    std::map<std::string, std::string> verdict_by_signature;
+
+    /// The verdicts a judged signature may carry; "bug" and "limitation" are confirmed findings.
+    static constexpr std::array<std::string_view, 4> verdicts{"bug", "limitation", "precision", "specification gap"};
 
     /// Adds `path`: a folder holding finding folders (each with an expected.json that
     /// names its "signature", or its "signatures" as a list), a folder of such folders, one finding folder, or a JSON
-    /// file: {"<signature id>": "<name>", ...} or [{"signature": ..., "name": ...}].
+    /// file: {"<signature id>": "<name>", ...} or [{"signature": ..., "name": ..., "verdict": ...}]
+    /// (verdict one of `verdicts`; "precision" and "specification gap" label it judged).
     /// Throws naming the path when it holds none of these.
     void add(const std::filesystem::path& path) {
         namespace fs = std::filesystem;
@@ -72,9 +82,19 @@ struct known_findings {
             if (!e.is_object() || !e.contains("signature") || !e["signature"].is_string()) {
                 throw error(where, "a list entry has no \"signature\" string: " + e.dump());
             }
-            by_signature.emplace(e["signature"].get<std::string>(), e.value("name", e["signature"].get<std::string>()));
+            const auto id = e["signature"].get<std::string>();
+            by_signature.emplace(id, e.value("name", id));
+            if (const auto v = e.find("verdict"); v != e.end()) {
+                const std::string verdict = v->is_string() ? v->get<std::string>() : v->dump();
+                if (std::find(verdicts.begin(), verdicts.end(), verdict) == verdicts.end()) {
+                    throw error(where, "signature " + id + ": unknown verdict '" + verdict + "' (known: bug, limitation, precision, specification gap)");
+                }
+                if (verdict == "precision" || verdict == "specification gap") verdict_by_signature.emplace(id, verdict);
+            }
         }
     }
+    /// Whether `id` was judged no fault of the system (precision, a specification gap).
+    [[nodiscard]] bool judged_not_a_bug(const std::string& id) const { return verdict_by_signature.count(id) != 0; }
 
     [[nodiscard]] nlohmann::json json() const { return by_signature; }
 
@@ -90,10 +110,13 @@ private:
     }
 };
 
-/// A summary signature's label: "new", "known" or "limitation" (a valid model a
-/// system refuses in every configuration the campaign runs).
+/// A summary signature's label: "new", "known" (a confirmed finding), "judged" (judged
+/// no fault: precision, a specification gap) or "limitation" (a valid model a system
+/// refuses in every configuration the campaign runs).
 [[nodiscard]] inline std::string triage_label(const nlohmann::json& sig, const known_findings& known) {
-    if (known.by_signature.count(sig.value("id", std::string())) != 0) return "known";
+    const auto id = sig.value("id", std::string());
+    if (known.judged_not_a_bug(id)) return "judged";
+    if (known.by_signature.count(id) != 0) return "known";
     const auto outcome = sig.value("outcome", std::string());
     // What another configuration of the same system runs is no limitation of the system
     // (campaign.hpp's pair comparison words such a failure "..., but <other> runs it").
@@ -105,11 +128,12 @@ private:
 
 /// Where a labelled signature goes in a summary: new wrong results (mismatch, NaN/Inf,
 /// shape or dtype, non-determinism) 0, other new failures (crash, hang, run-time
-/// error, bad output) 1, known 2, limitations 3.
+/// error, bad output) 1, known 2, judged 3, limitations 4.
 [[nodiscard]] inline int triage_rank(const nlohmann::json& sig) {
     const auto label = sig.value("triage", std::string("new"));
     if (label == "known") return 2;
-    if (label == "limitation") return 3;
+    if (label == "judged") return 3;
+    if (label == "limitation") return 4;
     const auto outcome = sig.value("outcome", std::string());
     const bool wrong = outcome == "mismatch" || outcome == "nan_inf" || outcome == "shape_dtype" || outcome == "nondeterministic";
     return wrong ? 0 : 1;
