@@ -178,29 +178,40 @@ TEST_CASE("corpus: a line's features are its kinds, its optimization set, its fa
     CHECK(f == want);
     // One optimization kind alone makes no set; a pass no outcome feature; no report no kinds.
     CHECK(tc::case_features(line(1, {"A -> B"})) == std::vector<std::string>{"ort|kind:A -> B"});
+    // A backend that failed after loading reported rewrites it never ran on values.
+    CHECK(tc::case_features(line(2, {"A -> B"}, "runtime_error", {"ef"})) == std::vector<std::string>{"ort|outcome:runtime_error", "sig:ef"});
+    CHECK(tc::some_backend_ran(line(2, {}, "reference_precision")));
+    CHECK_FALSE(tc::some_backend_ran(line(2, {}, "compile_failure")));
     CHECK(tc::case_features(nlohmann::json{{"backends", {{"x", {{"outcome", "pass"}}}}}}).empty());
 }
 
 TEST_CASE("corpus: rounds are absorbed in index order, each case kept for a feature not seen before") {
     tc::rewrite_corpus corpus({.mode = tc::guide_mode::rewrites});
-    const auto a = line(5, {"K1"}), b = line(2, {"K1", "K2"}), c = line(7, {"K2"}), d = line(9, {}, "crash");
+    const auto a = line(5, {"K1"}), b = line(2, {"K1", "K2"}), c = line(7, {"K2"}), d = line(9, {}, "mismatch");
+    // Ran nowhere: a crash, and a runtime error after a rewrite the session reported.
+    const auto x = line(10, {}, "crash"), y = line(11, {"K5"}, "runtime_error");
     std::vector<std::string> loaded;
     auto load = [&](const std::string& id) -> std::optional<tensoracle::io::generated_case> {
         loaded.push_back(id);
         return small_case(loaded.size());
     };
-    const auto kept = corpus.absorb({&a, &b, &c, &d}, load);
-    // Index 2 brings K1 and K2 first; 5 and 7 bring nothing new; 9 a crash.
+    const auto kept = corpus.absorb({&a, &b, &c, &d, &x, &y}, load);
+    // Index 2 brings K1 and K2 first; 5 and 7 bring nothing new; 9 a mismatch. 10 and
+    // 11 ran in no backend: their failures count, they are no parents, and K5 was
+    // never tested on values, so it is not counted as seen.
     CHECK(kept == std::vector<std::string>{"c2", "c9"});
     CHECK(loaded == kept);
     CHECK(corpus.hits("ort|kind:K1") == 2);
     CHECK(corpus.hits("ort|kind:K2") == 2);
+    CHECK(corpus.hits("ort|outcome:crash") == 1);
+    CHECK(corpus.hits("ort|outcome:runtime_error") == 1);
+    CHECK(corpus.hits("ort|kind:K5") == 0);
     CHECK_FALSE(corpus.novel({"ort|kind:K1"}));
     CHECK(corpus.novel({"ort|kind:K1", "ort|kind:K3"}));
     // Energy: rarer features weigh more; children halve it as they grow fourfold.
     const auto& e2 = corpus.entries()[0];
     const auto& e9 = corpus.entries()[1];
-    CHECK(corpus.energy(e9) == doctest::Approx(1.0));            // one crash seen once
+    CHECK(corpus.energy(e9) == doctest::Approx(1.0));            // one mismatch seen once
     CHECK(corpus.energy(e2) == doctest::Approx(0.5 + 0.5 + 1.0));  // K1, K2 (twice each), the K1&K2 set once
     // A case a loader cannot give is not kept, yet its features count.
     const auto e = line(12, {"K4"});
@@ -212,6 +223,18 @@ TEST_CASE("corpus: rounds are absorbed in index order, each case kept for a feat
     (void)corpus.absorb({&child}, load);
     CHECK(corpus.entries()[1].children == 1);
     CHECK(corpus.energy(corpus.entries()[1]) == doctest::Approx(1.0 / std::sqrt(2.0)));
+    // K5 run by a later case is new then.
+    const auto z = line(14, {"K5"});
+    CHECK(corpus.absorb({&z}, load) == std::vector<std::string>{"c14"});
+    // A parent past parent_nodes weighs parent_nodes / nodes as much: mutants of
+    // mutants, which grow, are drawn less.
+    tc::rewrite_corpus tight({.mode = tc::guide_mode::rewrites, .parent_nodes = 2});
+    (void)tight.absorb({&d}, load);
+    const auto nodes = static_cast<double>(tight.entries().at(0).c.model.nodes.size());
+    REQUIRE(nodes > 2.0);
+    CHECK(tight.energy(tight.entries()[0]) == doctest::Approx(2.0 / nodes));
+    CHECK_THROWS_WITH_AS(tc::rewrite_corpus({.mode = tc::guide_mode::rewrites, .parent_nodes = 0}), doctest::Contains("parent_nodes must be at least 1"),
+                         tensoracle::error);
 }
 
 TEST_CASE("corpus: plans are pure functions of the corpus and the case, fresh without a corpus") {
