@@ -18,6 +18,7 @@
 #ifdef TENSORACLE_TEST_JSON
 #include <tensoracle/gen/config_json.hpp>
 #endif
+#include <tensoracle/io/case_files.hpp>
 
 // One namespace per file: test executables compile as one unity file (tests/CMakeLists.txt).
 namespace gen_generator_test {
@@ -1787,6 +1788,33 @@ TEST_CASE("input search: its finiteness check and dtype conversion agree with th
             b(at) = 0.5;
         }
     }
+}
+
+TEST_CASE("generator: no Squeeze with an empty axes list (ONNX leaves its meaning open)") {
+    // Backward insertion nudges a list's length towards the bound output's rank; for
+    // Squeeze that reached an empty axes list, which ONNX's reference reads as "remove
+    // nothing" and onnxruntime as "remove every dim of 1" (docs/FINDINGS.md).
+    to::gen::config cfg;
+    cfg.include_ops = {"Squeeze", "Unsqueeze", "Relu", "Add"};
+    cfg.max_nodes = 6;
+    const to::gen::generator gen(cfg);
+    to::gen::generation_stats stats;
+    std::size_t squeezes = 0, with_axes = 0;
+    for (std::uint64_t i = 0; i < 200; ++i) {
+        auto g = to::gen::case_rng(11, i, gen.settings().hash());
+        const auto sketch = gen.generate(g, stats);
+        for (const auto& n : sketch.model.nodes) {
+            if (n.op_type != "Squeeze") continue;
+            ++squeezes;
+            if (n.inputs.size() < 2 || n.inputs[1].empty()) continue;
+            ++with_axes;
+            const auto it = sketch.model.initializers.find(n.inputs[1]);
+            REQUIRE(it != sketch.model.initializers.end());
+            CHECK_MESSAGE(it->second.size() > 0, "case ", i, ": Squeeze ", n.outputs[0], " has an empty axes list:\n", tensoracle::io::model_text(sketch.model));
+        }
+    }
+    CHECK(squeezes > 50);
+    CHECK(with_axes > 20);
 }
 
 }  // namespace gen_generator_test

@@ -619,6 +619,8 @@ TEST_CASE("nn: error paths of the other ops") {
     bad("ConvTranspose", {x, w}, {{"group", std::int64_t{4}}}, "multiple of group");
     bad("ConvTranspose", {x, w}, {{"output_padding", ints{1}}}, "output_padding has one value per spatial axis");
     bad("ConvTranspose", {x, w}, {{"output_padding", ints{-1, 0}}}, "output_padding >= 0");
+    // ONNX: less than the stride/dilation; strides and dilations default to 1.
+    bad("ConvTranspose", {x, w}, {{"output_padding", ints{1, 0}}}, "output_padding < max(stride, dilation) (spatial axis 0)");
     bad("ConvTranspose", {x, w}, {{"output_shape", ints{4}}}, "output_shape has one value per spatial axis");
     bad("ConvTranspose", {x, w}, {{"pads", ints{3, 0, 3, 0}}}, "the output size is non-negative (spatial axis 0)");
     bad("ConvTranspose", {x, w}, {{"strides", ints{0, 1}}}, "strides >= 1");

@@ -619,9 +619,10 @@ struct instance_hooks {
                     if (r.tries == 1 && have == r.have && have != 0 && len != 0 && static_cast<std::int64_t>(len) != r.len) {
                         r.tries = 2;
                     }
+                    const std::int64_t shortest = hints.input(i) != nullptr && hints.input(i)->nonempty ? 1 : 0;
                     while (r.tries < 2 && !nudged) {  // a way out of range: the other one at once
                         const std::int64_t next = ++r.tries == 1 ? r.len + (want - r.have) : r.len - (want - r.have);
-                        if (next >= 0 && next <= longest && next != static_cast<std::int64_t>(len)) {
+                        if (next >= shortest && next <= longest && next != static_cast<std::int64_t>(len)) {
                             len = static_cast<std::size_t>(next);
                             nudged = true;
                         }
@@ -850,6 +851,17 @@ struct instance_hooks {
             } else {
                 given[key] = value_named(spec::context::attr_name(key));
             }
+        }
+        // An empty list where the spec's hints ask for values (nonempty_values), from a
+        // nudged length or a bound empty value, is not drawn.
+        for (std::size_t i = 0; i < in.size(); ++i) {
+            const auto* ih = hints.input(i);
+            if (ih == nullptr || !ih->nonempty || in[i].role == input_role::absent) continue;
+            const auto& sh = in[i].shape;
+            const bool empty = values_inputs.count(i) != 0 ? values_len[i] == 0 && !sh.empty()
+                                                           : std::find(sh.begin(), sh.end(), std::size_t{0}) != sh.end() ||
+                                                                 (in[i].data.has_value() && in[i].data->size() == 0);
+            if (empty) return reject("input " + std::to_string(i) + " would be an empty list (its meaning is left open)");
         }
         op_instance out;
         out.op = &op;

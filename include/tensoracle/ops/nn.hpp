@@ -1121,6 +1121,10 @@ struct conv_transpose : nn::two_inputs_and_optional_third<conv_transpose>, nn::t
             cs.push_back({dl[i] >= 1, "dilations >= 1" + ax});
             cs.push_back({p[i] >= 0 && p[n + i] >= 0, "pads >= 0" + ax});
             cs.push_back({op[i] >= 0, "output_padding >= 0" + ax});
+            // ONNX: "each padding value in output_padding must be less than the
+            // corresponding stride/dilation dimension"; read as the larger of the two
+            // (as onnxruntime checks), the reading that refuses the fewest models.
+            cs.push_back({op[i] < max(s[i], dl[i]), "output_padding < max(stride, dilation)" + ax});
             const expr full = s[i] * (d.x[2 + i] - 1) + op[i] + dl[i] * (k - 1) + 1;
             expr out = 0, begin = 0;
             const bool same = d.auto_pad == util::auto_pad_mode::same_upper || d.auto_pad == util::auto_pad_mode::same_lower;

@@ -325,11 +325,13 @@ struct transpose {
 // ---------------------------------------------------------------- Squeeze
 
 /// Squeeze-13(data, axes?): removes the listed axes (each of size 1); without
-/// axes, every dim of size 1. An empty axes input removes nothing.
+/// axes, every dim of size 1. An empty axes input removes nothing (ONNX's numpy
+/// reference and shape inference; onnxruntime removes every dim of 1): the
+/// generator never draws one.
 struct squeeze {
     static constexpr std::string_view op_type = "Squeeze";
     template <int = 0>
-    static spec::hints hints() { return spec::hints{}.copies(0); }  // every element carries over
+    static spec::hints hints() { return spec::hints{}.copies(0).nonempty_values(1); }  // every element carries over
     static constexpr int opset = 13;
     using attributes = spec::no_attributes;
     static constexpr std::array<spec::value_spec, 2> inputs{

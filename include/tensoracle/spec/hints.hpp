@@ -374,6 +374,7 @@ struct attribute_hint {
 struct input_hint {
     std::size_t index = 0;
     std::optional<double> present;               ///< optional inputs: probability given
+    bool nonempty = false;                       ///< shape-like values: never generated empty (nonempty_values)
     std::optional<std::pair<double, double>> range;  ///< initial data range
     /// Initial data range when the input's dtype is an integer one (overrides `range`):
     /// integer data moves only by re-drawing, so it must be drawn where the op does something.
@@ -521,6 +522,13 @@ struct hints {
     /// (no gradient moves integers: Erf of an integer is 0 unless |x| >= 6).
     hints& integer_range(std::size_t i, double lo, double hi) {
         at(i).integer_range = std::make_pair(lo, hi);
+        return *this;
+    }
+    /// Input i (shape-like values) is generated with at least one value: where ONNX's
+    /// text leaves an empty list open (Squeeze's axes: nothing, or every dim of 1?),
+    /// the generator does not draw it; the op still accepts it.
+    hints& nonempty_values(std::size_t i) {
+        at(i).nonempty = true;
         return *this;
     }
     /// Probability that optional input i is given.
