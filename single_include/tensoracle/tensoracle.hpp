@@ -1138,6 +1138,7 @@ struct attribute_hint {
 struct input_hint {
     std::size_t index = 0;
     std::optional<double> present;               ///< optional inputs: probability given
+    bool nonempty = false;                       ///< shape-like values: never generated empty (nonempty_values)
     std::optional<std::pair<double, double>> range;  ///< initial data range
     /// Initial data range when the input's dtype is an integer one (overrides `range`):
     /// integer data moves only by re-drawing, so it must be drawn where the op does something.
@@ -1285,6 +1286,13 @@ struct hints {
     /// (no gradient moves integers: Erf of an integer is 0 unless |x| >= 6).
     hints& integer_range(std::size_t i, double lo, double hi) {
         at(i).integer_range = std::make_pair(lo, hi);
+        return *this;
+    }
+    /// Input i (shape-like values) is generated with at least one value: where ONNX's
+    /// text leaves an empty list open (Squeeze's axes: nothing, or every dim of 1?),
+    /// the generator does not draw it; the op still accepts it.
+    hints& nonempty_values(std::size_t i) {
+        at(i).nonempty = true;
         return *this;
     }
     /// Probability that optional input i is given.
@@ -5671,6 +5679,10 @@ struct conv_transpose : nn::two_inputs_and_optional_third<conv_transpose>, nn::t
             cs.push_back({dl[i] >= 1, "dilations >= 1" + ax});
             cs.push_back({p[i] >= 0 && p[n + i] >= 0, "pads >= 0" + ax});
             cs.push_back({op[i] >= 0, "output_padding >= 0" + ax});
+            // ONNX: "each padding value in output_padding must be less than the
+            // corresponding stride/dilation dimension"; read as the larger of the two
+            // (as onnxruntime checks), the reading that refuses the fewest models.
+            cs.push_back({op[i] < max(s[i], dl[i]), "output_padding < max(stride, dilation)" + ax});
             const expr full = s[i] * (d.x[2 + i] - 1) + op[i] + dl[i] * (k - 1) + 1;
             expr out = 0, begin = 0;
             const bool same = d.auto_pad == util::auto_pad_mode::same_upper || d.auto_pad == util::auto_pad_mode::same_lower;
@@ -9324,11 +9336,13 @@ struct transpose {
 // ---------------------------------------------------------------- Squeeze
 
 /// Squeeze-13(data, axes?): removes the listed axes (each of size 1); without
-/// axes, every dim of size 1. An empty axes input removes nothing.
+/// axes, every dim of size 1. An empty axes input removes nothing (ONNX's numpy
+/// reference and shape inference; onnxruntime removes every dim of 1): the
+/// generator never draws one.
 struct squeeze {
     static constexpr std::string_view op_type = "Squeeze";
     template <int = 0>
-    static spec::hints hints() { return spec::hints{}.copies(0); }  // every element carries over
+    static spec::hints hints() { return spec::hints{}.copies(0).nonempty_values(1); }  // every element carries over
     static constexpr int opset = 13;
     using attributes = spec::no_attributes;
     static constexpr std::array<spec::value_spec, 2> inputs{
@@ -18189,9 +18203,10 @@ struct instance_hooks {
                     if (r.tries == 1 && have == r.have && have != 0 && len != 0 && static_cast<std::int64_t>(len) != r.len) {
                         r.tries = 2;
                     }
+                    const std::int64_t shortest = hints.input(i) != nullptr && hints.input(i)->nonempty ? 1 : 0;
                     while (r.tries < 2 && !nudged) {  // a way out of range: the other one at once
                         const std::int64_t next = ++r.tries == 1 ? r.len + (want - r.have) : r.len - (want - r.have);
-                        if (next >= 0 && next <= longest && next != static_cast<std::int64_t>(len)) {
+                        if (next >= shortest && next <= longest && next != static_cast<std::int64_t>(len)) {
                             len = static_cast<std::size_t>(next);
                             nudged = true;
                         }
@@ -18420,6 +18435,17 @@ struct instance_hooks {
             } else {
                 given[key] = value_named(spec::context::attr_name(key));
             }
+        }
+        // An empty list where the spec's hints ask for values (nonempty_values), from a
+        // nudged length or a bound empty value, is not drawn.
+        for (std::size_t i = 0; i < in.size(); ++i) {
+            const auto* ih = hints.input(i);
+            if (ih == nullptr || !ih->nonempty || in[i].role == input_role::absent) continue;
+            const auto& sh = in[i].shape;
+            const bool empty = values_inputs.count(i) != 0 ? values_len[i] == 0 && !sh.empty()
+                                                           : std::find(sh.begin(), sh.end(), std::size_t{0}) != sh.end() ||
+                                                                 (in[i].data.has_value() && in[i].data->size() == 0);
+            if (empty) return reject("input " + std::to_string(i) + " would be an empty list (its meaning is left open)");
         }
         op_instance out;
         out.op = &op;
