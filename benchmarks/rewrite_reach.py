@@ -14,8 +14,9 @@ TorchScript (its frozen, optimized graph reported as rewrites.json):
 and prints, for each: cases that load, cases changed by an optimization
 (fusion, elimination, folding, replacement; Cast insertion, layout and expanded
 functions do not count), distinct optimization kinds, signatures that only the
-optimizing configuration shows, signatures new and known (triage against the
-kit's confirmed findings), all signatures, and cases per second.
+optimizing configuration shows, signatures new, known and judged (triage against
+the kit's confirmed findings and judged discrepancies), all signatures, and cases
+per second.
 
   benchmarks/rewrite_reach.py [--exe build/release/cli/tensoracle] [--count 2000] [--seed 2026] [--jobs 1]
                               [--systems ort,torch] [--keep DIR]
@@ -84,7 +85,7 @@ for system in a.systems.split(","):
             "kinds": len(kinds), "optimizer_only_signatures": len(only_opt),
             "optimizer_only_new": sum(1 for g in only_opt if g.get("triage", "new") == "new"),
             "signatures": len(s["signatures"]), "new": triage.get("new", 0), "known": triage.get("known", 0),
-            "limitations": triage.get("limitation", 0),
+            "judged": triage.get("judged", 0), "limitations": triage.get("limitation", 0),
             "cases_per_second": s["cases"] / seconds, "seconds": seconds,
             "corpus": guide_stats.get("corpus", 0),
             "top_kinds": [(k["kind"], k["cases"]) for k in kinds[:40]],
@@ -92,7 +93,7 @@ for system in a.systems.split(","):
         }
     results[system] = rows
     cols = ["cases", "loaded", "rewritten", "kinds", "optimizer_only_signatures", "optimizer_only_new", "signatures", "new", "known",
-            "limitations", "corpus", "cases_per_second"]
+            "judged", "limitations", "corpus", "cases_per_second"]
     print(f"rewrite reach, {opt} vs {plain}, seed {a.seed}, {a.count} cases, --jobs {a.jobs}")
     print(f"{'':28}" + "".join(f"{n:>12}" for n in configs))
     for c in cols:
