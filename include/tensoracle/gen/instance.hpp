@@ -231,6 +231,13 @@ struct instance_hooks {
             in[i].role = input_role::bound;
             in[i].type = req.bound_inputs.at(i).type;
             in[i].shape = req.bound_inputs.at(i).shape;
+            // An empty value where the hints ask for a non-empty list (nonempty_values):
+            // refused before any solving. Lists drawn here are never empty (guess_length,
+            // and the rank nudge below stops at 1 for such inputs).
+            const auto& sh = in[i].shape;
+            if (ih != nullptr && ih->nonempty && std::find(sh.begin(), sh.end(), std::size_t{0}) != sh.end()) {
+                return reject("bound input " + std::to_string(i) + " is an empty list (its meaning is left open)");
+            }
             continue;
         }
         const bool optional = s.optional && !s.variadic;
@@ -851,17 +858,6 @@ struct instance_hooks {
             } else {
                 given[key] = value_named(spec::context::attr_name(key));
             }
-        }
-        // An empty list where the spec's hints ask for values (nonempty_values), from a
-        // nudged length or a bound empty value, is not drawn.
-        for (std::size_t i = 0; i < in.size(); ++i) {
-            const auto* ih = hints.input(i);
-            if (ih == nullptr || !ih->nonempty || in[i].role == input_role::absent) continue;
-            const auto& sh = in[i].shape;
-            const bool empty = values_inputs.count(i) != 0 ? values_len[i] == 0 && !sh.empty()
-                                                           : std::find(sh.begin(), sh.end(), std::size_t{0}) != sh.end() ||
-                                                                 (in[i].data.has_value() && in[i].data->size() == 0);
-            if (empty) return reject("input " + std::to_string(i) + " would be an empty list (its meaning is left open)");
         }
         op_instance out;
         out.op = &op;
