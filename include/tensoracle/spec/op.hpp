@@ -1,19 +1,30 @@
 // tensoracle: the operator-spec contract, the symbolic context specs are
 // written against, and the type-erased entry the registry keeps for each op.
 //
-// An op spec is a struct with (see docs/ADDING_AN_OP.md):
+// An op spec is a struct with these static members (spec::make_entry reads
+// them; docs/ADDING_AN_OP.md walks through one):
 //   op_type, opset                         identity: ONNX name, opset whose semantics it implements
-//   using attributes = <hana-adapted struct with defaults>
+//   last_opset                             optional: the last opset with these semantics
+//   using attributes = <struct with defaults, adapted by TENSORACLE_ADAPT_ATTRIBUTES>
 //   inputs, outputs                        std::array<value_spec, N>: names, dtype sets, ranks
 //   constraints(const context&)            validity constraints, in the integer constraint language
 //   output_shapes(const context&)          forward shape inference, as expressions
 //   constraints_and_shapes(const context&) optional: both of the above from one model, for
 //                                          specs that derive them from one (built once per evaluation)
-//   output_dtypes(input dtypes, attrs)     forward dtype inference
-//   input_candidates(out dtype, out rank)  backward inference: admissible input dtypes and ranks
-//   domain(attrs)                          tensor inequalities under which there is no NaN/Inf, with losses
-//   run(const context&, inputs, attrs)     the reference kernel on runtime tensors
-//   sample(rng&)                           a random (proposed) instance; checked against constraints
+//   output_dtypes(const context&)          forward dtype inference, from the context's input
+//                                          dtypes and attributes
+//   input_candidates(dtype out, size_t rank)  backward inference: admissible input dtypes and ranks
+//   domain(const attribute_map&)           tensor inequalities under which there is no NaN/Inf, with losses
+//   run(const context&)                    the reference kernel on the context's runtime tensors
+//   hints()                                optional: generator hints (value ranges, facts, work), spec/hints.hpp
+//   proxy_slope                            optional: NNSmith's stand-in slope where the derivative is 0
+// and, for derivatives (ad/op_derivatives.hpp), optionally:
+//   run_real<S>(const context&, inputs)    the kernel on AD scalars S (ad::differentiable_op)
+//   vjp<V>(const context&, inputs, output cotangents)  a tensor-level VJP in real V (ad::has_tensor_vjp)
+//   differentiable_inputs(const context&)  which inputs derivatives are taken for (default: floating ones)
+//   elementwise = true                     each output element depends on its broadcast position only
+// There is no sampling member: the generator (gen/) draws instances from the
+// constraints, dtypes and hints above, so a spec states validity only once.
 //
 // The kit's specs declare these members `template <int = 0>`: a non-template
 // member's body is compiled in every file including the spec, with the
@@ -482,8 +493,8 @@ struct input_candidate {
     std::vector<std::size_t> ranks;
 };
 
-/// One concrete instance of an op: inputs and attributes. Produced by the
-/// per-op sampler; valid when the constraints hold.
+/// One concrete instance of an op: inputs and attributes (gen::sample_op
+/// draws them from the spec); valid when the constraints hold.
 struct instance {
     std::vector<std::optional<tensor>> inputs;
     attribute_map attributes;
