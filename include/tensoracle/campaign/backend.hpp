@@ -195,11 +195,10 @@ namespace detail {
 
 /// Reads output_0.pb .. output_{n-1}.pb; anything else in the folder is a protocol break.
 inline void read_outputs(const case_paths& c, backend_run& r) {
-    namespace fs = std::filesystem;
     for (std::size_t k = 0; k < c.output_count; ++k) {
         const auto p = c.outputs / ("output_" + std::to_string(k) + ".pb");
         std::error_code ec;
-        if (!fs::exists(p, ec)) {
+        if (!std::filesystem::exists(p, ec)) {
             r.status = run_status::bad_output;
             r.message = "exited 0 but wrote " + std::to_string(k) + " of " + std::to_string(c.output_count) +
                         " outputs (" + p.filename().string() + " missing)";
@@ -223,7 +222,7 @@ inline void read_outputs(const case_paths& c, backend_run& r) {
         }
     }
     std::error_code ec;
-    for (const auto& entry : fs::directory_iterator(c.outputs, ec)) {
+    for (const auto& entry : std::filesystem::directory_iterator(c.outputs, ec)) {
         const auto n = entry.path().filename().string();
         if (n.rfind("output_", 0) != 0) continue;
         const auto k = n.substr(7, n.size() - 7 - (n.size() >= 3 && n.ends_with(".pb") ? 3 : 0));

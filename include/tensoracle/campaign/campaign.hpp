@@ -51,8 +51,6 @@
 
 namespace tensoracle::campaign {
 
-namespace fs = std::filesystem;
-
 /// The class of one backend's result on one case (snake_case in every file).
 enum class outcome_class {
     pass,
@@ -132,7 +130,7 @@ struct campaign_options {
     double timeout_seconds = 10.0;
     double time_limit_seconds = 0.0;  ///< stop starting cases after this (0: none)
     unsigned jobs = 1;
-    fs::path out;
+    std::filesystem::path out;
     bool float64_oracle = true;    ///< re-evaluate f16/bf16/f32 graphs in float64 to label reference imprecision
     bool recheck = true;           ///< run a mismatch again to spot non-determinism, a time-out again (twice the limit) to confirm a hang
     bool localize = true;          ///< mark every intermediate as an output to find the first disagreeing node
@@ -168,7 +166,6 @@ struct campaign_progress {
     std::map<std::string, std::size_t> outcomes;  ///< over all backends
     std::size_t signatures = 0;
 };
-
 
 /// An error message with what changes between runs taken out: paths (any word
 /// holding a '/', relative or absolute), addresses, numbers (value and node
@@ -305,20 +302,20 @@ struct judgement {
     return true;
 }
 
-inline void write_json(const fs::path& p, const nlohmann::json& j) {
-    const auto tmp = fs::path(p.string() + ".tmp");
+inline void write_json(const std::filesystem::path& p, const nlohmann::json& j) {
+    const auto tmp = std::filesystem::path(p.string() + ".tmp");
     {
         std::ofstream f(tmp);
         f << j.dump(2) << '\n';
         if (!f) throw error("tensoracle::campaign", "cannot write " + tmp.string());
     }
-    fs::rename(tmp, p);
+    std::filesystem::rename(tmp, p);
 }
 
-inline void reset_dir(const fs::path& d) {
+inline void reset_dir(const std::filesystem::path& d) {
     std::error_code ec;
-    fs::remove_all(d, ec);
-    fs::create_directories(d, ec);
+    std::filesystem::remove_all(d, ec);
+    std::filesystem::create_directories(d, ec);
     if (ec) throw error("tensoracle::campaign", "cannot create " + d.string() + ": " + ec.message());
 }
 
@@ -337,11 +334,11 @@ inline void reset_dir(const fs::path& d) {
 /// One thread's state: its own backends (workers are per thread) and scratch folder.
 struct lane {
     std::vector<std::unique_ptr<backend>> backends;
-    fs::path scratch;
+    std::filesystem::path scratch;
 };
 
 /// Writes a graph and its inputs where the backends read them: `dir`/model.onnx, `dir`/inputs/.
-inline void write_model(const graph::graph& g, const std::map<std::string, tensor, std::less<>>& inputs, const fs::path& dir) {
+inline void write_model(const graph::graph& g, const std::map<std::string, tensor, std::less<>>& inputs, const std::filesystem::path& dir) {
     reset_dir(dir / "inputs");
     io::save_model(g, dir / "model.onnx");
     for (std::size_t k = 0; k < g.inputs.size(); ++k) {
@@ -356,7 +353,7 @@ inline void write_model(const graph::graph& g, const std::map<std::string, tenso
     return o.str();
 }
 
-[[nodiscard]] inline backend_run run_on(backend& b, const fs::path& dir, const std::string& out_name, std::size_t outputs, double timeout) {
+[[nodiscard]] inline backend_run run_on(backend& b, const std::filesystem::path& dir, const std::string& out_name, std::size_t outputs, double timeout) {
     case_paths p{dir / "model.onnx", dir / "inputs", dir / out_name, outputs};
     reset_dir(p.outputs);
     return b.run(p, timeout);
@@ -600,7 +597,7 @@ public:
         return true;
     }
 
-    void compare_pair(detail::lane& lane, const io::generated_case& c, const fs::path& dir, std::size_t a, std::size_t b,
+    void compare_pair(detail::lane& lane, const io::generated_case& c, const std::filesystem::path& dir, std::size_t a, std::size_t b,
                       std::vector<backend_result>& results, nlohmann::json& pairs,
                       std::vector<signature>& pair_sigs) const {
         auto& ra = results[a];
@@ -661,8 +658,8 @@ public:
         std::vector<std::pair<std::size_t, std::string>> marked;  ///< (node, value) in graph order
         graph::graph model;
         std::map<std::string, std::size_t> position;  ///< value -> graph-output index
-        fs::path dir;
-        marked_graph(const io::generated_case& c, const fs::path& case_dir)
+        std::filesystem::path dir;
+        marked_graph(const io::generated_case& c, const std::filesystem::path& case_dir)
             : model(detail::mark_all(c.model, c.values, marked)), dir(case_dir / "marked") {
             for (std::size_t k = 0; k < model.outputs.size(); ++k) position.emplace(model.outputs[k].name, k);
             detail::write_model(model, c.inputs, dir);
@@ -726,7 +723,7 @@ public:
 
     /// The signature of a failure; for a value failure, localizes it first and may
     /// relabel it reference_precision (the node reproduces on the backend's inputs).
-    std::optional<signature> make_signature(detail::lane& lane, std::size_t b, const io::generated_case& c, const fs::path& dir,
+    std::optional<signature> make_signature(detail::lane& lane, std::size_t b, const io::generated_case& c, const std::filesystem::path& dir,
                                             backend_result& r) const {
         signature s{lane.backends[b]->name(), r.outcome, "reference", {}};
         switch (r.outcome) {
@@ -799,7 +796,7 @@ public:
     /// bisection: about log2(nodes) runs, each a hang costing a time-out. Empty when
     /// the whole graph's prefix does not reproduce it (a failure of the graph's
     /// outputs or of the whole) or a value is missing.
-    [[nodiscard]] std::optional<std::size_t> first_failing_prefix(backend& b, const io::generated_case& c, const fs::path& dir,
+    [[nodiscard]] std::optional<std::size_t> first_failing_prefix(backend& b, const io::generated_case& c, const std::filesystem::path& dir,
                                                                   run_status status) const {
         if (c.model.nodes.empty()) return std::nullopt;
         std::vector<std::size_t> order;
@@ -835,10 +832,9 @@ private:
     judge_options o_;
 };
 
-
 /// What a summary covers: a campaign folder, its backends and the case indices that belong to it.
 struct summary_scope {
-    fs::path dir;
+    std::filesystem::path dir;
     std::vector<std::string> backends;
     std::function<bool(std::uint64_t)> includes;
     std::uint64_t requested = 0;
@@ -880,7 +876,7 @@ public:
 
     /// Runs (or resumes) and writes summary.json / summary.txt; returns the summary.
     nlohmann::json run(const std::function<void(const campaign_progress&)>& on_progress = {}, const std::atomic<bool>* stop = nullptr) {
-        fs::create_directories(o_.out / "cases");
+        std::filesystem::create_directories(o_.out / "cases");
         check_or_write_settings();
         const bool guided = o_.guide.mode != guide_mode::none;
         corpus_ = rewrite_corpus(o_.guide);
@@ -900,7 +896,7 @@ public:
         progress_.done = progress_.skipped;
         journal_.open(o_.out / "results.jsonl", std::ios::app);
         if (!journal_) throw error("tensoracle::campaign", "cannot append to " + (o_.out / "results.jsonl").string());
-        if (guided) fs::create_directories(o_.out / "corpus");
+        if (guided) std::filesystem::create_directories(o_.out / "corpus");
 
         std::vector<detail::lane> lanes(o_.jobs);
         for (unsigned j = 0; j < o_.jobs; ++j) {
@@ -950,7 +946,7 @@ public:
         journal_.close();
         lanes.clear();  // stops the workers
         std::error_code ec;
-        fs::remove_all(o_.out / ".work", ec);
+        std::filesystem::remove_all(o_.out / ".work", ec);
         if (fatal) std::rethrow_exception(fatal);
         return write_summary();
     }
@@ -993,7 +989,7 @@ private:
     void check_or_write_settings() {
         const auto p = o_.out / "campaign.json";
         auto mine = settings();
-        if (fs::exists(p)) {
+        if (std::filesystem::exists(p)) {
             nlohmann::json theirs;
             try {
                 std::ifstream f(p);
@@ -1152,7 +1148,7 @@ private:
         }
         const auto folder = [&](const std::string& id) { return o_.out / "corpus" / id; };
         const auto kept = corpus_.absorb(lines, [&](const std::string& id) -> std::optional<io::generated_case> {
-            if (!fs::exists(folder(id) / "model.onnx")) return std::nullopt;
+            if (!std::filesystem::exists(folder(id) / "model.onnx")) return std::nullopt;
             try {
                 return read_corpus_case(folder(id));
             } catch (const std::exception&) {
@@ -1163,7 +1159,7 @@ private:
         for (const auto* l : lines) {
             const auto id = l->at("case").get<std::string>();
             std::error_code ec;
-            if (!keep.contains(id)) fs::remove_all(folder(id), ec);
+            if (!keep.contains(id)) std::filesystem::remove_all(folder(id), ec);
         }
         for (const auto i : round) {
             journaled.erase(i);
@@ -1217,7 +1213,7 @@ private:
             // The mutant runs in a scratch folder of its own: the original's outputs stay for its record.
             struct scratch_swap {
                 detail::lane& l;
-                fs::path saved;
+                std::filesystem::path saved;
                 ~scratch_swap() { l.scratch = saved; }
             } swap{lane, lane.scratch};
             lane.scratch = swap.saved / "mutant";
@@ -1298,15 +1294,14 @@ private:
             if (em.results[b].run.status == run_status::ran) {
                 const auto to = folder / "backends" / name;
                 std::error_code ec;
-                fs::create_directories(to, ec);
-                fs::copy(lane.scratch / ("out_" + std::to_string(b)), to, fs::copy_options::overwrite_existing | fs::copy_options::recursive, ec);
+                std::filesystem::create_directories(to, ec);
+                std::filesystem::copy(lane.scratch / ("out_" + std::to_string(b)), to, std::filesystem::copy_options::overwrite_existing | std::filesystem::copy_options::recursive, ec);
             }
         }
         detail::write_json(folder / "result.json", rj);
     }
 
-
-    void save_failing_case(const io::generated_case& c, detail::lane& lane, const fs::path& dir, const std::vector<backend_result>& results,
+    void save_failing_case(const io::generated_case& c, detail::lane& lane, const std::filesystem::path& dir, const std::vector<backend_result>& results,
                            const nlohmann::json& line) const {
         const auto folder = io::write_case(c, o_.out / "cases");
         nlohmann::json rj = line;
@@ -1320,8 +1315,8 @@ private:
             if (results[b].run.status == run_status::ran) {
                 const auto to = folder / "backends" / name;
                 std::error_code ec;
-                fs::create_directories(to, ec);
-                fs::copy(dir / ("out_" + std::to_string(b)), to, fs::copy_options::overwrite_existing | fs::copy_options::recursive, ec);
+                std::filesystem::create_directories(to, ec);
+                std::filesystem::copy(dir / ("out_" + std::to_string(b)), to, std::filesystem::copy_options::overwrite_existing | std::filesystem::copy_options::recursive, ec);
             }
         }
         detail::write_json(folder / "result.json", rj);
@@ -1477,10 +1472,10 @@ private:
 
 /// Each signature whose reduced bundle is in `dir`/reduced/<id>/ (complete: it has its
 /// manifest) names it, with its size.
-inline void attach_bundles(const fs::path& dir, nlohmann::json& summary) {
+inline void attach_bundles(const std::filesystem::path& dir, nlohmann::json& summary) {
     for (auto& g : summary["signatures"]) {
         const auto bundle = dir / "reduced" / g["id"].get<std::string>();
-        if (!fs::exists(bundle / "manifest.json")) continue;
+        if (!std::filesystem::exists(bundle / "manifest.json")) continue;
         std::ifstream f(bundle / "manifest.json");
         const auto m = nlohmann::json::parse(f, nullptr, false);
         if (!m.is_object() || !m.contains("reduced")) continue;
@@ -1607,7 +1602,7 @@ inline nlohmann::json write_summary(const summary_scope& sc) {
     s["seed"] = sc.seed;
     s["config_hash"] = sc.config_hash;
     if (!sc.shard.is_null()) s["shard"] = sc.shard;
-    if (guided || fs::exists(sc.dir / "corpus.json")) {
+    if (guided || std::filesystem::exists(sc.dir / "corpus.json")) {
         // What each way of making cases found first, in index order: a feature (rewrite
         // kind, kind set, outcome, signature; campaign/corpus.hpp) counts for the case of
         // smallest index that showed it.
@@ -1624,7 +1619,7 @@ inline nlohmann::json write_summary(const summary_scope& sc) {
         }
         s["guide"]["by"] = by;
         s["guide"]["features"] = seen.size();
-        if (fs::exists(sc.dir / "corpus.json")) {
+        if (std::filesystem::exists(sc.dir / "corpus.json")) {
             try {
                 std::ifstream cf(sc.dir / "corpus.json");
                 const auto cj = nlohmann::json::parse(cf);
@@ -1701,7 +1696,6 @@ inline nlohmann::json write_summary(const summary_scope& sc) {
     t << campaign_runner::summary_text(s);
     return s;
 }
-
 
 /// Runs (or resumes) a campaign; see campaign_runner.
 inline nlohmann::json run_campaign(campaign_options o, std::vector<std::unique_ptr<backend>> backends,

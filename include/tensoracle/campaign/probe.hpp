@@ -58,16 +58,16 @@ struct support_table {
 struct probe_options {
     std::size_t variants = 2;  ///< single-op cases per (op, dtype)
     double timeout_seconds = 10.0;
-    fs::path cache_dir;        ///< empty: the default cache folder
-    fs::path scratch;          ///< where probe cases are written (required)
+    std::filesystem::path cache_dir;        ///< empty: the default cache folder
+    std::filesystem::path scratch;          ///< where probe cases are written (required)
     bool use_cache = true;
 };
 
 /// The default cache folder: $XDG_CACHE_HOME/tensoracle/support or ~/.cache/tensoracle/support.
-[[nodiscard]] inline fs::path default_support_cache() {
-    if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return fs::path(x) / "tensoracle" / "support";
-    if (const char* h = std::getenv("HOME"); h && *h) return fs::path(h) / ".cache" / "tensoracle" / "support";
-    return fs::temp_directory_path() / "tensoracle-support-cache";
+[[nodiscard]] inline std::filesystem::path default_support_cache() {
+    if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::filesystem::path(x) / "tensoracle" / "support";
+    if (const char* h = std::getenv("HOME"); h && *h) return std::filesystem::path(h) / ".cache" / "tensoracle" / "support";
+    return std::filesystem::temp_directory_path() / "tensoracle-support-cache";
 }
 
 /// Probes backend `b` (described by `description`, its version included) on every op of
@@ -82,7 +82,7 @@ inline support_table probe_support(backend& b, const std::string& description, c
     const auto cache_dir = o.cache_dir.empty() ? default_support_cache() : o.cache_dir;
     const auto cache = cache_dir / (b.name() + "-" + fnv1a_hex(description + "|" + std::string(version_string)) + ".json");
     nlohmann::json cached = nlohmann::json::object();
-    if (o.use_cache && fs::exists(cache)) {
+    if (o.use_cache && std::filesystem::exists(cache)) {
         std::ifstream f(cache);
         cached = nlohmann::json::parse(f, nullptr, false);
         if (!cached.is_object()) cached = nlohmann::json::object();
@@ -148,7 +148,7 @@ inline support_table probe_support(backend& b, const std::string& description, c
         if (on_progress) on_progress(++done, todo.size());
     }
     std::error_code ec;
-    fs::create_directories(cache_dir, ec);
+    std::filesystem::create_directories(cache_dir, ec);
     cached["__description"] = description;
     if (!ec) detail::write_json(cache, cached);
     return t;

@@ -1024,13 +1024,12 @@ namespace detail {
 /// CMakeLists.txt, README.md. Returns the manifest.
 inline nlohmann::json write_bundle(const reduce_result& r, const failure_check& check, const std::filesystem::path& dir,
                                    const bundle_info& info = {}) {
-    namespace fs = std::filesystem;
     const char* where = "tensoracle::campaign::write_bundle";
     std::error_code ec;
-    if (fs::exists(dir) && !fs::is_empty(dir, ec) && !fs::exists(dir / "manifest.json")) {
+    if (std::filesystem::exists(dir) && !std::filesystem::is_empty(dir, ec) && !std::filesystem::exists(dir / "manifest.json")) {
         throw error(where, dir.string() + " exists and holds something else than a bundle: give an empty or new folder");
     }
-    fs::remove_all(dir / "test_data_set_0", ec);
+    std::filesystem::remove_all(dir / "test_data_set_0", ec);
     const auto& c = r.reduced;
     detail::write_test_layout(c, dir);
     auto write_text = [&](const char* name, const std::string& text) {
@@ -1118,16 +1117,15 @@ inline nlohmann::json write_bundle(const reduce_result& r, const failure_check& 
 /// Without input files the inputs are random (floats in [-1, 1), integers in [0, 4),
 /// from `seed`); a model they do not run on is an error that says to give inputs.
 [[nodiscard]] inline io::generated_case load_case(const std::filesystem::path& model_or_case, std::uint64_t seed = 0) {
-    namespace fs = std::filesystem;
     const std::string where = "tensoracle::campaign::load_case(" + model_or_case.string() + ")";
-    if (!fs::exists(model_or_case)) throw error(where, "no such file or folder");
-    const fs::path dir = fs::is_directory(model_or_case) ? model_or_case : model_or_case.parent_path();
-    const fs::path model = fs::is_directory(model_or_case) ? model_or_case / "model.onnx" : model_or_case;
-    if (!fs::exists(model)) throw error(where, "no model.onnx in the folder");
+    if (!std::filesystem::exists(model_or_case)) throw error(where, "no such file or folder");
+    const std::filesystem::path dir = std::filesystem::is_directory(model_or_case) ? model_or_case : model_or_case.parent_path();
+    const std::filesystem::path model = std::filesystem::is_directory(model_or_case) ? model_or_case / "model.onnx" : model_or_case;
+    if (!std::filesystem::exists(model)) throw error(where, "no model.onnx in the folder");
     auto g = io::load_model(model);
     std::uint64_t index = 0;
     std::string config_hash;
-    if (fs::exists(dir / "case.json")) {
+    if (std::filesystem::exists(dir / "case.json")) {
         try {
             std::ifstream f(dir / "case.json");
             const auto j = nlohmann::json::parse(f);
@@ -1144,10 +1142,10 @@ inline nlohmann::json write_bundle(const reduce_result& r, const failure_check& 
     for (const auto& in : g.inputs) {
         if (!g.initializers.count(in.name)) fed.push_back(&in);
     }
-    if (fs::exists(data / "input_0.pb") || fed.empty()) {
+    if (std::filesystem::exists(data / "input_0.pb") || fed.empty()) {
         for (std::size_t k = 0; k < fed.size(); ++k) {
             const auto file = data / ("input_" + std::to_string(k) + ".pb");
-            if (!fs::exists(file)) throw error(where, "graph input '" + fed[k]->name + "' has no " + file.string());
+            if (!std::filesystem::exists(file)) throw error(where, "graph input '" + fed[k]->name + "' has no " + file.string());
             auto t = io::load_tensor(file);
             if (t.element_dtype() != fed[k]->type || (fed[k]->shape && *fed[k]->shape != t.shape())) {
                 throw error(where, file.string() + " holds " + std::string(name(t.element_dtype())) + tensoracle::to_string(t.shape()) + ", but graph input '" +
@@ -1183,7 +1181,6 @@ inline nlohmann::json reduce_signatures(const std::filesystem::path& dir, const 
                                         const judge_options& judging, const reduce_options& options,
                                         const bundle_info& info = {},
                                         const std::function<void(const std::string&, const reduce_progress&)>& on_progress = {}) {
-    namespace fs = std::filesystem;
     const char* where = "tensoracle::campaign::reduce_signatures";
     nlohmann::json summary;
     {
@@ -1195,7 +1192,7 @@ inline nlohmann::json reduce_signatures(const std::filesystem::path& dir, const 
         const auto id = s["id"].get<std::string>();
         const auto bundle = dir / "reduced" / id;
         nlohmann::json done;
-        if (fs::exists(bundle / "manifest.json")) {
+        if (std::filesystem::exists(bundle / "manifest.json")) {
             std::ifstream f(bundle / "manifest.json");
             done = nlohmann::json::parse(f, nullptr, false);
         }
@@ -1245,7 +1242,7 @@ inline nlohmann::json reduce_signatures(const std::filesystem::path& dir, const 
             s["reduction"] = std::string("not reduced: ") + e.what();
         }
         std::error_code ec;
-        fs::remove_all(dir / ".work", ec);
+        std::filesystem::remove_all(dir / ".work", ec);
     }
     detail::write_json(dir / "summary.json", summary);
     std::ofstream t(dir / "summary.txt");

@@ -176,7 +176,7 @@ private:
 namespace detail {
 
 /// Every line of a campaign folder's results.jsonl (a line cut by a kill is skipped).
-[[nodiscard]] inline std::vector<nlohmann::json> read_results(const fs::path& dir) {
+[[nodiscard]] inline std::vector<nlohmann::json> read_results(const std::filesystem::path& dir) {
     std::vector<nlohmann::json> out;
     std::ifstream f(dir / "results.jsonl");
     std::string line;
@@ -187,7 +187,7 @@ namespace detail {
     return out;
 }
 
-[[nodiscard]] inline nlohmann::json read_json_file(const fs::path& p, const char* where) {
+[[nodiscard]] inline nlohmann::json read_json_file(const std::filesystem::path& p, const char* where) {
     std::ifstream f(p);
     if (!f) throw error(where, "no " + p.string());
     auto j = nlohmann::json::parse(f, nullptr, false);
@@ -227,10 +227,10 @@ namespace detail {
 
 /// Writes `dir`/report.html from its summary.json, results.jsonl and campaign.json;
 /// returns its path.
-inline fs::path write_report(const fs::path& dir) {
+inline std::filesystem::path write_report(const std::filesystem::path& dir) {
     const char* where = "tensoracle::campaign::write_report";
     const auto summary = detail::read_json_file(dir / "summary.json", where);
-    const auto settings = fs::exists(dir / "campaign.json") ? detail::read_json_file(dir / "campaign.json", where) : nlohmann::json::object();
+    const auto settings = std::filesystem::exists(dir / "campaign.json") ? detail::read_json_file(dir / "campaign.json", where) : nlohmann::json::object();
     const auto lines = detail::read_results(dir);
     std::ostringstream h;
     h << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>tensoracle campaign report</title>\n<style>\n"
@@ -368,7 +368,7 @@ inline fs::path write_report(const fs::path& dir) {
     if (!hist.data.empty()) h << hist.render();
 
     // Support matrix, when the backends were probed (support.json).
-    if (fs::exists(dir / "support.json")) {
+    if (std::filesystem::exists(dir / "support.json")) {
         const auto support = detail::read_json_file(dir / "support.json", where);
         h << "<h2>Support matrix</h2>\n<p class=\"note\">From single-op probes (cached per backend version); the generator drew only "
              "supported (op, dtype) pairs.</p>\n<table id=\"support\"><tr><th class=\"l\">op</th>";
@@ -422,7 +422,7 @@ inline fs::path write_report(const fs::path& dir) {
 /// `out`: results (each case index once), cases and reduced bundles copied, the summary
 /// grouped again (signatures combined with their counts) and report.html written.
 /// Folders of other settings (seed, config, level, backends, mutants) are refused.
-inline nlohmann::json merge_campaigns(const std::vector<fs::path>& dirs, const fs::path& out) {
+inline nlohmann::json merge_campaigns(const std::vector<std::filesystem::path>& dirs, const std::filesystem::path& out) {
     const char* where = "tensoracle::campaign::merge_campaigns";
     if (dirs.empty()) throw error(where, "no campaign folder to merge");
     nlohmann::json base;
@@ -443,8 +443,8 @@ inline nlohmann::json merge_campaigns(const std::vector<fs::path>& dirs, const f
         }
         requested += detail::read_json_file(dirs[k] / "summary.json", where).value("requested", std::uint64_t{0});
     }
-    fs::create_directories(out / "cases");
-    if (fs::exists(out / "results.jsonl")) throw error(where, out.string() + " already holds a campaign: merge into a new folder");
+    std::filesystem::create_directories(out / "cases");
+    if (std::filesystem::exists(out / "results.jsonl")) throw error(where, out.string() + " already holds a campaign: merge into a new folder");
     std::ofstream journal(out / "results.jsonl");
     std::set<std::uint64_t> seen;
     for (const auto& d : dirs) {
@@ -452,12 +452,12 @@ inline nlohmann::json merge_campaigns(const std::vector<fs::path>& dirs, const f
             if (seen.insert(line["index"].get<std::uint64_t>()).second) journal << line.dump() << '\n';
         }
         for (const char* sub : {"cases", "reduced"}) {
-            if (!fs::exists(d / sub)) continue;
-            for (const auto& e : fs::directory_iterator(d / sub)) {
+            if (!std::filesystem::exists(d / sub)) continue;
+            for (const auto& e : std::filesystem::directory_iterator(d / sub)) {
                 const auto to = out / sub / e.path().filename();
-                if (fs::exists(to)) continue;
-                fs::create_directories(to.parent_path());
-                fs::copy(e.path(), to, fs::copy_options::recursive);
+                if (std::filesystem::exists(to)) continue;
+                std::filesystem::create_directories(to.parent_path());
+                std::filesystem::copy(e.path(), to, std::filesystem::copy_options::recursive);
             }
         }
     }

@@ -464,7 +464,6 @@ struct components {
 /// so a broken report is seen, not mistaken for a graph left alone.
 [[nodiscard]] inline std::optional<std::vector<rewrite_event>> reported_rewrites(const graph::graph& original,
                                                                                 const std::filesystem::path& outputs) {
-    namespace fs = std::filesystem;
     std::error_code ec;
     const auto onnx_file = outputs / "rewritten.onnx", json_file = outputs / "rewrites.json";
     auto unreadable = [](const std::string& why) {
@@ -473,14 +472,14 @@ struct components {
         e.kind = "unreadable rewrite report: " + why;
         return std::vector<rewrite_event>{e};
     };
-    if (fs::exists(onnx_file, ec)) {
+    if (std::filesystem::exists(onnx_file, ec)) {
         try {
             return rewrite_events(as_executed(original), read_executed_onnx(onnx_file));
         } catch (const std::exception& e) {
             return unreadable(e.what());
         }
     }
-    if (fs::exists(json_file, ec)) {
+    if (std::filesystem::exists(json_file, ec)) {
         try {
             std::ifstream in(json_file);
             const auto j = nlohmann::json::parse(in);

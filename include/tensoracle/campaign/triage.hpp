@@ -41,12 +41,11 @@ struct known_findings {
     /// (verdict one of `verdicts`; "precision" and "specification gap" label it judged).
     /// Throws naming the path when it holds none of these.
     void add(const std::filesystem::path& path) {
-        namespace fs = std::filesystem;
         const std::string where = "tensoracle::campaign::known_findings(" + path.string() + ")";
         std::error_code ec;
-        if (fs::is_directory(path, ec)) {
+        if (std::filesystem::is_directory(path, ec)) {
             std::size_t found = 0;
-            for (fs::recursive_directory_iterator it(path, ec), end; it != end; it.increment(ec)) {
+            for (std::filesystem::recursive_directory_iterator it(path, ec), end; it != end; it.increment(ec)) {
                 if (ec) break;
                 if (it.depth() > 2) {
                     it.disable_recursion_pending();

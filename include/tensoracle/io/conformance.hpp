@@ -126,11 +126,11 @@ struct conformance_report {
 
 namespace detail {
 
-inline std::vector<fs::path> numbered_files(const fs::path& dir, const std::string& prefix) {
-    std::vector<fs::path> out;
+inline std::vector<std::filesystem::path> numbered_files(const std::filesystem::path& dir, const std::string& prefix) {
+    std::vector<std::filesystem::path> out;
     for (std::size_t i = 0;; ++i) {
         const auto p = dir / (prefix + std::to_string(i) + ".pb");
-        if (!fs::exists(p)) break;
+        if (!std::filesystem::exists(p)) break;
         out.push_back(p);
     }
     return out;
@@ -139,7 +139,7 @@ inline std::vector<fs::path> numbered_files(const fs::path& dir, const std::stri
 /// Loads a test-data tensor the model declares as `expected`. ONNX's test
 /// data stores bfloat16 as UINT16 bit patterns (numpy has no bfloat16); those
 /// are read back as the bfloat16 values they encode.
-inline tensor load_test_tensor(const fs::path& path, std::optional<dtype> expected) {
+inline tensor load_test_tensor(const std::filesystem::path& path, std::optional<dtype> expected) {
     if (expected != dtype::bf16) return load_tensor(path);
     std::ifstream in(path, std::ios::binary);
     onnx::TensorProto p;
@@ -163,7 +163,7 @@ inline bool is_unsupported(const std::exception& e) {
 
 /// Runs one test folder, on the naive kernels (what conformance proves) even
 /// where a program plugged in fast paths.
-[[nodiscard]] inline conformance_case run_conformance_case(const fs::path& dir, const conformance_options& options = {}) {
+[[nodiscard]] inline conformance_case run_conformance_case(const std::filesystem::path& dir, const conformance_options& options = {}) {
     const ops::naive_kernels_only naive;
     conformance_case c;
     c.name = dir.filename().string();
@@ -204,8 +204,8 @@ inline bool is_unsupported(const std::exception& e) {
         return fail_or_skip(detail::is_unsupported(e) ? case_status::skipped : case_status::failed,
                             std::string("load: ") + e.what());
     }
-    std::vector<fs::path> sets;
-    for (const auto& entry : fs::directory_iterator(dir)) {
+    std::vector<std::filesystem::path> sets;
+    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
         if (entry.is_directory() && entry.path().filename().string().rfind("test_data_set_", 0) == 0) {
             sets.push_back(entry.path());
         }
@@ -260,11 +260,11 @@ inline bool is_unsupported(const std::exception& e) {
 }
 
 /// Runs every test folder under `root` (sorted by name) that matches the filter.
-[[nodiscard]] inline conformance_report run_conformance(const fs::path& root, const conformance_options& options = {}) {
-    if (!fs::is_directory(root)) throw error("tensoracle::io::run_conformance", "'" + root.string() + "' is not a directory");
-    std::vector<fs::path> dirs;
-    for (const auto& entry : fs::directory_iterator(root)) {
-        if (entry.is_directory() && fs::exists(entry.path() / "model.onnx")) dirs.push_back(entry.path());
+[[nodiscard]] inline conformance_report run_conformance(const std::filesystem::path& root, const conformance_options& options = {}) {
+    if (!std::filesystem::is_directory(root)) throw error("tensoracle::io::run_conformance", "'" + root.string() + "' is not a directory");
+    std::vector<std::filesystem::path> dirs;
+    for (const auto& entry : std::filesystem::directory_iterator(root)) {
+        if (entry.is_directory() && std::filesystem::exists(entry.path() / "model.onnx")) dirs.push_back(entry.path());
     }
     std::sort(dirs.begin(), dirs.end());
     const std::regex filter(options.filter.empty() ? ".*" : options.filter);

@@ -30,8 +30,6 @@
 
 namespace tensoracle::io {
 
-namespace fs = std::filesystem;
-
 using tensoracle::unsupported_error;
 
 namespace detail {
@@ -52,17 +50,17 @@ inline dtype dtype_of_onnx(int elem_type, const std::string& where) {
 
 /// Resolves an external-data location strictly inside `base` (no absolute
 /// paths, no "..", no symlink escaping it).
-inline fs::path resolve_external(const fs::path& base, const std::string& location, const std::string& where) {
+inline std::filesystem::path resolve_external(const std::filesystem::path& base, const std::string& location, const std::string& where) {
     if (base.empty()) throw error(where, "external data needs the model's folder, but none is known");
-    const fs::path rel(location);
+    const std::filesystem::path rel(location);
     if (location.empty() || rel.is_absolute() || rel.has_root_name() || rel.has_root_directory()) {
         throw error(where, "external data location '" + location + "' must be a relative path inside the model folder");
     }
     for (const auto& part : rel) {
         if (part == "..") throw error(where, "external data location '" + location + "' must not contain '..'");
     }
-    const fs::path root = fs::weakly_canonical(base);
-    const fs::path full = fs::weakly_canonical(root / rel);
+    const std::filesystem::path root = std::filesystem::weakly_canonical(base);
+    const std::filesystem::path full = std::filesystem::weakly_canonical(root / rel);
     const auto r = root.string(), f = full.string();
     if (f.size() <= r.size() || f.compare(0, r.size(), r) != 0 || (f[r.size()] != '/' && r.back() != '/')) {
         throw error(where, "external data location '" + location + "' resolves outside the model folder");
@@ -70,7 +68,7 @@ inline fs::path resolve_external(const fs::path& base, const std::string& locati
     return full;
 }
 
-inline std::string read_external(const onnx::TensorProto& t, const fs::path& base, const std::string& where) {
+inline std::string read_external(const onnx::TensorProto& t, const std::filesystem::path& base, const std::string& where) {
     std::string location;
     std::int64_t offset = 0, length = -1;
     for (const auto& kv : t.external_data()) {
@@ -82,9 +80,9 @@ inline std::string read_external(const onnx::TensorProto& t, const fs::path& bas
             throw error(where, "external data entry '" + kv.key() + "' has a malformed value '" + kv.value() + "'");
         }
     }
-    const fs::path file = resolve_external(base, location, where);
+    const std::filesystem::path file = resolve_external(base, location, where);
     std::error_code ec;
-    const auto size = fs::file_size(file, ec);
+    const auto size = std::filesystem::file_size(file, ec);
     if (ec) throw error(where, "cannot read external data file '" + location + "': " + ec.message());
     if (offset < 0 || static_cast<std::uint64_t>(offset) > size ||
         (length >= 0 && static_cast<std::uint64_t>(length) > size - static_cast<std::uint64_t>(offset))) {
@@ -122,7 +120,7 @@ void copy_typed(const Field& field, std::size_t n, std::span<T> out, const std::
 
 /// Converts a TensorProto (raw, typed or external data) to a tensor.
 /// `base` is the model's folder, for external data.
-[[nodiscard]] inline tensor from_proto(const onnx::TensorProto& t, const fs::path& base = {}) {
+[[nodiscard]] inline tensor from_proto(const onnx::TensorProto& t, const std::filesystem::path& base = {}) {
     const std::string where = "tensoracle::io::from_proto(" + t.name() + ")";
     const dtype d = detail::dtype_of_onnx(t.data_type(), where);
     shape_type dims;
@@ -167,7 +165,7 @@ void copy_typed(const Field& field, std::size_t n, std::span<T> out, const std::
 }
 
 /// Reads a serialized TensorProto (.pb).
-[[nodiscard]] inline tensor load_tensor(const fs::path& path) {
+[[nodiscard]] inline tensor load_tensor(const std::filesystem::path& path) {
     const std::string where = "tensoracle::io::load_tensor(" + path.string() + ")";
     std::ifstream in(path, std::ios::binary);
     if (!in) throw error(where, "cannot open the file");
@@ -176,7 +174,7 @@ void copy_typed(const Field& field, std::size_t n, std::span<T> out, const std::
     return from_proto(p, path.parent_path());
 }
 
-inline void save_tensor(const tensor& t, const fs::path& path, const std::string& name = {}) {
+inline void save_tensor(const tensor& t, const std::filesystem::path& path, const std::string& name = {}) {
     std::ofstream out(path, std::ios::binary);
     if (!out || !to_proto(t, name).SerializeToOstream(&out)) {
         throw error("tensoracle::io::save_tensor(" + path.string() + ")", "cannot write the file");
@@ -185,7 +183,7 @@ inline void save_tensor(const tensor& t, const fs::path& path, const std::string
 
 namespace detail {
 
-inline spec::attribute_value from_attribute(const onnx::AttributeProto& a, const fs::path& base, const std::string& where) {
+inline spec::attribute_value from_attribute(const onnx::AttributeProto& a, const std::filesystem::path& base, const std::string& where) {
     const std::string w = where + ", attribute '" + a.name() + "'";
     if (!a.ref_attr_name().empty()) throw unsupported_error(w, "function attribute references are not supported");
     switch (a.type()) {
@@ -273,7 +271,7 @@ inline void to_value_info(const graph::value_info& v, onnx::ValueInfoProto& p) {
 namespace detail {
 /// A GraphProto's content into `g` (name, interface, weights, nodes and their
 /// graph attributes, recursively).
-inline void from_graph_proto(const onnx::GraphProto& gp, graph::graph& g, const fs::path& base, const std::string& where) {
+inline void from_graph_proto(const onnx::GraphProto& gp, graph::graph& g, const std::filesystem::path& base, const std::string& where) {
     for (const auto& init : gp.initializer()) g.initializers.insert_or_assign(init.name(), from_proto(init, base));
     if (gp.sparse_initializer_size() != 0) throw unsupported_error(where, "sparse initializers are not supported");
     for (const auto& in : gp.input()) {
@@ -332,7 +330,7 @@ inline void to_graph_proto(const graph::graph& g, onnx::GraphProto& gp) {
 }  // namespace detail
 
 /// Converts a ModelProto into the kit's graph. `base` is the model's folder.
-[[nodiscard]] inline graph::graph from_model_proto(const onnx::ModelProto& m, const fs::path& base = {}) {
+[[nodiscard]] inline graph::graph from_model_proto(const onnx::ModelProto& m, const std::filesystem::path& base = {}) {
     const std::string where = "tensoracle::io::from_model_proto";
     graph::graph g;
     g.name = m.graph().name().empty() ? "model" : m.graph().name();
@@ -349,7 +347,7 @@ inline void to_graph_proto(const graph::graph& g, onnx::GraphProto& gp) {
 }
 
 /// Loads model.onnx (binary protobuf) and validates the graph rules.
-[[nodiscard]] inline graph::graph load_model(const fs::path& path) {
+[[nodiscard]] inline graph::graph load_model(const std::filesystem::path& path) {
     const std::string where = "tensoracle::io::load_model(" + path.string() + ")";
     std::ifstream in(path, std::ios::binary);
     if (!in) throw error(where, "cannot open the file");
@@ -380,7 +378,7 @@ inline void check_model(const onnx::ModelProto& m) {
 }
 
 /// Writes the graph as model.onnx after onnx::checker accepts it.
-inline void save_model(const graph::graph& g, const fs::path& path) {
+inline void save_model(const graph::graph& g, const std::filesystem::path& path) {
     const auto m = to_model_proto(g);
     check_model(m);
     std::ofstream out(path, std::ios::binary);
