@@ -11,6 +11,10 @@
 #include <string>
 #include <vector>
 
+#include <boost/hana/accessors.hpp>
+#include <boost/hana/adapt_struct.hpp>
+#include <boost/hana/length.hpp>
+
 #include "tensoracle/core/dtype.hpp"
 #include "tensoracle/core/hash.hpp"
 #include "tensoracle/core/error.hpp"
@@ -85,7 +89,11 @@ struct config {
     /// first graph whatever the search found.
     std::size_t search_attempts = 8;
 
-    /// A canonical text form: equal configs give equal text.
+    /// A canonical text form: equal configs give equal text. Written out by
+    /// hand, not from the member list below: it is hashed into every case's
+    /// random stream (case_rng), so its text is frozen; a member added later
+    /// is written only when set otherwise (as weights= and motifs= are), so
+    /// that existing configs keep their hash and their cases.
     [[nodiscard]] std::string canonical() const {
         std::ostringstream os;
         auto list = [&](const char* key, std::vector<std::string> v) {
@@ -162,4 +170,31 @@ struct config {
     }
 };
 
+namespace detail {
+/// Converts to any member type: counts an aggregate's members (T{m, m, ...}).
+struct any_member {
+    template <class U>
+    operator U() const;  // never defined: used in unevaluated requires-expressions only
+};
+template <class T, class... M>
+constexpr std::size_t aggregate_member_count() {
+    if constexpr (requires { T{M{}..., any_member{}}; }) {
+        return aggregate_member_count<T, M..., any_member>();
+    } else {
+        return sizeof...(M);
+    }
+}
+}  // namespace detail
+
 }  // namespace tensoracle::gen
+
+// The one list of gen::config's members, with their names: the JSON form
+// (gen/config_json.hpp: to_json, config_from_json) walks it, so a member is a
+// JSON key as soon as it is listed here. A member added to the struct but not
+// here fails the static_assert below.
+BOOST_HANA_ADAPT_STRUCT(tensoracle::gen::config, include_ops, exclude_ops, dtypes, min_rank, max_rank, max_nodes, max_elements, max_work, min_dim, max_dim, vulnerable_ops, forward_probability, single_io, initializer_probability, weight_probability, motif_probability, motif_near_miss, builtin_motifs, motif_weights, user_motifs, binning, bins, opset, support, avoid_onnx_shape_inference_bugs, search_iterations, search_work, search_attempts);
+
+static_assert(tensoracle::gen::detail::aggregate_member_count<tensoracle::gen::config>() ==
+                  decltype(boost::hana::length(boost::hana::accessors<tensoracle::gen::config>()))::value,
+              "tensoracle::gen::config: every member must be listed in BOOST_HANA_ADAPT_STRUCT(tensoracle::gen::config, ...) "
+              "in gen/config.hpp, so that its JSON form has it");

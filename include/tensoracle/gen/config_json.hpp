@@ -8,7 +8,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include <boost/hana/accessors.hpp>
+#include <boost/hana/for_each.hpp>
+#include <boost/hana/pair.hpp>
+#include <boost/hana/string.hpp>
+
 #include <fstream>
+#include <map>
 #include <set>
 #include <string>
 
@@ -60,46 +66,68 @@ namespace tensoracle::gen {
     return m;
 }
 
-/// The config as a JSON object (every key, defaults included).
-[[nodiscard]] inline nlohmann::json to_json(const config& c) {
-    nlohmann::json j;
-    j["include_ops"] = c.include_ops;
-    j["exclude_ops"] = c.exclude_ops;
+namespace detail {
+// The JSON form of each kind of config member; dtypes are written by name.
+inline nlohmann::json member_json(const std::vector<dtype>& v) {
     auto names = nlohmann::json::array();
-    for (const auto d : c.dtypes) names.push_back(std::string(name(d)));
-    j["dtypes"] = names;
-    j["min_rank"] = c.min_rank;
-    j["max_rank"] = c.max_rank;
-    j["max_nodes"] = c.max_nodes;
-    j["max_elements"] = c.max_elements;
-    j["max_work"] = c.max_work;
-    j["min_dim"] = c.min_dim;
-    j["max_dim"] = c.max_dim;
-    j["vulnerable_ops"] = c.vulnerable_ops;
-    j["forward_probability"] = c.forward_probability;
-    j["single_io"] = c.single_io;
-    j["initializer_probability"] = c.initializer_probability;
-    j["weight_probability"] = c.weight_probability;
-    j["motif_probability"] = c.motif_probability;
-    j["motif_near_miss"] = c.motif_near_miss;
-    j["builtin_motifs"] = c.builtin_motifs;
-    j["motif_weights"] = c.motif_weights;
-    j["user_motifs"] = nlohmann::json::array();
-    for (const auto& m : c.user_motifs) j["user_motifs"].push_back(to_json(m));
-    j["binning"] = c.binning;
-    j["avoid_onnx_shape_inference_bugs"] = c.avoid_onnx_shape_inference_bugs;
-    j["bins"] = c.bins;
-    j["opset"] = c.opset;
-    auto support = nlohmann::json::object();
-    for (const auto& [op, ds] : c.support) {
+    for (const auto d : v) names.push_back(std::string(name(d)));
+    return names;
+}
+inline nlohmann::json member_json(const std::map<std::string, std::set<dtype>>& support) {
+    auto j = nlohmann::json::object();
+    for (const auto& [op, ds] : support) {
         auto list = nlohmann::json::array();
         for (const auto d : ds) list.push_back(std::string(name(d)));
-        support[op] = list;
+        j[op] = list;
     }
-    j["support"] = support;
-    j["search_iterations"] = c.search_iterations;
-    j["search_work"] = c.search_work;
-    j["search_attempts"] = c.search_attempts;
+    return j;
+}
+inline nlohmann::json member_json(const std::vector<motif>& motifs) {
+    auto j = nlohmann::json::array();
+    for (const auto& m : motifs) j.push_back(to_json(m));
+    return j;
+}
+template <class T>
+nlohmann::json member_json(const T& v) {
+    return v;
+}
+
+inline void read_member(std::vector<dtype>& out, const nlohmann::json& v, const std::string&) {
+    out.clear();
+    for (const auto& n : v) out.push_back(dtype_from_name(n.get<std::string>()));
+}
+inline void read_member(std::map<std::string, std::set<dtype>>& out, const nlohmann::json& v, const std::string&) {
+    out.clear();
+    for (const auto& [op, list] : v.items()) {
+        std::set<dtype> ds;
+        for (const auto& n : list) ds.insert(dtype_from_name(n.get<std::string>()));
+        out[op] = ds;
+    }
+}
+/// Inline, or the path of a JSON file holding the list (a compiler team's own patterns).
+inline void read_member(std::vector<motif>& out, const nlohmann::json& value, const std::string& at) {
+    nlohmann::json list = value;
+    if (value.is_string()) {
+        std::ifstream in(value.get<std::string>());
+        if (!in) throw error(at, "cannot open motif file " + value.get<std::string>());
+        list = nlohmann::json::parse(in);
+    }
+    if (!list.is_array()) throw error(at, "expected a list of motifs (or a file holding one)");
+    out.clear();
+    for (const auto& jm : list) out.push_back(motif_from_json(jm, at));
+}
+template <class T>
+void read_member(T& out, const nlohmann::json& v, const std::string&) {
+    out = v.get<T>();
+}
+}  // namespace detail
+
+/// The config as a JSON object: every member (gen/config.hpp's list), defaults included.
+[[nodiscard]] inline nlohmann::json to_json(const config& c) {
+    auto j = nlohmann::json::object();
+    boost::hana::for_each(boost::hana::accessors<config>(), [&](auto member) {
+        j[boost::hana::to<char const*>(boost::hana::first(member))] = detail::member_json(boost::hana::second(member)(c));
+    });
     return j;
 }
 
@@ -111,58 +139,13 @@ namespace tensoracle::gen {
     for (const auto& [key, value] : j.items()) {
         const std::string at = "tensoracle::gen::config_from_json(" + where + ": " + key + ")";
         try {
-            auto dtypes_of = [&](const nlohmann::json& v) {
-                std::set<dtype> out;
-                for (const auto& n : v) out.insert(dtype_from_name(n.get<std::string>()));
-                return out;
-            };
-            if (key == "include_ops") c.include_ops = value.get<std::vector<std::string>>();
-            else if (key == "exclude_ops") c.exclude_ops = value.get<std::vector<std::string>>();
-            else if (key == "dtypes") {
-                c.dtypes.clear();
-                for (const auto& n : value) c.dtypes.push_back(dtype_from_name(n.get<std::string>()));
-            }
-            else if (key == "min_rank") c.min_rank = value.get<std::size_t>();
-            else if (key == "max_rank") c.max_rank = value.get<std::size_t>();
-            else if (key == "max_nodes") c.max_nodes = value.get<std::size_t>();
-            else if (key == "max_elements") c.max_elements = value.get<std::size_t>();
-            else if (key == "max_work") c.max_work = value.get<std::size_t>();
-            else if (key == "min_dim") c.min_dim = value.get<std::int64_t>();
-            else if (key == "max_dim") c.max_dim = value.get<std::int64_t>();
-            else if (key == "vulnerable_ops") c.vulnerable_ops = value.get<bool>();
-            else if (key == "forward_probability") c.forward_probability = value.get<double>();
-            else if (key == "single_io") c.single_io = value.get<bool>();
-            else if (key == "initializer_probability") c.initializer_probability = value.get<double>();
-            else if (key == "weight_probability") c.weight_probability = value.get<double>();
-            else if (key == "motif_probability") c.motif_probability = value.get<double>();
-            else if (key == "motif_near_miss") c.motif_near_miss = value.get<double>();
-            else if (key == "builtin_motifs") c.builtin_motifs = value.get<bool>();
-            else if (key == "motif_weights") c.motif_weights = value.get<std::map<std::string, double>>();
-            else if (key == "user_motifs") {
-                // Inline, or the path of a JSON file holding the list (a compiler team's own patterns).
-                nlohmann::json list = value;
-                if (value.is_string()) {
-                    std::ifstream in(value.get<std::string>());
-                    if (!in) throw error(at, "cannot open motif file " + value.get<std::string>());
-                    list = nlohmann::json::parse(in);
-                }
-                if (!list.is_array()) throw error(at, "expected a list of motifs (or a file holding one)");
-                c.user_motifs.clear();
-                for (const auto& jm : list) c.user_motifs.push_back(motif_from_json(jm, at));
-            }
-            else if (key == "binning") c.binning = value.get<bool>();
-            else if (key == "avoid_onnx_shape_inference_bugs") c.avoid_onnx_shape_inference_bugs = value.get<bool>();
-            else if (key == "bins") c.bins = value.get<int>();
-            else if (key == "opset") c.opset = value.get<int>();
-            else if (key == "search_iterations") c.search_iterations = value.get<std::size_t>();
-            else if (key == "search_work") c.search_work = value.get<std::size_t>();
-            else if (key == "search_attempts") c.search_attempts = value.get<std::size_t>();
-            else if (key == "support") {
-                c.support.clear();
-                for (const auto& [op, list] : value.items()) c.support[op] = dtypes_of(list);
-            } else {
-                throw error(at, "unknown key (see tensoracle::gen::config for the keys)");
-            }
+            bool known = false;
+            boost::hana::for_each(boost::hana::accessors<config>(), [&](auto member) {
+                if (known || key != boost::hana::to<char const*>(boost::hana::first(member))) return;
+                known = true;
+                detail::read_member(boost::hana::second(member)(c), value, at);
+            });
+            if (!known) throw error(at, "unknown key (see tensoracle::gen::config for the keys)");
         } catch (const nlohmann::json::exception& e) {
             throw error(at, std::string("wrong type: ") + e.what());
         } catch (const dtype_error& e) {
