@@ -723,11 +723,10 @@ namespace detail {
 
 /// Reads output_0.pb .. output_{n-1}.pb; anything else in the folder is a protocol break.
 inline void read_outputs(const case_paths& c, backend_run& r) {
-    namespace fs = std::filesystem;
     for (std::size_t k = 0; k < c.output_count; ++k) {
         const auto p = c.outputs / ("output_" + std::to_string(k) + ".pb");
         std::error_code ec;
-        if (!fs::exists(p, ec)) {
+        if (!std::filesystem::exists(p, ec)) {
             r.status = run_status::bad_output;
             r.message = "exited 0 but wrote " + std::to_string(k) + " of " + std::to_string(c.output_count) +
                         " outputs (" + p.filename().string() + " missing)";
@@ -751,7 +750,7 @@ inline void read_outputs(const case_paths& c, backend_run& r) {
         }
     }
     std::error_code ec;
-    for (const auto& entry : fs::directory_iterator(c.outputs, ec)) {
+    for (const auto& entry : std::filesystem::directory_iterator(c.outputs, ec)) {
         const auto n = entry.path().filename().string();
         if (n.rfind("output_", 0) != 0) continue;
         const auto k = n.substr(7, n.size() - 7 - (n.size() >= 3 && n.ends_with(".pb") ? 3 : 0));
@@ -1873,7 +1872,6 @@ struct components {
 /// so a broken report is seen, not mistaken for a graph left alone.
 [[nodiscard]] inline std::optional<std::vector<rewrite_event>> reported_rewrites(const graph::graph& original,
                                                                                 const std::filesystem::path& outputs) {
-    namespace fs = std::filesystem;
     std::error_code ec;
     const auto onnx_file = outputs / "rewritten.onnx", json_file = outputs / "rewrites.json";
     auto unreadable = [](const std::string& why) {
@@ -1882,14 +1880,14 @@ struct components {
         e.kind = "unreadable rewrite report: " + why;
         return std::vector<rewrite_event>{e};
     };
-    if (fs::exists(onnx_file, ec)) {
+    if (std::filesystem::exists(onnx_file, ec)) {
         try {
             return rewrite_events(as_executed(original), read_executed_onnx(onnx_file));
         } catch (const std::exception& e) {
             return unreadable(e.what());
         }
     }
-    if (fs::exists(json_file, ec)) {
+    if (std::filesystem::exists(json_file, ec)) {
         try {
             std::ifstream in(json_file);
             const auto j = nlohmann::json::parse(in);
@@ -1955,12 +1953,11 @@ struct known_findings {
     /// (verdict one of `verdicts`; "precision" and "specification gap" label it judged).
     /// Throws naming the path when it holds none of these.
     void add(const std::filesystem::path& path) {
-        namespace fs = std::filesystem;
         const std::string where = "tensoracle::campaign::known_findings(" + path.string() + ")";
         std::error_code ec;
-        if (fs::is_directory(path, ec)) {
+        if (std::filesystem::is_directory(path, ec)) {
             std::size_t found = 0;
-            for (fs::recursive_directory_iterator it(path, ec), end; it != end; it.increment(ec)) {
+            for (std::filesystem::recursive_directory_iterator it(path, ec), end; it != end; it.increment(ec)) {
                 if (ec) break;
                 if (it.depth() > 2) {
                     it.disable_recursion_pending();
@@ -2058,8 +2055,6 @@ private:
 
 namespace tensoracle::campaign {
 
-namespace fs = std::filesystem;
-
 /// The class of one backend's result on one case (snake_case in every file).
 enum class outcome_class {
     pass,
@@ -2139,7 +2134,7 @@ struct campaign_options {
     double timeout_seconds = 10.0;
     double time_limit_seconds = 0.0;  ///< stop starting cases after this (0: none)
     unsigned jobs = 1;
-    fs::path out;
+    std::filesystem::path out;
     bool float64_oracle = true;    ///< re-evaluate f16/bf16/f32 graphs in float64 to label reference imprecision
     bool recheck = true;           ///< run a mismatch again to spot non-determinism, a time-out again (twice the limit) to confirm a hang
     bool localize = true;          ///< mark every intermediate as an output to find the first disagreeing node
@@ -2175,7 +2170,6 @@ struct campaign_progress {
     std::map<std::string, std::size_t> outcomes;  ///< over all backends
     std::size_t signatures = 0;
 };
-
 
 /// An error message with what changes between runs taken out: paths (any word
 /// holding a '/', relative or absolute), addresses, numbers (value and node
@@ -2312,20 +2306,20 @@ struct judgement {
     return true;
 }
 
-inline void write_json(const fs::path& p, const nlohmann::json& j) {
-    const auto tmp = fs::path(p.string() + ".tmp");
+inline void write_json(const std::filesystem::path& p, const nlohmann::json& j) {
+    const auto tmp = std::filesystem::path(p.string() + ".tmp");
     {
         std::ofstream f(tmp);
         f << j.dump(2) << '\n';
         if (!f) throw error("tensoracle::campaign", "cannot write " + tmp.string());
     }
-    fs::rename(tmp, p);
+    std::filesystem::rename(tmp, p);
 }
 
-inline void reset_dir(const fs::path& d) {
+inline void reset_dir(const std::filesystem::path& d) {
     std::error_code ec;
-    fs::remove_all(d, ec);
-    fs::create_directories(d, ec);
+    std::filesystem::remove_all(d, ec);
+    std::filesystem::create_directories(d, ec);
     if (ec) throw error("tensoracle::campaign", "cannot create " + d.string() + ": " + ec.message());
 }
 
@@ -2344,11 +2338,11 @@ inline void reset_dir(const fs::path& d) {
 /// One thread's state: its own backends (workers are per thread) and scratch folder.
 struct lane {
     std::vector<std::unique_ptr<backend>> backends;
-    fs::path scratch;
+    std::filesystem::path scratch;
 };
 
 /// Writes a graph and its inputs where the backends read them: `dir`/model.onnx, `dir`/inputs/.
-inline void write_model(const graph::graph& g, const std::map<std::string, tensor, std::less<>>& inputs, const fs::path& dir) {
+inline void write_model(const graph::graph& g, const std::map<std::string, tensor, std::less<>>& inputs, const std::filesystem::path& dir) {
     reset_dir(dir / "inputs");
     io::save_model(g, dir / "model.onnx");
     for (std::size_t k = 0; k < g.inputs.size(); ++k) {
@@ -2363,7 +2357,7 @@ inline void write_model(const graph::graph& g, const std::map<std::string, tenso
     return o.str();
 }
 
-[[nodiscard]] inline backend_run run_on(backend& b, const fs::path& dir, const std::string& out_name, std::size_t outputs, double timeout) {
+[[nodiscard]] inline backend_run run_on(backend& b, const std::filesystem::path& dir, const std::string& out_name, std::size_t outputs, double timeout) {
     case_paths p{dir / "model.onnx", dir / "inputs", dir / out_name, outputs};
     reset_dir(p.outputs);
     return b.run(p, timeout);
@@ -2607,7 +2601,7 @@ public:
         return true;
     }
 
-    void compare_pair(detail::lane& lane, const io::generated_case& c, const fs::path& dir, std::size_t a, std::size_t b,
+    void compare_pair(detail::lane& lane, const io::generated_case& c, const std::filesystem::path& dir, std::size_t a, std::size_t b,
                       std::vector<backend_result>& results, nlohmann::json& pairs,
                       std::vector<signature>& pair_sigs) const {
         auto& ra = results[a];
@@ -2668,8 +2662,8 @@ public:
         std::vector<std::pair<std::size_t, std::string>> marked;  ///< (node, value) in graph order
         graph::graph model;
         std::map<std::string, std::size_t> position;  ///< value -> graph-output index
-        fs::path dir;
-        marked_graph(const io::generated_case& c, const fs::path& case_dir)
+        std::filesystem::path dir;
+        marked_graph(const io::generated_case& c, const std::filesystem::path& case_dir)
             : model(detail::mark_all(c.model, c.values, marked)), dir(case_dir / "marked") {
             for (std::size_t k = 0; k < model.outputs.size(); ++k) position.emplace(model.outputs[k].name, k);
             detail::write_model(model, c.inputs, dir);
@@ -2733,7 +2727,7 @@ public:
 
     /// The signature of a failure; for a value failure, localizes it first and may
     /// relabel it reference_precision (the node reproduces on the backend's inputs).
-    std::optional<signature> make_signature(detail::lane& lane, std::size_t b, const io::generated_case& c, const fs::path& dir,
+    std::optional<signature> make_signature(detail::lane& lane, std::size_t b, const io::generated_case& c, const std::filesystem::path& dir,
                                             backend_result& r) const {
         signature s{lane.backends[b]->name(), r.outcome, "reference", {}};
         switch (r.outcome) {
@@ -2806,7 +2800,7 @@ public:
     /// bisection: about log2(nodes) runs, each a hang costing a time-out. Empty when
     /// the whole graph's prefix does not reproduce it (a failure of the graph's
     /// outputs or of the whole) or a value is missing.
-    [[nodiscard]] std::optional<std::size_t> first_failing_prefix(backend& b, const io::generated_case& c, const fs::path& dir,
+    [[nodiscard]] std::optional<std::size_t> first_failing_prefix(backend& b, const io::generated_case& c, const std::filesystem::path& dir,
                                                                   run_status status) const {
         if (c.model.nodes.empty()) return std::nullopt;
         std::vector<std::size_t> order;
@@ -2842,10 +2836,9 @@ private:
     judge_options o_;
 };
 
-
 /// What a summary covers: a campaign folder, its backends and the case indices that belong to it.
 struct summary_scope {
-    fs::path dir;
+    std::filesystem::path dir;
     std::vector<std::string> backends;
     std::function<bool(std::uint64_t)> includes;
     std::uint64_t requested = 0;
@@ -2887,7 +2880,7 @@ public:
 
     /// Runs (or resumes) and writes summary.json / summary.txt; returns the summary.
     nlohmann::json run(const std::function<void(const campaign_progress&)>& on_progress = {}, const std::atomic<bool>* stop = nullptr) {
-        fs::create_directories(o_.out / "cases");
+        std::filesystem::create_directories(o_.out / "cases");
         check_or_write_settings();
         const bool guided = o_.guide.mode != guide_mode::none;
         corpus_ = rewrite_corpus(o_.guide);
@@ -2907,7 +2900,7 @@ public:
         progress_.done = progress_.skipped;
         journal_.open(o_.out / "results.jsonl", std::ios::app);
         if (!journal_) throw error("tensoracle::campaign", "cannot append to " + (o_.out / "results.jsonl").string());
-        if (guided) fs::create_directories(o_.out / "corpus");
+        if (guided) std::filesystem::create_directories(o_.out / "corpus");
 
         std::vector<detail::lane> lanes(o_.jobs);
         for (unsigned j = 0; j < o_.jobs; ++j) {
@@ -2957,7 +2950,7 @@ public:
         journal_.close();
         lanes.clear();  // stops the workers
         std::error_code ec;
-        fs::remove_all(o_.out / ".work", ec);
+        std::filesystem::remove_all(o_.out / ".work", ec);
         if (fatal) std::rethrow_exception(fatal);
         return write_summary();
     }
@@ -3000,7 +2993,7 @@ private:
     void check_or_write_settings() {
         const auto p = o_.out / "campaign.json";
         auto mine = settings();
-        if (fs::exists(p)) {
+        if (std::filesystem::exists(p)) {
             nlohmann::json theirs;
             try {
                 std::ifstream f(p);
@@ -3159,7 +3152,7 @@ private:
         }
         const auto folder = [&](const std::string& id) { return o_.out / "corpus" / id; };
         const auto kept = corpus_.absorb(lines, [&](const std::string& id) -> std::optional<io::generated_case> {
-            if (!fs::exists(folder(id) / "model.onnx")) return std::nullopt;
+            if (!std::filesystem::exists(folder(id) / "model.onnx")) return std::nullopt;
             try {
                 return read_corpus_case(folder(id));
             } catch (const std::exception&) {
@@ -3170,7 +3163,7 @@ private:
         for (const auto* l : lines) {
             const auto id = l->at("case").get<std::string>();
             std::error_code ec;
-            if (!keep.contains(id)) fs::remove_all(folder(id), ec);
+            if (!keep.contains(id)) std::filesystem::remove_all(folder(id), ec);
         }
         for (const auto i : round) {
             journaled.erase(i);
@@ -3224,7 +3217,7 @@ private:
             // The mutant runs in a scratch folder of its own: the original's outputs stay for its record.
             struct scratch_swap {
                 detail::lane& l;
-                fs::path saved;
+                std::filesystem::path saved;
                 ~scratch_swap() { l.scratch = saved; }
             } swap{lane, lane.scratch};
             lane.scratch = swap.saved / "mutant";
@@ -3305,15 +3298,14 @@ private:
             if (em.results[b].run.status == run_status::ran) {
                 const auto to = folder / "backends" / name;
                 std::error_code ec;
-                fs::create_directories(to, ec);
-                fs::copy(lane.scratch / ("out_" + std::to_string(b)), to, fs::copy_options::overwrite_existing | fs::copy_options::recursive, ec);
+                std::filesystem::create_directories(to, ec);
+                std::filesystem::copy(lane.scratch / ("out_" + std::to_string(b)), to, std::filesystem::copy_options::overwrite_existing | std::filesystem::copy_options::recursive, ec);
             }
         }
         detail::write_json(folder / "result.json", rj);
     }
 
-
-    void save_failing_case(const io::generated_case& c, detail::lane& lane, const fs::path& dir, const std::vector<backend_result>& results,
+    void save_failing_case(const io::generated_case& c, detail::lane& lane, const std::filesystem::path& dir, const std::vector<backend_result>& results,
                            const nlohmann::json& line) const {
         const auto folder = io::write_case(c, o_.out / "cases");
         nlohmann::json rj = line;
@@ -3327,8 +3319,8 @@ private:
             if (results[b].run.status == run_status::ran) {
                 const auto to = folder / "backends" / name;
                 std::error_code ec;
-                fs::create_directories(to, ec);
-                fs::copy(dir / ("out_" + std::to_string(b)), to, fs::copy_options::overwrite_existing | fs::copy_options::recursive, ec);
+                std::filesystem::create_directories(to, ec);
+                std::filesystem::copy(dir / ("out_" + std::to_string(b)), to, std::filesystem::copy_options::overwrite_existing | std::filesystem::copy_options::recursive, ec);
             }
         }
         detail::write_json(folder / "result.json", rj);
@@ -3484,10 +3476,10 @@ private:
 
 /// Each signature whose reduced bundle is in `dir`/reduced/<id>/ (complete: it has its
 /// manifest) names it, with its size.
-inline void attach_bundles(const fs::path& dir, nlohmann::json& summary) {
+inline void attach_bundles(const std::filesystem::path& dir, nlohmann::json& summary) {
     for (auto& g : summary["signatures"]) {
         const auto bundle = dir / "reduced" / g["id"].get<std::string>();
-        if (!fs::exists(bundle / "manifest.json")) continue;
+        if (!std::filesystem::exists(bundle / "manifest.json")) continue;
         std::ifstream f(bundle / "manifest.json");
         const auto m = nlohmann::json::parse(f, nullptr, false);
         if (!m.is_object() || !m.contains("reduced")) continue;
@@ -3614,7 +3606,7 @@ inline nlohmann::json write_summary(const summary_scope& sc) {
     s["seed"] = sc.seed;
     s["config_hash"] = sc.config_hash;
     if (!sc.shard.is_null()) s["shard"] = sc.shard;
-    if (guided || fs::exists(sc.dir / "corpus.json")) {
+    if (guided || std::filesystem::exists(sc.dir / "corpus.json")) {
         // What each way of making cases found first, in index order: a feature (rewrite
         // kind, kind set, outcome, signature; campaign/corpus.hpp) counts for the case of
         // smallest index that showed it.
@@ -3631,7 +3623,7 @@ inline nlohmann::json write_summary(const summary_scope& sc) {
         }
         s["guide"]["by"] = by;
         s["guide"]["features"] = seen.size();
-        if (fs::exists(sc.dir / "corpus.json")) {
+        if (std::filesystem::exists(sc.dir / "corpus.json")) {
             try {
                 std::ifstream cf(sc.dir / "corpus.json");
                 const auto cj = nlohmann::json::parse(cf);
@@ -3709,7 +3701,6 @@ inline nlohmann::json write_summary(const summary_scope& sc) {
     return s;
 }
 
-
 /// Runs (or resumes) a campaign; see campaign_runner.
 inline nlohmann::json run_campaign(campaign_options o, std::vector<std::unique_ptr<backend>> backends,
                                    const std::function<void(const campaign_progress&)>& on_progress = {},
@@ -3777,16 +3768,16 @@ struct support_table {
 struct probe_options {
     std::size_t variants = 2;  ///< single-op cases per (op, dtype)
     double timeout_seconds = 10.0;
-    fs::path cache_dir;        ///< empty: the default cache folder
-    fs::path scratch;          ///< where probe cases are written (required)
+    std::filesystem::path cache_dir;        ///< empty: the default cache folder
+    std::filesystem::path scratch;          ///< where probe cases are written (required)
     bool use_cache = true;
 };
 
 /// The default cache folder: $XDG_CACHE_HOME/tensoracle/support or ~/.cache/tensoracle/support.
-[[nodiscard]] inline fs::path default_support_cache() {
-    if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return fs::path(x) / "tensoracle" / "support";
-    if (const char* h = std::getenv("HOME"); h && *h) return fs::path(h) / ".cache" / "tensoracle" / "support";
-    return fs::temp_directory_path() / "tensoracle-support-cache";
+[[nodiscard]] inline std::filesystem::path default_support_cache() {
+    if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::filesystem::path(x) / "tensoracle" / "support";
+    if (const char* h = std::getenv("HOME"); h && *h) return std::filesystem::path(h) / ".cache" / "tensoracle" / "support";
+    return std::filesystem::temp_directory_path() / "tensoracle-support-cache";
 }
 
 /// Probes backend `b` (described by `description`, its version included) on every op of
@@ -3801,7 +3792,7 @@ inline support_table probe_support(backend& b, const std::string& description, c
     const auto cache_dir = o.cache_dir.empty() ? default_support_cache() : o.cache_dir;
     const auto cache = cache_dir / (b.name() + "-" + fnv1a_hex(description + "|" + std::string(version_string)) + ".json");
     nlohmann::json cached = nlohmann::json::object();
-    if (o.use_cache && fs::exists(cache)) {
+    if (o.use_cache && std::filesystem::exists(cache)) {
         std::ifstream f(cache);
         cached = nlohmann::json::parse(f, nullptr, false);
         if (!cached.is_object()) cached = nlohmann::json::object();
@@ -3867,7 +3858,7 @@ inline support_table probe_support(backend& b, const std::string& description, c
         if (on_progress) on_progress(++done, todo.size());
     }
     std::error_code ec;
-    fs::create_directories(cache_dir, ec);
+    std::filesystem::create_directories(cache_dir, ec);
     cached["__description"] = description;
     if (!ec) detail::write_json(cache, cached);
     return t;
@@ -4923,13 +4914,12 @@ namespace detail {
 /// CMakeLists.txt, README.md. Returns the manifest.
 inline nlohmann::json write_bundle(const reduce_result& r, const failure_check& check, const std::filesystem::path& dir,
                                    const bundle_info& info = {}) {
-    namespace fs = std::filesystem;
     const char* where = "tensoracle::campaign::write_bundle";
     std::error_code ec;
-    if (fs::exists(dir) && !fs::is_empty(dir, ec) && !fs::exists(dir / "manifest.json")) {
+    if (std::filesystem::exists(dir) && !std::filesystem::is_empty(dir, ec) && !std::filesystem::exists(dir / "manifest.json")) {
         throw error(where, dir.string() + " exists and holds something else than a bundle: give an empty or new folder");
     }
-    fs::remove_all(dir / "test_data_set_0", ec);
+    std::filesystem::remove_all(dir / "test_data_set_0", ec);
     const auto& c = r.reduced;
     detail::write_test_layout(c, dir);
     auto write_text = [&](const char* name, const std::string& text) {
@@ -5017,16 +5007,15 @@ inline nlohmann::json write_bundle(const reduce_result& r, const failure_check& 
 /// Without input files the inputs are random (floats in [-1, 1), integers in [0, 4),
 /// from `seed`); a model they do not run on is an error that says to give inputs.
 [[nodiscard]] inline io::generated_case load_case(const std::filesystem::path& model_or_case, std::uint64_t seed = 0) {
-    namespace fs = std::filesystem;
     const std::string where = "tensoracle::campaign::load_case(" + model_or_case.string() + ")";
-    if (!fs::exists(model_or_case)) throw error(where, "no such file or folder");
-    const fs::path dir = fs::is_directory(model_or_case) ? model_or_case : model_or_case.parent_path();
-    const fs::path model = fs::is_directory(model_or_case) ? model_or_case / "model.onnx" : model_or_case;
-    if (!fs::exists(model)) throw error(where, "no model.onnx in the folder");
+    if (!std::filesystem::exists(model_or_case)) throw error(where, "no such file or folder");
+    const std::filesystem::path dir = std::filesystem::is_directory(model_or_case) ? model_or_case : model_or_case.parent_path();
+    const std::filesystem::path model = std::filesystem::is_directory(model_or_case) ? model_or_case / "model.onnx" : model_or_case;
+    if (!std::filesystem::exists(model)) throw error(where, "no model.onnx in the folder");
     auto g = io::load_model(model);
     std::uint64_t index = 0;
     std::string config_hash;
-    if (fs::exists(dir / "case.json")) {
+    if (std::filesystem::exists(dir / "case.json")) {
         try {
             std::ifstream f(dir / "case.json");
             const auto j = nlohmann::json::parse(f);
@@ -5043,10 +5032,10 @@ inline nlohmann::json write_bundle(const reduce_result& r, const failure_check& 
     for (const auto& in : g.inputs) {
         if (!g.initializers.count(in.name)) fed.push_back(&in);
     }
-    if (fs::exists(data / "input_0.pb") || fed.empty()) {
+    if (std::filesystem::exists(data / "input_0.pb") || fed.empty()) {
         for (std::size_t k = 0; k < fed.size(); ++k) {
             const auto file = data / ("input_" + std::to_string(k) + ".pb");
-            if (!fs::exists(file)) throw error(where, "graph input '" + fed[k]->name + "' has no " + file.string());
+            if (!std::filesystem::exists(file)) throw error(where, "graph input '" + fed[k]->name + "' has no " + file.string());
             auto t = io::load_tensor(file);
             if (t.element_dtype() != fed[k]->type || (fed[k]->shape && *fed[k]->shape != t.shape())) {
                 throw error(where, file.string() + " holds " + std::string(name(t.element_dtype())) + tensoracle::to_string(t.shape()) + ", but graph input '" +
@@ -5082,7 +5071,6 @@ inline nlohmann::json reduce_signatures(const std::filesystem::path& dir, const 
                                         const judge_options& judging, const reduce_options& options,
                                         const bundle_info& info = {},
                                         const std::function<void(const std::string&, const reduce_progress&)>& on_progress = {}) {
-    namespace fs = std::filesystem;
     const char* where = "tensoracle::campaign::reduce_signatures";
     nlohmann::json summary;
     {
@@ -5094,7 +5082,7 @@ inline nlohmann::json reduce_signatures(const std::filesystem::path& dir, const 
         const auto id = s["id"].get<std::string>();
         const auto bundle = dir / "reduced" / id;
         nlohmann::json done;
-        if (fs::exists(bundle / "manifest.json")) {
+        if (std::filesystem::exists(bundle / "manifest.json")) {
             std::ifstream f(bundle / "manifest.json");
             done = nlohmann::json::parse(f, nullptr, false);
         }
@@ -5144,7 +5132,7 @@ inline nlohmann::json reduce_signatures(const std::filesystem::path& dir, const 
             s["reduction"] = std::string("not reduced: ") + e.what();
         }
         std::error_code ec;
-        fs::remove_all(dir / ".work", ec);
+        std::filesystem::remove_all(dir / ".work", ec);
     }
     detail::write_json(dir / "summary.json", summary);
     std::ofstream t(dir / "summary.txt");
@@ -5330,7 +5318,7 @@ private:
 namespace detail {
 
 /// Every line of a campaign folder's results.jsonl (a line cut by a kill is skipped).
-[[nodiscard]] inline std::vector<nlohmann::json> read_results(const fs::path& dir) {
+[[nodiscard]] inline std::vector<nlohmann::json> read_results(const std::filesystem::path& dir) {
     std::vector<nlohmann::json> out;
     std::ifstream f(dir / "results.jsonl");
     std::string line;
@@ -5341,7 +5329,7 @@ namespace detail {
     return out;
 }
 
-[[nodiscard]] inline nlohmann::json read_json_file(const fs::path& p, const char* where) {
+[[nodiscard]] inline nlohmann::json read_json_file(const std::filesystem::path& p, const char* where) {
     std::ifstream f(p);
     if (!f) throw error(where, "no " + p.string());
     auto j = nlohmann::json::parse(f, nullptr, false);
@@ -5381,10 +5369,10 @@ namespace detail {
 
 /// Writes `dir`/report.html from its summary.json, results.jsonl and campaign.json;
 /// returns its path.
-inline fs::path write_report(const fs::path& dir) {
+inline std::filesystem::path write_report(const std::filesystem::path& dir) {
     const char* where = "tensoracle::campaign::write_report";
     const auto summary = detail::read_json_file(dir / "summary.json", where);
-    const auto settings = fs::exists(dir / "campaign.json") ? detail::read_json_file(dir / "campaign.json", where) : nlohmann::json::object();
+    const auto settings = std::filesystem::exists(dir / "campaign.json") ? detail::read_json_file(dir / "campaign.json", where) : nlohmann::json::object();
     const auto lines = detail::read_results(dir);
     std::ostringstream h;
     h << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>tensoracle campaign report</title>\n<style>\n"
@@ -5522,7 +5510,7 @@ inline fs::path write_report(const fs::path& dir) {
     if (!hist.data.empty()) h << hist.render();
 
     // Support matrix, when the backends were probed (support.json).
-    if (fs::exists(dir / "support.json")) {
+    if (std::filesystem::exists(dir / "support.json")) {
         const auto support = detail::read_json_file(dir / "support.json", where);
         h << "<h2>Support matrix</h2>\n<p class=\"note\">From single-op probes (cached per backend version); the generator drew only "
              "supported (op, dtype) pairs.</p>\n<table id=\"support\"><tr><th class=\"l\">op</th>";
@@ -5576,7 +5564,7 @@ inline fs::path write_report(const fs::path& dir) {
 /// `out`: results (each case index once), cases and reduced bundles copied, the summary
 /// grouped again (signatures combined with their counts) and report.html written.
 /// Folders of other settings (seed, config, level, backends, mutants) are refused.
-inline nlohmann::json merge_campaigns(const std::vector<fs::path>& dirs, const fs::path& out) {
+inline nlohmann::json merge_campaigns(const std::vector<std::filesystem::path>& dirs, const std::filesystem::path& out) {
     const char* where = "tensoracle::campaign::merge_campaigns";
     if (dirs.empty()) throw error(where, "no campaign folder to merge");
     nlohmann::json base;
@@ -5597,8 +5585,8 @@ inline nlohmann::json merge_campaigns(const std::vector<fs::path>& dirs, const f
         }
         requested += detail::read_json_file(dirs[k] / "summary.json", where).value("requested", std::uint64_t{0});
     }
-    fs::create_directories(out / "cases");
-    if (fs::exists(out / "results.jsonl")) throw error(where, out.string() + " already holds a campaign: merge into a new folder");
+    std::filesystem::create_directories(out / "cases");
+    if (std::filesystem::exists(out / "results.jsonl")) throw error(where, out.string() + " already holds a campaign: merge into a new folder");
     std::ofstream journal(out / "results.jsonl");
     std::set<std::uint64_t> seen;
     for (const auto& d : dirs) {
@@ -5606,12 +5594,12 @@ inline nlohmann::json merge_campaigns(const std::vector<fs::path>& dirs, const f
             if (seen.insert(line["index"].get<std::uint64_t>()).second) journal << line.dump() << '\n';
         }
         for (const char* sub : {"cases", "reduced"}) {
-            if (!fs::exists(d / sub)) continue;
-            for (const auto& e : fs::directory_iterator(d / sub)) {
+            if (!std::filesystem::exists(d / sub)) continue;
+            for (const auto& e : std::filesystem::directory_iterator(d / sub)) {
                 const auto to = out / sub / e.path().filename();
-                if (fs::exists(to)) continue;
-                fs::create_directories(to.parent_path());
-                fs::copy(e.path(), to, fs::copy_options::recursive);
+                if (std::filesystem::exists(to)) continue;
+                std::filesystem::create_directories(to.parent_path());
+                std::filesystem::copy(e.path(), to, std::filesystem::copy_options::recursive);
             }
         }
     }

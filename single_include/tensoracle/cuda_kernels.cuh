@@ -155,7 +155,7 @@ public:
 // through float (two roundings), and it has no bfloat16. The conversions below
 // are written straight from the IEEE 754 encoding, round to nearest with ties
 // to even, and are tested bit-exactly against Debian's FP16 library and
-// Eigen's bfloat16 (tests/test_float16.cpp).
+// Eigen's bfloat16 (tests/core/test_float16.cpp).
 
 #include <bit>
 #include <cstdint>

@@ -20,7 +20,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include <boost/hana/accessors.hpp>
+#include <boost/hana/for_each.hpp>
+#include <boost/hana/pair.hpp>
+#include <boost/hana/string.hpp>
+
 #include <fstream>
+#include <map>
 #include <set>
 #include <string>
 
@@ -69,46 +75,68 @@ namespace tensoracle::gen {
     return m;
 }
 
-/// The config as a JSON object (every key, defaults included).
-[[nodiscard]] inline nlohmann::json to_json(const config& c) {
-    nlohmann::json j;
-    j["include_ops"] = c.include_ops;
-    j["exclude_ops"] = c.exclude_ops;
+namespace detail {
+// The JSON form of each kind of config member; dtypes are written by name.
+inline nlohmann::json member_json(const std::vector<dtype>& v) {
     auto names = nlohmann::json::array();
-    for (const auto d : c.dtypes) names.push_back(std::string(name(d)));
-    j["dtypes"] = names;
-    j["min_rank"] = c.min_rank;
-    j["max_rank"] = c.max_rank;
-    j["max_nodes"] = c.max_nodes;
-    j["max_elements"] = c.max_elements;
-    j["max_work"] = c.max_work;
-    j["min_dim"] = c.min_dim;
-    j["max_dim"] = c.max_dim;
-    j["vulnerable_ops"] = c.vulnerable_ops;
-    j["forward_probability"] = c.forward_probability;
-    j["single_io"] = c.single_io;
-    j["initializer_probability"] = c.initializer_probability;
-    j["weight_probability"] = c.weight_probability;
-    j["motif_probability"] = c.motif_probability;
-    j["motif_near_miss"] = c.motif_near_miss;
-    j["builtin_motifs"] = c.builtin_motifs;
-    j["motif_weights"] = c.motif_weights;
-    j["user_motifs"] = nlohmann::json::array();
-    for (const auto& m : c.user_motifs) j["user_motifs"].push_back(to_json(m));
-    j["binning"] = c.binning;
-    j["avoid_onnx_shape_inference_bugs"] = c.avoid_onnx_shape_inference_bugs;
-    j["bins"] = c.bins;
-    j["opset"] = c.opset;
-    auto support = nlohmann::json::object();
-    for (const auto& [op, ds] : c.support) {
+    for (const auto d : v) names.push_back(std::string(name(d)));
+    return names;
+}
+inline nlohmann::json member_json(const std::map<std::string, std::set<dtype>>& support) {
+    auto j = nlohmann::json::object();
+    for (const auto& [op, ds] : support) {
         auto list = nlohmann::json::array();
         for (const auto d : ds) list.push_back(std::string(name(d)));
-        support[op] = list;
+        j[op] = list;
     }
-    j["support"] = support;
-    j["search_iterations"] = c.search_iterations;
-    j["search_work"] = c.search_work;
-    j["search_attempts"] = c.search_attempts;
+    return j;
+}
+inline nlohmann::json member_json(const std::vector<motif>& motifs) {
+    auto j = nlohmann::json::array();
+    for (const auto& m : motifs) j.push_back(to_json(m));
+    return j;
+}
+template <class T>
+nlohmann::json member_json(const T& v) {
+    return v;
+}
+
+inline void read_member(std::vector<dtype>& out, const nlohmann::json& v, const std::string&) {
+    out.clear();
+    for (const auto& n : v) out.push_back(dtype_from_name(n.get<std::string>()));
+}
+inline void read_member(std::map<std::string, std::set<dtype>>& out, const nlohmann::json& v, const std::string&) {
+    out.clear();
+    for (const auto& [op, list] : v.items()) {
+        std::set<dtype> ds;
+        for (const auto& n : list) ds.insert(dtype_from_name(n.get<std::string>()));
+        out[op] = ds;
+    }
+}
+/// Inline, or the path of a JSON file holding the list (a compiler team's own patterns).
+inline void read_member(std::vector<motif>& out, const nlohmann::json& value, const std::string& at) {
+    nlohmann::json list = value;
+    if (value.is_string()) {
+        std::ifstream in(value.get<std::string>());
+        if (!in) throw error(at, "cannot open motif file " + value.get<std::string>());
+        list = nlohmann::json::parse(in);
+    }
+    if (!list.is_array()) throw error(at, "expected a list of motifs (or a file holding one)");
+    out.clear();
+    for (const auto& jm : list) out.push_back(motif_from_json(jm, at));
+}
+template <class T>
+void read_member(T& out, const nlohmann::json& v, const std::string&) {
+    out = v.get<T>();
+}
+}  // namespace detail
+
+/// The config as a JSON object: every member (gen/config.hpp's list), defaults included.
+[[nodiscard]] inline nlohmann::json to_json(const config& c) {
+    auto j = nlohmann::json::object();
+    boost::hana::for_each(boost::hana::accessors<config>(), [&](auto member) {
+        j[boost::hana::to<char const*>(boost::hana::first(member))] = detail::member_json(boost::hana::second(member)(c));
+    });
     return j;
 }
 
@@ -120,58 +148,13 @@ namespace tensoracle::gen {
     for (const auto& [key, value] : j.items()) {
         const std::string at = "tensoracle::gen::config_from_json(" + where + ": " + key + ")";
         try {
-            auto dtypes_of = [&](const nlohmann::json& v) {
-                std::set<dtype> out;
-                for (const auto& n : v) out.insert(dtype_from_name(n.get<std::string>()));
-                return out;
-            };
-            if (key == "include_ops") c.include_ops = value.get<std::vector<std::string>>();
-            else if (key == "exclude_ops") c.exclude_ops = value.get<std::vector<std::string>>();
-            else if (key == "dtypes") {
-                c.dtypes.clear();
-                for (const auto& n : value) c.dtypes.push_back(dtype_from_name(n.get<std::string>()));
-            }
-            else if (key == "min_rank") c.min_rank = value.get<std::size_t>();
-            else if (key == "max_rank") c.max_rank = value.get<std::size_t>();
-            else if (key == "max_nodes") c.max_nodes = value.get<std::size_t>();
-            else if (key == "max_elements") c.max_elements = value.get<std::size_t>();
-            else if (key == "max_work") c.max_work = value.get<std::size_t>();
-            else if (key == "min_dim") c.min_dim = value.get<std::int64_t>();
-            else if (key == "max_dim") c.max_dim = value.get<std::int64_t>();
-            else if (key == "vulnerable_ops") c.vulnerable_ops = value.get<bool>();
-            else if (key == "forward_probability") c.forward_probability = value.get<double>();
-            else if (key == "single_io") c.single_io = value.get<bool>();
-            else if (key == "initializer_probability") c.initializer_probability = value.get<double>();
-            else if (key == "weight_probability") c.weight_probability = value.get<double>();
-            else if (key == "motif_probability") c.motif_probability = value.get<double>();
-            else if (key == "motif_near_miss") c.motif_near_miss = value.get<double>();
-            else if (key == "builtin_motifs") c.builtin_motifs = value.get<bool>();
-            else if (key == "motif_weights") c.motif_weights = value.get<std::map<std::string, double>>();
-            else if (key == "user_motifs") {
-                // Inline, or the path of a JSON file holding the list (a compiler team's own patterns).
-                nlohmann::json list = value;
-                if (value.is_string()) {
-                    std::ifstream in(value.get<std::string>());
-                    if (!in) throw error(at, "cannot open motif file " + value.get<std::string>());
-                    list = nlohmann::json::parse(in);
-                }
-                if (!list.is_array()) throw error(at, "expected a list of motifs (or a file holding one)");
-                c.user_motifs.clear();
-                for (const auto& jm : list) c.user_motifs.push_back(motif_from_json(jm, at));
-            }
-            else if (key == "binning") c.binning = value.get<bool>();
-            else if (key == "avoid_onnx_shape_inference_bugs") c.avoid_onnx_shape_inference_bugs = value.get<bool>();
-            else if (key == "bins") c.bins = value.get<int>();
-            else if (key == "opset") c.opset = value.get<int>();
-            else if (key == "search_iterations") c.search_iterations = value.get<std::size_t>();
-            else if (key == "search_work") c.search_work = value.get<std::size_t>();
-            else if (key == "search_attempts") c.search_attempts = value.get<std::size_t>();
-            else if (key == "support") {
-                c.support.clear();
-                for (const auto& [op, list] : value.items()) c.support[op] = dtypes_of(list);
-            } else {
-                throw error(at, "unknown key (see tensoracle::gen::config for the keys)");
-            }
+            bool known = false;
+            boost::hana::for_each(boost::hana::accessors<config>(), [&](auto member) {
+                if (known || key != boost::hana::to<char const*>(boost::hana::first(member))) return;
+                known = true;
+                detail::read_member(boost::hana::second(member)(c), value, at);
+            });
+            if (!known) throw error(at, "unknown key (see tensoracle::gen::config for the keys)");
         } catch (const nlohmann::json::exception& e) {
             throw error(at, std::string("wrong type: ") + e.what());
         } catch (const dtype_error& e) {
@@ -251,8 +234,6 @@ namespace tensoracle::gen {
 
 namespace tensoracle::io {
 
-namespace fs = std::filesystem;
-
 using tensoracle::unsupported_error;
 
 namespace detail {
@@ -273,17 +254,17 @@ inline dtype dtype_of_onnx(int elem_type, const std::string& where) {
 
 /// Resolves an external-data location strictly inside `base` (no absolute
 /// paths, no "..", no symlink escaping it).
-inline fs::path resolve_external(const fs::path& base, const std::string& location, const std::string& where) {
+inline std::filesystem::path resolve_external(const std::filesystem::path& base, const std::string& location, const std::string& where) {
     if (base.empty()) throw error(where, "external data needs the model's folder, but none is known");
-    const fs::path rel(location);
+    const std::filesystem::path rel(location);
     if (location.empty() || rel.is_absolute() || rel.has_root_name() || rel.has_root_directory()) {
         throw error(where, "external data location '" + location + "' must be a relative path inside the model folder");
     }
     for (const auto& part : rel) {
         if (part == "..") throw error(where, "external data location '" + location + "' must not contain '..'");
     }
-    const fs::path root = fs::weakly_canonical(base);
-    const fs::path full = fs::weakly_canonical(root / rel);
+    const std::filesystem::path root = std::filesystem::weakly_canonical(base);
+    const std::filesystem::path full = std::filesystem::weakly_canonical(root / rel);
     const auto r = root.string(), f = full.string();
     if (f.size() <= r.size() || f.compare(0, r.size(), r) != 0 || (f[r.size()] != '/' && r.back() != '/')) {
         throw error(where, "external data location '" + location + "' resolves outside the model folder");
@@ -291,7 +272,7 @@ inline fs::path resolve_external(const fs::path& base, const std::string& locati
     return full;
 }
 
-inline std::string read_external(const onnx::TensorProto& t, const fs::path& base, const std::string& where) {
+inline std::string read_external(const onnx::TensorProto& t, const std::filesystem::path& base, const std::string& where) {
     std::string location;
     std::int64_t offset = 0, length = -1;
     for (const auto& kv : t.external_data()) {
@@ -303,9 +284,9 @@ inline std::string read_external(const onnx::TensorProto& t, const fs::path& bas
             throw error(where, "external data entry '" + kv.key() + "' has a malformed value '" + kv.value() + "'");
         }
     }
-    const fs::path file = resolve_external(base, location, where);
+    const std::filesystem::path file = resolve_external(base, location, where);
     std::error_code ec;
-    const auto size = fs::file_size(file, ec);
+    const auto size = std::filesystem::file_size(file, ec);
     if (ec) throw error(where, "cannot read external data file '" + location + "': " + ec.message());
     if (offset < 0 || static_cast<std::uint64_t>(offset) > size ||
         (length >= 0 && static_cast<std::uint64_t>(length) > size - static_cast<std::uint64_t>(offset))) {
@@ -343,7 +324,7 @@ void copy_typed(const Field& field, std::size_t n, std::span<T> out, const std::
 
 /// Converts a TensorProto (raw, typed or external data) to a tensor.
 /// `base` is the model's folder, for external data.
-[[nodiscard]] inline tensor from_proto(const onnx::TensorProto& t, const fs::path& base = {}) {
+[[nodiscard]] inline tensor from_proto(const onnx::TensorProto& t, const std::filesystem::path& base = {}) {
     const std::string where = "tensoracle::io::from_proto(" + t.name() + ")";
     const dtype d = detail::dtype_of_onnx(t.data_type(), where);
     shape_type dims;
@@ -388,7 +369,7 @@ void copy_typed(const Field& field, std::size_t n, std::span<T> out, const std::
 }
 
 /// Reads a serialized TensorProto (.pb).
-[[nodiscard]] inline tensor load_tensor(const fs::path& path) {
+[[nodiscard]] inline tensor load_tensor(const std::filesystem::path& path) {
     const std::string where = "tensoracle::io::load_tensor(" + path.string() + ")";
     std::ifstream in(path, std::ios::binary);
     if (!in) throw error(where, "cannot open the file");
@@ -397,7 +378,7 @@ void copy_typed(const Field& field, std::size_t n, std::span<T> out, const std::
     return from_proto(p, path.parent_path());
 }
 
-inline void save_tensor(const tensor& t, const fs::path& path, const std::string& name = {}) {
+inline void save_tensor(const tensor& t, const std::filesystem::path& path, const std::string& name = {}) {
     std::ofstream out(path, std::ios::binary);
     if (!out || !to_proto(t, name).SerializeToOstream(&out)) {
         throw error("tensoracle::io::save_tensor(" + path.string() + ")", "cannot write the file");
@@ -406,7 +387,7 @@ inline void save_tensor(const tensor& t, const fs::path& path, const std::string
 
 namespace detail {
 
-inline spec::attribute_value from_attribute(const onnx::AttributeProto& a, const fs::path& base, const std::string& where) {
+inline spec::attribute_value from_attribute(const onnx::AttributeProto& a, const std::filesystem::path& base, const std::string& where) {
     const std::string w = where + ", attribute '" + a.name() + "'";
     if (!a.ref_attr_name().empty()) throw unsupported_error(w, "function attribute references are not supported");
     switch (a.type()) {
@@ -494,7 +475,7 @@ inline void to_value_info(const graph::value_info& v, onnx::ValueInfoProto& p) {
 namespace detail {
 /// A GraphProto's content into `g` (name, interface, weights, nodes and their
 /// graph attributes, recursively).
-inline void from_graph_proto(const onnx::GraphProto& gp, graph::graph& g, const fs::path& base, const std::string& where) {
+inline void from_graph_proto(const onnx::GraphProto& gp, graph::graph& g, const std::filesystem::path& base, const std::string& where) {
     for (const auto& init : gp.initializer()) g.initializers.insert_or_assign(init.name(), from_proto(init, base));
     if (gp.sparse_initializer_size() != 0) throw unsupported_error(where, "sparse initializers are not supported");
     for (const auto& in : gp.input()) {
@@ -553,7 +534,7 @@ inline void to_graph_proto(const graph::graph& g, onnx::GraphProto& gp) {
 }  // namespace detail
 
 /// Converts a ModelProto into the kit's graph. `base` is the model's folder.
-[[nodiscard]] inline graph::graph from_model_proto(const onnx::ModelProto& m, const fs::path& base = {}) {
+[[nodiscard]] inline graph::graph from_model_proto(const onnx::ModelProto& m, const std::filesystem::path& base = {}) {
     const std::string where = "tensoracle::io::from_model_proto";
     graph::graph g;
     g.name = m.graph().name().empty() ? "model" : m.graph().name();
@@ -570,7 +551,7 @@ inline void to_graph_proto(const graph::graph& g, onnx::GraphProto& gp) {
 }
 
 /// Loads model.onnx (binary protobuf) and validates the graph rules.
-[[nodiscard]] inline graph::graph load_model(const fs::path& path) {
+[[nodiscard]] inline graph::graph load_model(const std::filesystem::path& path) {
     const std::string where = "tensoracle::io::load_model(" + path.string() + ")";
     std::ifstream in(path, std::ios::binary);
     if (!in) throw error(where, "cannot open the file");
@@ -601,7 +582,7 @@ inline void check_model(const onnx::ModelProto& m) {
 }
 
 /// Writes the graph as model.onnx after onnx::checker accepts it.
-inline void save_model(const graph::graph& g, const fs::path& path) {
+inline void save_model(const graph::graph& g, const std::filesystem::path& path) {
     const auto m = to_model_proto(g);
     check_model(m);
     std::ofstream out(path, std::ios::binary);
@@ -936,11 +917,11 @@ struct conformance_report {
 
 namespace detail {
 
-inline std::vector<fs::path> numbered_files(const fs::path& dir, const std::string& prefix) {
-    std::vector<fs::path> out;
+inline std::vector<std::filesystem::path> numbered_files(const std::filesystem::path& dir, const std::string& prefix) {
+    std::vector<std::filesystem::path> out;
     for (std::size_t i = 0;; ++i) {
         const auto p = dir / (prefix + std::to_string(i) + ".pb");
-        if (!fs::exists(p)) break;
+        if (!std::filesystem::exists(p)) break;
         out.push_back(p);
     }
     return out;
@@ -949,7 +930,7 @@ inline std::vector<fs::path> numbered_files(const fs::path& dir, const std::stri
 /// Loads a test-data tensor the model declares as `expected`. ONNX's test
 /// data stores bfloat16 as UINT16 bit patterns (numpy has no bfloat16); those
 /// are read back as the bfloat16 values they encode.
-inline tensor load_test_tensor(const fs::path& path, std::optional<dtype> expected) {
+inline tensor load_test_tensor(const std::filesystem::path& path, std::optional<dtype> expected) {
     if (expected != dtype::bf16) return load_tensor(path);
     std::ifstream in(path, std::ios::binary);
     onnx::TensorProto p;
@@ -973,7 +954,7 @@ inline bool is_unsupported(const std::exception& e) {
 
 /// Runs one test folder, on the naive kernels (what conformance proves) even
 /// where a program plugged in fast paths.
-[[nodiscard]] inline conformance_case run_conformance_case(const fs::path& dir, const conformance_options& options = {}) {
+[[nodiscard]] inline conformance_case run_conformance_case(const std::filesystem::path& dir, const conformance_options& options = {}) {
     const ops::naive_kernels_only naive;
     conformance_case c;
     c.name = dir.filename().string();
@@ -1014,8 +995,8 @@ inline bool is_unsupported(const std::exception& e) {
         return fail_or_skip(detail::is_unsupported(e) ? case_status::skipped : case_status::failed,
                             std::string("load: ") + e.what());
     }
-    std::vector<fs::path> sets;
-    for (const auto& entry : fs::directory_iterator(dir)) {
+    std::vector<std::filesystem::path> sets;
+    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
         if (entry.is_directory() && entry.path().filename().string().rfind("test_data_set_", 0) == 0) {
             sets.push_back(entry.path());
         }
@@ -1070,11 +1051,11 @@ inline bool is_unsupported(const std::exception& e) {
 }
 
 /// Runs every test folder under `root` (sorted by name) that matches the filter.
-[[nodiscard]] inline conformance_report run_conformance(const fs::path& root, const conformance_options& options = {}) {
-    if (!fs::is_directory(root)) throw error("tensoracle::io::run_conformance", "'" + root.string() + "' is not a directory");
-    std::vector<fs::path> dirs;
-    for (const auto& entry : fs::directory_iterator(root)) {
-        if (entry.is_directory() && fs::exists(entry.path() / "model.onnx")) dirs.push_back(entry.path());
+[[nodiscard]] inline conformance_report run_conformance(const std::filesystem::path& root, const conformance_options& options = {}) {
+    if (!std::filesystem::is_directory(root)) throw error("tensoracle::io::run_conformance", "'" + root.string() + "' is not a directory");
+    std::vector<std::filesystem::path> dirs;
+    for (const auto& entry : std::filesystem::directory_iterator(root)) {
+        if (entry.is_directory() && std::filesystem::exists(entry.path() / "model.onnx")) dirs.push_back(entry.path());
     }
     std::sort(dirs.begin(), dirs.end());
     const std::regex filter(options.filter.empty() ? ".*" : options.filter);

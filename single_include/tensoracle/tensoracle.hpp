@@ -1377,19 +1377,30 @@ private:
 // tensoracle: the operator-spec contract, the symbolic context specs are
 // written against, and the type-erased entry the registry keeps for each op.
 //
-// An op spec is a struct with (see docs/ADDING_AN_OP.md):
+// An op spec is a struct with these static members (spec::make_entry reads
+// them; docs/ADDING_AN_OP.md walks through one):
 //   op_type, opset                         identity: ONNX name, opset whose semantics it implements
-//   using attributes = <hana-adapted struct with defaults>
+//   last_opset                             optional: the last opset with these semantics
+//   using attributes = <struct with defaults, adapted by TENSORACLE_ADAPT_ATTRIBUTES>
 //   inputs, outputs                        std::array<value_spec, N>: names, dtype sets, ranks
 //   constraints(const context&)            validity constraints, in the integer constraint language
 //   output_shapes(const context&)          forward shape inference, as expressions
 //   constraints_and_shapes(const context&) optional: both of the above from one model, for
 //                                          specs that derive them from one (built once per evaluation)
-//   output_dtypes(input dtypes, attrs)     forward dtype inference
-//   input_candidates(out dtype, out rank)  backward inference: admissible input dtypes and ranks
-//   domain(attrs)                          tensor inequalities under which there is no NaN/Inf, with losses
-//   run(const context&, inputs, attrs)     the reference kernel on runtime tensors
-//   sample(rng&)                           a random (proposed) instance; checked against constraints
+//   output_dtypes(const context&)          forward dtype inference, from the context's input
+//                                          dtypes and attributes
+//   input_candidates(dtype out, size_t rank)  backward inference: admissible input dtypes and ranks
+//   domain(const attribute_map&)           tensor inequalities under which there is no NaN/Inf, with losses
+//   run(const context&)                    the reference kernel on the context's runtime tensors
+//   hints()                                optional: generator hints (value ranges, facts, work), spec/hints.hpp
+//   proxy_slope                            optional: NNSmith's stand-in slope where the derivative is 0
+// and, for derivatives (ad/op_derivatives.hpp), optionally:
+//   run_real<S>(const context&, inputs)    the kernel on AD scalars S (ad::differentiable_op)
+//   vjp<V>(const context&, inputs, output cotangents)  a tensor-level VJP in real V (ad::has_tensor_vjp)
+//   differentiable_inputs(const context&)  which inputs derivatives are taken for (default: floating ones)
+//   elementwise = true                     each output element depends on its broadcast position only
+// There is no sampling member: the generator (gen/) draws instances from the
+// constraints, dtypes and hints above, so a spec states validity only once.
 //
 // The kit's specs declare these members `template <int = 0>`: a non-template
 // member's body is compiled in every file including the spec, with the
@@ -1850,8 +1861,8 @@ struct input_candidate {
     std::vector<std::size_t> ranks;
 };
 
-/// One concrete instance of an op: inputs and attributes. Produced by the
-/// per-op sampler; valid when the constraints hold.
+/// One concrete instance of an op: inputs and attributes (gen::sample_op
+/// draws them from the spec); valid when the constraints hold.
 struct instance {
     std::vector<std::optional<tensor>> inputs;
     attribute_map attributes;
@@ -2176,24 +2187,253 @@ private:
 
 // ---- begin tensoracle/ops/binary.hpp ----
 // tensoracle: broadcast element-wise ops with two or more inputs: arithmetic,
-// comparison and logic, Where, PRelu, Clip and Cast.
+// comparison and logic, Where, PRelu, Clip and Cast; one file per op in
+// ops/binary/, shared code in ops/binary/detail/.
 //
 // Semantics chosen where ONNX leaves them open: integer Div and Mod by zero
-// throw (no UB, no silent value); integer overflow wraps (two's complement);
-// integer Div truncates toward zero (C, numpy's np.trunc(a / b) for ONNX);
-// Mod with fmod=0 takes the divisor's sign, with fmod=1 the dividend's.
+// throw (no UB, no silent value); integer overflow wraps (two's complement).
+// Integer Div's rounding and Mod's sign: in ops/binary/div.hpp and mod.hpp.
 // Ops with floating outputs also run on AD scalars (run_real): the same
 // kernels, with the scalar type as accumulator.
 
-#include <array>
-#include <cmath>
-#include <cstdint>
-#include <limits>
+// ---- begin tensoracle/ops/binary/add.hpp ----
+// tensoracle: Add (A + B, broadcast; integers wrap).
+
 #include <string_view>
+
+// ---- begin tensoracle/ops/binary/detail/broadcast_elementwise.hpp ----
+// tensoracle: broadcast_elementwise<F>, the full spec of a broadcast element-wise op from its
+// fn struct F; Add, Sub, Mul, Div, Mod, Max, Min, Sum, Mean, Equal, Less, Greater, LessOrEqual,
+// GreaterOrEqual, And, Or and Xor are made of it.
+
+#include <array>
+#include <cstddef>
+#include <span>
+#include <string_view>
+#include <type_traits>
 #include <vector>
 
-#include <boost/hana/adapt_struct.hpp>
+// ---- begin tensoracle/ops/binary/detail/helpers.hpp ----
+// tensoracle: the names every op of ops/binary/ shares (namespace binary: the spec names
+// dtype_set, types and no_attributes; corner_kind for broadcast_elementwise's facts; wrap and
+// the wrapping_* integer arithmetic, used by Div and Pow).
 
+#include <cstdint>
+
+// ---- begin tensoracle/ops/formulas.hpp ----
+// tensoracle: the per-element formulas of the element-wise ops, in one place
+// for the CPU kernels (ops/unary.hpp, ops/binary.hpp) and the CUDA kernels
+// (cuda/kernels.cuh). A fix to a formula lands in both, so they cannot drift.
+//
+// This header depends on core/scalar.hpp alone so that nvcc parses it (the
+// spec layer does not go through nvcc's device compiler). Each formula is a
+// struct with `apply(x, attributes)`; the op's spec struct derives from it.
+// Formulas are written for any real V: float, double, AD scalars on the host.
+// Integer branches (wrapping arithmetic) stay host-and-device safe; integer
+// errors (division by zero) are thrown by the spec layer, not here.
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+
+/// Marks a function callable from host and device code under nvcc; empty
+/// for host compilers. Calls into std:: math need nvcc's --expt-relaxed-constexpr.
+#if defined(__CUDACC__)
+#define TENSORACLE_HD __host__ __device__
+#else
+#define TENSORACLE_HD
+#endif
+
+namespace tensoracle::ops {
+
+namespace formula {
+/// Integer arithmetic that wraps instead of overflowing (UB-free).
+template <class V>
+TENSORACLE_HD constexpr V wrapping_add(V a, V b) {
+    return static_cast<V>(static_cast<std::uint64_t>(a) + static_cast<std::uint64_t>(b));
+}
+template <class V>
+TENSORACLE_HD constexpr V wrapping_sub(V a, V b) {
+    return static_cast<V>(static_cast<std::uint64_t>(a) - static_cast<std::uint64_t>(b));
+}
+template <class V>
+TENSORACLE_HD constexpr V wrapping_mul(V a, V b) {
+    return static_cast<V>(static_cast<std::uint64_t>(a) * static_cast<std::uint64_t>(b));
+}
+/// std::max(0, std::min(1, v)) exactly: NaN gives 1, and at 0 and 1 the
+/// constant is taken (its derivative 0 on AD scalars).
+template <class V>
+TENSORACLE_HD constexpr V clamp01(V v) {
+    const V t = v < V(1) ? v : V(1);
+    return V(0) < t ? t : V(0);
+}
+}  // namespace formula
+
+namespace unary {
+
+// Attributes of the activations (the spec layer adapts them for parsing).
+struct alpha_attr {
+    float alpha = 0.01f;
+};
+struct elu_attr {
+    float alpha = 1.0f;
+};
+struct selu_attr {
+    float alpha = 1.67326319217681884765625f;
+    float gamma = 1.05070102214813232421875f;
+};
+struct hard_sigmoid_attr {
+    float alpha = 0.2f;
+    float beta = 0.5f;
+};
+struct thresholded_relu_attr {
+    float alpha = 1.0f;
+};
+
+namespace formula {
+using namespace tensoracle::ops::formula;
+
+#define TENSORACLE_FORMULA(NAME, BODY)                     \
+    struct NAME {                                          \
+        template <class V, class A>                        \
+        TENSORACLE_HD static V apply(V x, const A& a) {    \
+            (void)a;                                       \
+            BODY                                           \
+        }                                                  \
+    };
+
+TENSORACLE_FORMULA(relu, return x > V(0) ? x : V(0);)
+TENSORACLE_FORMULA(abs, if constexpr (std::is_unsigned_v<V>) {
+    return x;
+} else if constexpr (std::is_integral_v<V>) {
+    return x < 0 ? static_cast<V>(-static_cast<std::int64_t>(x)) : x;  // INT_MIN wraps
+} else {
+    return math::fabs(x);
+})
+TENSORACLE_FORMULA(neg, if constexpr (std::is_integral_v<V>) {
+    return static_cast<V>(0 - static_cast<std::uint64_t>(static_cast<std::int64_t>(x)));  // wraps
+} else {
+    return -x;
+})
+TENSORACLE_FORMULA(sign, if constexpr (std::is_unsigned_v<V>) {
+    return x > V(0) ? V(1) : V(0);
+} else {
+    return x > V(0) ? V(1) : (x < V(0) ? V(-1) : V(0));
+})
+TENSORACLE_FORMULA(ceil, return math::ceil(x);)
+TENSORACLE_FORMULA(floor, return math::floor(x);)
+/// Halves go to the even neighbour (ONNX and IEEE default).
+TENSORACLE_FORMULA(round, return math::nearbyint(x);)
+TENSORACLE_FORMULA(exp, return math::exp(x);)
+TENSORACLE_FORMULA(log, return math::log(x);)
+TENSORACLE_FORMULA(sqrt, return math::sqrt(x);)
+TENSORACLE_FORMULA(reciprocal, return V(1) / x;)
+/// Two branches so that exp never overflows: same value as 1/(1+exp(-x)).
+TENSORACLE_FORMULA(sigmoid, return x >= V(0) ? V(1) / (V(1) + math::exp(-x)) : math::exp(x) / (V(1) + math::exp(x));)
+TENSORACLE_FORMULA(tanh, return math::tanh(x);)
+/// log(exp(x) + 1) as x + log1p(exp(-x)) for x >= 0: no overflow for large x,
+/// and per sign, so that no kink of max or |.| shows in the derivative at 0.
+TENSORACLE_FORMULA(softplus, return x >= V(0) ? x + math::log1p(math::exp(-x)) : math::log1p(math::exp(x));)
+TENSORACLE_FORMULA(softsign, return x / (V(1) + math::fabs(x));)
+TENSORACLE_FORMULA(sin, return math::sin(x);)
+TENSORACLE_FORMULA(cos, return math::cos(x);)
+TENSORACLE_FORMULA(tan, return math::tan(x);)
+TENSORACLE_FORMULA(asin, return math::asin(x);)
+TENSORACLE_FORMULA(acos, return math::acos(x);)
+TENSORACLE_FORMULA(atan, return math::atan(x);)
+TENSORACLE_FORMULA(sinh, return math::sinh(x);)
+TENSORACLE_FORMULA(cosh, return math::cosh(x);)
+TENSORACLE_FORMULA(asinh, return math::asinh(x);)
+TENSORACLE_FORMULA(acosh, return math::acosh(x);)
+TENSORACLE_FORMULA(atanh, return math::atanh(x);)
+TENSORACLE_FORMULA(not_, return !x;)
+TENSORACLE_FORMULA(identity, return x;)
+TENSORACLE_FORMULA(leaky_relu, return x >= V(0) ? x : V(a.alpha) * x;)
+TENSORACLE_FORMULA(elu, return x >= V(0) ? x : V(a.alpha) * math::expm1(x);)
+/// max(0, x) + min(0, alpha * expm1(x / alpha)), written per sign with the same values (also -0 -> +0 and
+/// NaN -> 0, as max/min give), so that the derivative at 0 is 1 and not max's and min's 0.
+TENSORACLE_FORMULA(celu, const V al(a.alpha); if (x >= V(0)) return x + V(0); if (!(x < V(0))) return V(0);
+                   const V m = al * math::expm1(x / al); return V(0) + (m < V(0) ? m : V(0));)
+TENSORACLE_FORMULA(selu, return V(a.gamma) * (x > V(0) ? x : V(a.alpha) * math::expm1(x));)
+TENSORACLE_FORMULA(hard_sigmoid, return clamp01(V(a.alpha) * x + V(a.beta));)
+TENSORACLE_FORMULA(hard_swish, return x * clamp01(V(1.0f / 6.0f) * x + V(0.5f));)
+TENSORACLE_FORMULA(thresholded_relu, return x > V(a.alpha) ? x : V(0);)
+#undef TENSORACLE_FORMULA
+
+/// Erf also takes integers (ONNX-13): erf in double, truncated to the type
+/// (the spec layer handles integers; this is the floating formula).
+struct erf {
+    template <class V, class A>
+    TENSORACLE_HD static V apply(V x, const A&) {
+        return math::erf(x);
+    }
+};
+}  // namespace formula
+}  // namespace unary
+
+namespace binary {
+namespace formula {
+using namespace tensoracle::ops::formula;
+
+#define TENSORACLE_FORMULA(NAME, BODY)                          \
+    struct NAME {                                               \
+        template <class V, class A>                             \
+        TENSORACLE_HD static V apply(V a, V b, const A& at) {   \
+            (void)at;                                           \
+            BODY                                                \
+        }                                                       \
+    };
+TENSORACLE_FORMULA(add, if constexpr (std::is_integral_v<V>) { return wrapping_add(a, b); } else { return a + b; })
+TENSORACLE_FORMULA(sub, if constexpr (std::is_integral_v<V>) { return wrapping_sub(a, b); } else { return a - b; })
+TENSORACLE_FORMULA(mul, if constexpr (std::is_integral_v<V>) { return wrapping_mul(a, b); } else { return a * b; })
+/// Floating division (integer division by zero is the spec layer's error).
+TENSORACLE_FORMULA(div, return a / b;)
+/// NaN in either operand gives NaN (ONNX Max/Min); otherwise the larger (smaller) one.
+TENSORACLE_FORMULA(max, if constexpr (!std::is_integral_v<V>) {
+    if (math::isnan(a) || math::isnan(b)) return std::numeric_limits<V>::quiet_NaN();
+} return a < b ? b : a;)
+TENSORACLE_FORMULA(min, if constexpr (!std::is_integral_v<V>) {
+    if (math::isnan(a) || math::isnan(b)) return std::numeric_limits<V>::quiet_NaN();
+} return b < a ? b : a;)
+/// Sum and Mean fold their inputs with +; Mean divides at the end (spec layer).
+struct sum : add {};
+struct mean : add {};
+/// Floating Mod with fmod=1: the dividend's sign (C fmod).
+TENSORACLE_FORMULA(fmod, return math::fmod(a, b);)
+/// Floating Pow of same-type operands.
+TENSORACLE_FORMULA(pow, return math::pow(a, b);)
+#undef TENSORACLE_FORMULA
+}  // namespace formula
+}  // namespace binary
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/formulas.hpp ----
+
+namespace tensoracle::ops {
+
+namespace binary {
+using spec::dtype_set;
+namespace types = spec::types;
+using spec::no_attributes;
+
+/// How an op's output enclosure follows from its inputs' (spec::facts::corners):
+/// Min keeps every input's "some element <= m", Max its "some element >= m".
+enum class corner_kind : std::uint8_t { plain, min, max };
+
+/// Exact integer arithmetic that wraps instead of overflowing (UB-free).
+template <class V>
+V wrap(std::int64_t v) {
+    return static_cast<V>(v);
+}
+using ops::formula::wrapping_add;
+using ops::formula::wrapping_mul;
+using ops::formula::wrapping_sub;
+}  // namespace binary
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/binary/detail/helpers.hpp ----
 // ---- begin tensoracle/ops/detail/broadcast.hpp ----
 // tensoracle: ONNX multidirectional broadcasting, symbolic and concrete.
 
@@ -2572,217 +2812,8 @@ inline shape_type strides_of(const shape_type& s) {
 
 }  // namespace tensoracle::ops::detail
 // ---- end tensoracle/ops/detail/common.hpp ----
-// ---- begin tensoracle/ops/formulas.hpp ----
-// tensoracle: the per-element formulas of the element-wise ops, in one place
-// for the CPU kernels (ops/unary.hpp, ops/binary.hpp) and the CUDA kernels
-// (cuda/kernels.cuh). A fix to a formula lands in both, so they cannot drift.
-//
-// This header depends on core/scalar.hpp alone so that nvcc parses it (the
-// spec layer does not go through nvcc's device compiler). Each formula is a
-// struct with `apply(x, attributes)`; the op's spec struct derives from it.
-// Formulas are written for any real V: float, double, AD scalars on the host.
-// Integer branches (wrapping arithmetic) stay host-and-device safe; integer
-// errors (division by zero) are thrown by the spec layer, not here.
-
-#include <algorithm>
-#include <cstdint>
-#include <limits>
-#include <type_traits>
-
-
-/// Marks a function callable from host and device code under nvcc; empty
-/// for host compilers. Calls into std:: math need nvcc's --expt-relaxed-constexpr.
-#if defined(__CUDACC__)
-#define TENSORACLE_HD __host__ __device__
-#else
-#define TENSORACLE_HD
-#endif
 
 namespace tensoracle::ops {
-
-namespace formula {
-/// Integer arithmetic that wraps instead of overflowing (UB-free).
-template <class V>
-TENSORACLE_HD constexpr V wrapping_add(V a, V b) {
-    return static_cast<V>(static_cast<std::uint64_t>(a) + static_cast<std::uint64_t>(b));
-}
-template <class V>
-TENSORACLE_HD constexpr V wrapping_sub(V a, V b) {
-    return static_cast<V>(static_cast<std::uint64_t>(a) - static_cast<std::uint64_t>(b));
-}
-template <class V>
-TENSORACLE_HD constexpr V wrapping_mul(V a, V b) {
-    return static_cast<V>(static_cast<std::uint64_t>(a) * static_cast<std::uint64_t>(b));
-}
-/// std::max(0, std::min(1, v)) exactly: NaN gives 1, and at 0 and 1 the
-/// constant is taken (its derivative 0 on AD scalars).
-template <class V>
-TENSORACLE_HD constexpr V clamp01(V v) {
-    const V t = v < V(1) ? v : V(1);
-    return V(0) < t ? t : V(0);
-}
-}  // namespace formula
-
-namespace unary {
-
-// Attributes of the activations (the spec layer adapts them for parsing).
-struct alpha_attr {
-    float alpha = 0.01f;
-};
-struct elu_attr {
-    float alpha = 1.0f;
-};
-struct selu_attr {
-    float alpha = 1.67326319217681884765625f;
-    float gamma = 1.05070102214813232421875f;
-};
-struct hard_sigmoid_attr {
-    float alpha = 0.2f;
-    float beta = 0.5f;
-};
-struct thresholded_relu_attr {
-    float alpha = 1.0f;
-};
-
-namespace formula {
-using namespace tensoracle::ops::formula;
-
-#define TENSORACLE_FORMULA(NAME, BODY)                     \
-    struct NAME {                                          \
-        template <class V, class A>                        \
-        TENSORACLE_HD static V apply(V x, const A& a) {    \
-            (void)a;                                       \
-            BODY                                           \
-        }                                                  \
-    };
-
-TENSORACLE_FORMULA(relu, return x > V(0) ? x : V(0);)
-TENSORACLE_FORMULA(abs, if constexpr (std::is_unsigned_v<V>) {
-    return x;
-} else if constexpr (std::is_integral_v<V>) {
-    return x < 0 ? static_cast<V>(-static_cast<std::int64_t>(x)) : x;  // INT_MIN wraps
-} else {
-    return math::fabs(x);
-})
-TENSORACLE_FORMULA(neg, if constexpr (std::is_integral_v<V>) {
-    return static_cast<V>(0 - static_cast<std::uint64_t>(static_cast<std::int64_t>(x)));  // wraps
-} else {
-    return -x;
-})
-TENSORACLE_FORMULA(sign, if constexpr (std::is_unsigned_v<V>) {
-    return x > V(0) ? V(1) : V(0);
-} else {
-    return x > V(0) ? V(1) : (x < V(0) ? V(-1) : V(0));
-})
-TENSORACLE_FORMULA(ceil, return math::ceil(x);)
-TENSORACLE_FORMULA(floor, return math::floor(x);)
-/// Halves go to the even neighbour (ONNX and IEEE default).
-TENSORACLE_FORMULA(round, return math::nearbyint(x);)
-TENSORACLE_FORMULA(exp, return math::exp(x);)
-TENSORACLE_FORMULA(log, return math::log(x);)
-TENSORACLE_FORMULA(sqrt, return math::sqrt(x);)
-TENSORACLE_FORMULA(reciprocal, return V(1) / x;)
-/// Two branches so that exp never overflows: same value as 1/(1+exp(-x)).
-TENSORACLE_FORMULA(sigmoid, return x >= V(0) ? V(1) / (V(1) + math::exp(-x)) : math::exp(x) / (V(1) + math::exp(x));)
-TENSORACLE_FORMULA(tanh, return math::tanh(x);)
-/// log(exp(x) + 1) as x + log1p(exp(-x)) for x >= 0: no overflow for large x,
-/// and per sign, so that no kink of max or |.| shows in the derivative at 0.
-TENSORACLE_FORMULA(softplus, return x >= V(0) ? x + math::log1p(math::exp(-x)) : math::log1p(math::exp(x));)
-TENSORACLE_FORMULA(softsign, return x / (V(1) + math::fabs(x));)
-TENSORACLE_FORMULA(sin, return math::sin(x);)
-TENSORACLE_FORMULA(cos, return math::cos(x);)
-TENSORACLE_FORMULA(tan, return math::tan(x);)
-TENSORACLE_FORMULA(asin, return math::asin(x);)
-TENSORACLE_FORMULA(acos, return math::acos(x);)
-TENSORACLE_FORMULA(atan, return math::atan(x);)
-TENSORACLE_FORMULA(sinh, return math::sinh(x);)
-TENSORACLE_FORMULA(cosh, return math::cosh(x);)
-TENSORACLE_FORMULA(asinh, return math::asinh(x);)
-TENSORACLE_FORMULA(acosh, return math::acosh(x);)
-TENSORACLE_FORMULA(atanh, return math::atanh(x);)
-TENSORACLE_FORMULA(not_, return !x;)
-TENSORACLE_FORMULA(identity, return x;)
-TENSORACLE_FORMULA(leaky_relu, return x >= V(0) ? x : V(a.alpha) * x;)
-TENSORACLE_FORMULA(elu, return x >= V(0) ? x : V(a.alpha) * math::expm1(x);)
-/// max(0, x) + min(0, alpha * expm1(x / alpha)), written per sign with the same values (also -0 -> +0 and
-/// NaN -> 0, as max/min give), so that the derivative at 0 is 1 and not max's and min's 0.
-TENSORACLE_FORMULA(celu, const V al(a.alpha); if (x >= V(0)) return x + V(0); if (!(x < V(0))) return V(0);
-                   const V m = al * math::expm1(x / al); return V(0) + (m < V(0) ? m : V(0));)
-TENSORACLE_FORMULA(selu, return V(a.gamma) * (x > V(0) ? x : V(a.alpha) * math::expm1(x));)
-TENSORACLE_FORMULA(hard_sigmoid, return clamp01(V(a.alpha) * x + V(a.beta));)
-TENSORACLE_FORMULA(hard_swish, return x * clamp01(V(1.0f / 6.0f) * x + V(0.5f));)
-TENSORACLE_FORMULA(thresholded_relu, return x > V(a.alpha) ? x : V(0);)
-#undef TENSORACLE_FORMULA
-
-/// Erf also takes integers (ONNX-13): erf in double, truncated to the type
-/// (the spec layer handles integers; this is the floating formula).
-struct erf {
-    template <class V, class A>
-    TENSORACLE_HD static V apply(V x, const A&) {
-        return math::erf(x);
-    }
-};
-}  // namespace formula
-}  // namespace unary
-
-namespace binary {
-namespace formula {
-using namespace tensoracle::ops::formula;
-
-#define TENSORACLE_FORMULA(NAME, BODY)                          \
-    struct NAME {                                               \
-        template <class V, class A>                             \
-        TENSORACLE_HD static V apply(V a, V b, const A& at) {   \
-            (void)at;                                           \
-            BODY                                                \
-        }                                                       \
-    };
-TENSORACLE_FORMULA(add, if constexpr (std::is_integral_v<V>) { return wrapping_add(a, b); } else { return a + b; })
-TENSORACLE_FORMULA(sub, if constexpr (std::is_integral_v<V>) { return wrapping_sub(a, b); } else { return a - b; })
-TENSORACLE_FORMULA(mul, if constexpr (std::is_integral_v<V>) { return wrapping_mul(a, b); } else { return a * b; })
-/// Floating division (integer division by zero is the spec layer's error).
-TENSORACLE_FORMULA(div, return a / b;)
-/// NaN in either operand gives NaN (ONNX Max/Min); otherwise the larger (smaller) one.
-TENSORACLE_FORMULA(max, if constexpr (!std::is_integral_v<V>) {
-    if (math::isnan(a) || math::isnan(b)) return std::numeric_limits<V>::quiet_NaN();
-} return a < b ? b : a;)
-TENSORACLE_FORMULA(min, if constexpr (!std::is_integral_v<V>) {
-    if (math::isnan(a) || math::isnan(b)) return std::numeric_limits<V>::quiet_NaN();
-} return b < a ? b : a;)
-/// Sum and Mean fold their inputs with +; Mean divides at the end (spec layer).
-struct sum : add {};
-struct mean : add {};
-/// Floating Mod with fmod=1: the dividend's sign (C fmod).
-TENSORACLE_FORMULA(fmod, return math::fmod(a, b);)
-/// Floating Pow of same-type operands.
-TENSORACLE_FORMULA(pow, return math::pow(a, b);)
-#undef TENSORACLE_FORMULA
-}  // namespace formula
-}  // namespace binary
-
-}  // namespace tensoracle::ops
-// ---- end tensoracle/ops/formulas.hpp ----
-
-namespace tensoracle::ops {
-
-namespace binary {
-using spec::dtype_set;
-namespace types = spec::types;
-using spec::no_attributes;
-
-/// How an op's output enclosure follows from its inputs' (spec::facts::corners):
-/// Min keeps every input's "some element <= m", Max its "some element >= m".
-enum class corner_kind : std::uint8_t { plain, min, max };
-
-/// Exact integer arithmetic that wraps instead of overflowing (UB-free).
-template <class V>
-V wrap(std::int64_t v) {
-    return static_cast<V>(v);
-}
-using ops::formula::wrapping_add;
-using ops::formula::wrapping_mul;
-using ops::formula::wrapping_sub;
-}  // namespace binary
 
 /// Two (or, with F::variadic, one or more) inputs broadcast together.
 template <class F>
@@ -2959,28 +2990,107 @@ private:
     }
 };
 
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/binary/detail/broadcast_elementwise.hpp ----
+
+namespace tensoracle::ops {
+
 namespace binary {
 
 // The per-element formula comes from ops/formulas.hpp (shared with CUDA).
-#define TENSORACLE_BINARY(NAME, OPTYPE, OPSET, TYPES)        \
-    struct NAME##_fn : formula::NAME {                        \
-        static constexpr std::string_view op_type = OPTYPE;   \
-        static constexpr int opset = OPSET;                   \
-        static constexpr dtype_set types = TYPES;             \
-        static constexpr dtype_set out_types = TYPES;         \
-        using attributes = no_attributes;
-
-TENSORACLE_BINARY(add, "Add", 14, types::numeric)
+struct add_fn : formula::add {
+    static constexpr std::string_view op_type = "Add";
+    static constexpr int opset = 14;
+    static constexpr dtype_set types = types::numeric;
+    static constexpr dtype_set out_types = types::numeric;
+    using attributes = no_attributes;
     static constexpr corner_kind corner_facts = corner_kind::plain;
 };
-TENSORACLE_BINARY(sub, "Sub", 14, types::numeric)
+
+}  // namespace binary
+
+using Add = broadcast_elementwise<binary::add_fn>;
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/binary/add.hpp ----
+// ---- begin tensoracle/ops/binary/sub.hpp ----
+// tensoracle: Sub (A - B, broadcast; integers wrap).
+
+#include <string_view>
+
+
+namespace tensoracle::ops {
+
+namespace binary {
+
+// The per-element formula comes from ops/formulas.hpp (shared with CUDA).
+struct sub_fn : formula::sub {
+    static constexpr std::string_view op_type = "Sub";
+    static constexpr int opset = 14;
+    static constexpr dtype_set types = types::numeric;
+    static constexpr dtype_set out_types = types::numeric;
+    using attributes = no_attributes;
     static constexpr corner_kind corner_facts = corner_kind::plain;
     static void hints(spec::hints& h) { h.when_operands_equal(spec::value_facts::constant(0.0)); }
 };
-TENSORACLE_BINARY(mul, "Mul", 14, types::numeric)
+
+}  // namespace binary
+
+using Sub = broadcast_elementwise<binary::sub_fn>;
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/binary/sub.hpp ----
+// ---- begin tensoracle/ops/binary/mul.hpp ----
+// tensoracle: Mul (A * B, broadcast; integers wrap).
+
+#include <string_view>
+
+
+namespace tensoracle::ops {
+
+namespace binary {
+
+// The per-element formula comes from ops/formulas.hpp (shared with CUDA).
+struct mul_fn : formula::mul {
+    static constexpr std::string_view op_type = "Mul";
+    static constexpr int opset = 14;
+    static constexpr dtype_set types = types::numeric;
+    static constexpr dtype_set out_types = types::numeric;
+    using attributes = no_attributes;
     static constexpr corner_kind corner_facts = corner_kind::plain;
 };
-TENSORACLE_BINARY(div, "Div", 14, types::numeric)
+
+}  // namespace binary
+
+using Mul = broadcast_elementwise<binary::mul_fn>;
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/binary/mul.hpp ----
+// ---- begin tensoracle/ops/binary/div.hpp ----
+// tensoracle: Div (A / B, broadcast; integer division by zero throws).
+//
+// Semantics chosen where ONNX leaves them open: integer Div truncates toward
+// zero (C, numpy's np.trunc(a / b) for ONNX).
+
+#include <array>
+#include <cmath>
+#include <span>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+
+namespace tensoracle::ops {
+
+namespace binary {
+
+// The per-element formula comes from ops/formulas.hpp (shared with CUDA).
+struct div_fn : formula::div {
+    static constexpr std::string_view op_type = "Div";
+    static constexpr int opset = 14;
+    static constexpr dtype_set types = types::numeric;
+    static constexpr dtype_set out_types = types::numeric;
+    using attributes = no_attributes;
     template <class V>
     static V apply(V a, V b, const attributes&) {
         if constexpr (std::is_integral_v<V>) {
@@ -3005,102 +3115,29 @@ TENSORACLE_BINARY(div, "Div", 14, types::numeric)
         });
     }
 };
-struct mod_attr {
-    std::int64_t fmod = 0;
-};
-struct mod_fn {
-    static constexpr std::string_view op_type = "Mod";
-    static constexpr int opset = 13;
-    static constexpr dtype_set types = types::numeric;
-    static constexpr dtype_set out_types = types::numeric;
-    using attributes = mod_attr;
-    template <class V>
-    static V apply(V a, V b, const attributes& at) {
-        if constexpr (std::is_integral_v<V>) {
-            if (b == 0) throw error("Mod", "integer modulo by zero");
-            if (std::is_signed_v<V> && b == V(-1)) return V(0);
-            V r = static_cast<V>(a % b);
-            if (at.fmod == 0 && r != 0 && ((r < 0) != (b < 0))) r = static_cast<V>(r + b);
-            return r;
-        } else {
-            if (at.fmod == 0) throw error("Mod", "floating-point inputs require fmod=1");
-            return formula::fmod::apply(a, b, at);  // d/da = 1, d/db = -trunc(a/b)
-        }
-    }
-    static constexpr std::array<double, 2> rhs_range{1.0, 5.0};
-    static void hints(spec::hints& h) { h.flag("fmod"); }
-    template <int = 0>
-    static std::vector<spec::constraint> constraints(const spec::context& c) {
-        if (!info(c.input_dtype(0)).is_floating) return {};
-        return {{c.attr("fmod") == 1, "floating-point inputs require fmod=1"}};
-    }
-    template <int = 0>
-    static std::vector<spec::domain_rule> domain() {
-        return {detail::hinge_rule("|B| > 0", 1, [](double y) { return -std::fabs(y) + 1e-10; })};
-    }
-};
-TENSORACLE_BINARY(max, "Max", 13, types::numeric)
-    static constexpr corner_kind corner_facts = corner_kind::max;
-    static constexpr bool variadic = true;
-};
-TENSORACLE_BINARY(min, "Min", 13, types::numeric)
-    static constexpr corner_kind corner_facts = corner_kind::min;
-    static constexpr bool variadic = true;
-};
-TENSORACLE_BINARY(sum, "Sum", 13, types::floating)
-    static constexpr corner_kind corner_facts = corner_kind::plain;
-    static constexpr bool variadic = true;
-};
-TENSORACLE_BINARY(mean, "Mean", 13, types::floating)
-    static constexpr bool variadic = true;
-    template <class V>
-    static V finish(V v, std::size_t n) { return v / static_cast<V>(n); }
-};
-#undef TENSORACLE_BINARY
-
-// Not differentiable: comparisons and logic have boolean outputs.
-#define TENSORACLE_PREDICATE(NAME, OPTYPE, OPSET, TYPES, EXPR) \
-    struct NAME##_fn {                                          \
-        static constexpr std::string_view op_type = OPTYPE;     \
-        static constexpr int opset = OPSET;                     \
-        static constexpr dtype_set types = TYPES;               \
-        static constexpr dtype_set out_types = types::boolean;  \
-        static constexpr dtype output_dtype = dtype::boolean;   \
-        using attributes = no_attributes;                       \
-        template <class V>                                      \
-        static bool apply(V a, V b, const attributes&) {        \
-            return EXPR;                                        \
-        }                                                       \
-    };
-TENSORACLE_PREDICATE(equal, "Equal", 13, types::all, a == b)
-TENSORACLE_PREDICATE(less, "Less", 13, types::numeric, a < b)
-TENSORACLE_PREDICATE(greater, "Greater", 13, types::numeric, a > b)
-TENSORACLE_PREDICATE(less_or_equal, "LessOrEqual", 16, types::numeric, a <= b)
-TENSORACLE_PREDICATE(greater_or_equal, "GreaterOrEqual", 16, types::numeric, a >= b)
-TENSORACLE_PREDICATE(logical_and, "And", 7, types::boolean, a && b)
-TENSORACLE_PREDICATE(logical_or, "Or", 7, types::boolean, a || b)
-TENSORACLE_PREDICATE(logical_xor, "Xor", 7, types::boolean, a != b)
-#undef TENSORACLE_PREDICATE
 
 }  // namespace binary
 
-using Add = broadcast_elementwise<binary::add_fn>;
-using Sub = broadcast_elementwise<binary::sub_fn>;
-using Mul = broadcast_elementwise<binary::mul_fn>;
 using Div = broadcast_elementwise<binary::div_fn>;
-using Mod = broadcast_elementwise<binary::mod_fn>;
-using Max = broadcast_elementwise<binary::max_fn>;
-using Min = broadcast_elementwise<binary::min_fn>;
-using Sum = broadcast_elementwise<binary::sum_fn>;
-using Mean = broadcast_elementwise<binary::mean_fn>;
-using Equal = broadcast_elementwise<binary::equal_fn>;
-using Less = broadcast_elementwise<binary::less_fn>;
-using Greater = broadcast_elementwise<binary::greater_fn>;
-using LessOrEqual = broadcast_elementwise<binary::less_or_equal_fn>;
-using GreaterOrEqual = broadcast_elementwise<binary::greater_or_equal_fn>;
-using And = broadcast_elementwise<binary::logical_and_fn>;
-using Or = broadcast_elementwise<binary::logical_or_fn>;
-using Xor = broadcast_elementwise<binary::logical_xor_fn>;
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/binary/div.hpp ----
+// ---- begin tensoracle/ops/binary/pow.hpp ----
+// tensoracle: Pow (X to the power Y, broadcast; Y may have another numeric type).
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+
+namespace tensoracle::ops {
 
 /// Pow(X, Y): X and Y broadcast; Y may have another numeric type (ONNX T1).
 /// Same-type operands compute in the accumulator type; mixed ones in double,
@@ -3261,6 +3298,433 @@ struct Pow {
     static spec::hints hints() { return spec::hints{}.range(0, 0.5, 3.0).range(1, -2.0, 3.0); }
 };
 
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/binary/pow.hpp ----
+// ---- begin tensoracle/ops/binary/mod.hpp ----
+// tensoracle: Mod (the remainder of A / B, broadcast; integer modulo by zero throws).
+//
+// Semantics chosen where ONNX leaves them open: Mod with fmod=0 takes the
+// divisor's sign, with fmod=1 the dividend's.
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include <boost/hana/adapt_struct.hpp>
+
+
+namespace tensoracle::ops {
+
+namespace binary {
+
+struct mod_attr {
+    std::int64_t fmod = 0;
+};
+struct mod_fn {
+    static constexpr std::string_view op_type = "Mod";
+    static constexpr int opset = 13;
+    static constexpr dtype_set types = types::numeric;
+    static constexpr dtype_set out_types = types::numeric;
+    using attributes = mod_attr;
+    template <class V>
+    static V apply(V a, V b, const attributes& at) {
+        if constexpr (std::is_integral_v<V>) {
+            if (b == 0) throw error("Mod", "integer modulo by zero");
+            if (std::is_signed_v<V> && b == V(-1)) return V(0);
+            V r = static_cast<V>(a % b);
+            if (at.fmod == 0 && r != 0 && ((r < 0) != (b < 0))) r = static_cast<V>(r + b);
+            return r;
+        } else {
+            if (at.fmod == 0) throw error("Mod", "floating-point inputs require fmod=1");
+            return formula::fmod::apply(a, b, at);  // d/da = 1, d/db = -trunc(a/b)
+        }
+    }
+    static constexpr std::array<double, 2> rhs_range{1.0, 5.0};
+    static void hints(spec::hints& h) { h.flag("fmod"); }
+    template <int = 0>
+    static std::vector<spec::constraint> constraints(const spec::context& c) {
+        if (!info(c.input_dtype(0)).is_floating) return {};
+        return {{c.attr("fmod") == 1, "floating-point inputs require fmod=1"}};
+    }
+    template <int = 0>
+    static std::vector<spec::domain_rule> domain() {
+        return {detail::hinge_rule("|B| > 0", 1, [](double y) { return -std::fabs(y) + 1e-10; })};
+    }
+};
+
+}  // namespace binary
+
+using Mod = broadcast_elementwise<binary::mod_fn>;
+
+}  // namespace tensoracle::ops
+
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::binary::mod_attr, fmod);
+// ---- end tensoracle/ops/binary/mod.hpp ----
+// ---- begin tensoracle/ops/binary/max.hpp ----
+// tensoracle: Max (the element-wise largest of one or more broadcast inputs; NaN wins).
+
+#include <string_view>
+
+
+namespace tensoracle::ops {
+
+namespace binary {
+
+// The per-element formula comes from ops/formulas.hpp (shared with CUDA).
+struct max_fn : formula::max {
+    static constexpr std::string_view op_type = "Max";
+    static constexpr int opset = 13;
+    static constexpr dtype_set types = types::numeric;
+    static constexpr dtype_set out_types = types::numeric;
+    using attributes = no_attributes;
+    static constexpr corner_kind corner_facts = corner_kind::max;
+    static constexpr bool variadic = true;
+};
+
+}  // namespace binary
+
+using Max = broadcast_elementwise<binary::max_fn>;
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/binary/max.hpp ----
+// ---- begin tensoracle/ops/binary/min.hpp ----
+// tensoracle: Min (the element-wise smallest of one or more broadcast inputs; NaN wins).
+
+#include <string_view>
+
+
+namespace tensoracle::ops {
+
+namespace binary {
+
+// The per-element formula comes from ops/formulas.hpp (shared with CUDA).
+struct min_fn : formula::min {
+    static constexpr std::string_view op_type = "Min";
+    static constexpr int opset = 13;
+    static constexpr dtype_set types = types::numeric;
+    static constexpr dtype_set out_types = types::numeric;
+    using attributes = no_attributes;
+    static constexpr corner_kind corner_facts = corner_kind::min;
+    static constexpr bool variadic = true;
+};
+
+}  // namespace binary
+
+using Min = broadcast_elementwise<binary::min_fn>;
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/binary/min.hpp ----
+// ---- begin tensoracle/ops/binary/sum.hpp ----
+// tensoracle: Sum (the element-wise sum of one or more broadcast inputs).
+
+#include <string_view>
+
+
+namespace tensoracle::ops {
+
+namespace binary {
+
+// The per-element formula comes from ops/formulas.hpp (shared with CUDA).
+struct sum_fn : formula::sum {
+    static constexpr std::string_view op_type = "Sum";
+    static constexpr int opset = 13;
+    static constexpr dtype_set types = types::floating;
+    static constexpr dtype_set out_types = types::floating;
+    using attributes = no_attributes;
+    static constexpr corner_kind corner_facts = corner_kind::plain;
+    static constexpr bool variadic = true;
+};
+
+}  // namespace binary
+
+using Sum = broadcast_elementwise<binary::sum_fn>;
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/binary/sum.hpp ----
+// ---- begin tensoracle/ops/binary/mean.hpp ----
+// tensoracle: Mean (the element-wise mean of one or more broadcast inputs).
+
+#include <cstddef>
+#include <string_view>
+
+
+namespace tensoracle::ops {
+
+namespace binary {
+
+// The per-element formula comes from ops/formulas.hpp (shared with CUDA).
+struct mean_fn : formula::mean {
+    static constexpr std::string_view op_type = "Mean";
+    static constexpr int opset = 13;
+    static constexpr dtype_set types = types::floating;
+    static constexpr dtype_set out_types = types::floating;
+    using attributes = no_attributes;
+    static constexpr bool variadic = true;
+    template <class V>
+    static V finish(V v, std::size_t n) { return v / static_cast<V>(n); }
+};
+
+}  // namespace binary
+
+using Mean = broadcast_elementwise<binary::mean_fn>;
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/binary/mean.hpp ----
+// ---- begin tensoracle/ops/binary/equal.hpp ----
+// tensoracle: Equal (A == B, broadcast, to bool).
+
+#include <string_view>
+
+
+namespace tensoracle::ops {
+
+namespace binary {
+
+// Not differentiable: comparisons and logic have boolean outputs.
+struct equal_fn {
+    static constexpr std::string_view op_type = "Equal";
+    static constexpr int opset = 13;
+    static constexpr dtype_set types = types::all;
+    static constexpr dtype_set out_types = types::boolean;
+    static constexpr dtype output_dtype = dtype::boolean;
+    using attributes = no_attributes;
+    template <class V>
+    static bool apply(V a, V b, const attributes&) {
+        return a == b;
+    }
+};
+
+}  // namespace binary
+
+using Equal = broadcast_elementwise<binary::equal_fn>;
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/binary/equal.hpp ----
+// ---- begin tensoracle/ops/binary/less.hpp ----
+// tensoracle: Less (A < B, broadcast, to bool).
+
+#include <string_view>
+
+
+namespace tensoracle::ops {
+
+namespace binary {
+
+// Not differentiable: comparisons and logic have boolean outputs.
+struct less_fn {
+    static constexpr std::string_view op_type = "Less";
+    static constexpr int opset = 13;
+    static constexpr dtype_set types = types::numeric;
+    static constexpr dtype_set out_types = types::boolean;
+    static constexpr dtype output_dtype = dtype::boolean;
+    using attributes = no_attributes;
+    template <class V>
+    static bool apply(V a, V b, const attributes&) {
+        return a < b;
+    }
+};
+
+}  // namespace binary
+
+using Less = broadcast_elementwise<binary::less_fn>;
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/binary/less.hpp ----
+// ---- begin tensoracle/ops/binary/greater.hpp ----
+// tensoracle: Greater (A > B, broadcast, to bool).
+
+#include <string_view>
+
+
+namespace tensoracle::ops {
+
+namespace binary {
+
+// Not differentiable: comparisons and logic have boolean outputs.
+struct greater_fn {
+    static constexpr std::string_view op_type = "Greater";
+    static constexpr int opset = 13;
+    static constexpr dtype_set types = types::numeric;
+    static constexpr dtype_set out_types = types::boolean;
+    static constexpr dtype output_dtype = dtype::boolean;
+    using attributes = no_attributes;
+    template <class V>
+    static bool apply(V a, V b, const attributes&) {
+        return a > b;
+    }
+};
+
+}  // namespace binary
+
+using Greater = broadcast_elementwise<binary::greater_fn>;
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/binary/greater.hpp ----
+// ---- begin tensoracle/ops/binary/less_or_equal.hpp ----
+// tensoracle: LessOrEqual (A <= B, broadcast, to bool).
+
+#include <string_view>
+
+
+namespace tensoracle::ops {
+
+namespace binary {
+
+// Not differentiable: comparisons and logic have boolean outputs.
+struct less_or_equal_fn {
+    static constexpr std::string_view op_type = "LessOrEqual";
+    static constexpr int opset = 16;
+    static constexpr dtype_set types = types::numeric;
+    static constexpr dtype_set out_types = types::boolean;
+    static constexpr dtype output_dtype = dtype::boolean;
+    using attributes = no_attributes;
+    template <class V>
+    static bool apply(V a, V b, const attributes&) {
+        return a <= b;
+    }
+};
+
+}  // namespace binary
+
+using LessOrEqual = broadcast_elementwise<binary::less_or_equal_fn>;
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/binary/less_or_equal.hpp ----
+// ---- begin tensoracle/ops/binary/greater_or_equal.hpp ----
+// tensoracle: GreaterOrEqual (A >= B, broadcast, to bool).
+
+#include <string_view>
+
+
+namespace tensoracle::ops {
+
+namespace binary {
+
+// Not differentiable: comparisons and logic have boolean outputs.
+struct greater_or_equal_fn {
+    static constexpr std::string_view op_type = "GreaterOrEqual";
+    static constexpr int opset = 16;
+    static constexpr dtype_set types = types::numeric;
+    static constexpr dtype_set out_types = types::boolean;
+    static constexpr dtype output_dtype = dtype::boolean;
+    using attributes = no_attributes;
+    template <class V>
+    static bool apply(V a, V b, const attributes&) {
+        return a >= b;
+    }
+};
+
+}  // namespace binary
+
+using GreaterOrEqual = broadcast_elementwise<binary::greater_or_equal_fn>;
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/binary/greater_or_equal.hpp ----
+// ---- begin tensoracle/ops/binary/and.hpp ----
+// tensoracle: And (A && B on bools, broadcast).
+
+#include <string_view>
+
+
+namespace tensoracle::ops {
+
+namespace binary {
+
+// Not differentiable: comparisons and logic have boolean outputs.
+struct logical_and_fn {
+    static constexpr std::string_view op_type = "And";
+    static constexpr int opset = 7;
+    static constexpr dtype_set types = types::boolean;
+    static constexpr dtype_set out_types = types::boolean;
+    static constexpr dtype output_dtype = dtype::boolean;
+    using attributes = no_attributes;
+    template <class V>
+    static bool apply(V a, V b, const attributes&) {
+        return a && b;
+    }
+};
+
+}  // namespace binary
+
+using And = broadcast_elementwise<binary::logical_and_fn>;
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/binary/and.hpp ----
+// ---- begin tensoracle/ops/binary/or.hpp ----
+// tensoracle: Or (A || B on bools, broadcast).
+
+#include <string_view>
+
+
+namespace tensoracle::ops {
+
+namespace binary {
+
+// Not differentiable: comparisons and logic have boolean outputs.
+struct logical_or_fn {
+    static constexpr std::string_view op_type = "Or";
+    static constexpr int opset = 7;
+    static constexpr dtype_set types = types::boolean;
+    static constexpr dtype_set out_types = types::boolean;
+    static constexpr dtype output_dtype = dtype::boolean;
+    using attributes = no_attributes;
+    template <class V>
+    static bool apply(V a, V b, const attributes&) {
+        return a || b;
+    }
+};
+
+}  // namespace binary
+
+using Or = broadcast_elementwise<binary::logical_or_fn>;
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/binary/or.hpp ----
+// ---- begin tensoracle/ops/binary/xor.hpp ----
+// tensoracle: Xor (A != B on bools, broadcast).
+
+#include <string_view>
+
+
+namespace tensoracle::ops {
+
+namespace binary {
+
+// Not differentiable: comparisons and logic have boolean outputs.
+struct logical_xor_fn {
+    static constexpr std::string_view op_type = "Xor";
+    static constexpr int opset = 7;
+    static constexpr dtype_set types = types::boolean;
+    static constexpr dtype_set out_types = types::boolean;
+    static constexpr dtype output_dtype = dtype::boolean;
+    using attributes = no_attributes;
+    template <class V>
+    static bool apply(V a, V b, const attributes&) {
+        return a != b;
+    }
+};
+
+}  // namespace binary
+
+using Xor = broadcast_elementwise<binary::logical_xor_fn>;
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/binary/xor.hpp ----
+// ---- begin tensoracle/ops/binary/where.hpp ----
+// tensoracle: Where (X where condition holds, else Y; all three broadcast).
+
+#include <array>
+#include <cstddef>
+#include <span>
+#include <string_view>
+#include <vector>
+
+
+namespace tensoracle::ops {
+
 /// Where(condition, X, Y): X where condition holds, else Y; all three broadcast.
 struct Where {
     static constexpr std::string_view op_type = "Where";
@@ -3321,6 +3785,21 @@ struct Where {
         return detail::single_output(compute<S>(c.input(0).as_array<bool>(), x[1], x[2]));
     }
 };
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/binary/where.hpp ----
+// ---- begin tensoracle/ops/binary/prelu.hpp ----
+// tensoracle: PRelu (X, or slope * X where X < 0; slope broadcasts to X).
+
+#include <array>
+#include <cstddef>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+namespace tensoracle::ops {
 
 /// PRelu(X, slope): slope broadcasts to X (unidirectionally).
 struct PRelu {
@@ -3396,6 +3875,23 @@ struct PRelu {
             });
     }
 };
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/binary/prelu.hpp ----
+// ---- begin tensoracle/ops/binary/clip.hpp ----
+// tensoracle: Clip (input clamped to the optional scalar bounds min and max).
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <limits>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+
+namespace tensoracle::ops {
 
 /// Clip(input, min?, max?): min and max are optional scalars.
 struct Clip {
@@ -3485,6 +3981,25 @@ struct Clip {
     }
 };
 
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/binary/clip.hpp ----
+// ---- begin tensoracle/ops/binary/cast.hpp ----
+// tensoracle: Cast (input converted to the dtype named by attribute `to`).
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include <boost/hana/adapt_struct.hpp>
+
+
+namespace tensoracle::ops {
+
 struct cast_attr {
     std::int64_t to = 1;
     static constexpr std::array<std::string_view, 1> required{"to"};
@@ -3569,26 +4084,33 @@ struct Cast {
     }
 };
 
+}  // namespace tensoracle::ops
+
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::cast_attr, to);
+// ---- end tensoracle/ops/binary/cast.hpp ----
+
+namespace tensoracle::ops {
+
 inline constexpr auto binary_ops =
     hana::tuple_t<Add, Sub, Mul, Div, Pow, Mod, Max, Min, Sum, Mean, Equal, Less, Greater, LessOrEqual,
                   GreaterOrEqual, And, Or, Xor, Where, PRelu, Clip, Cast>;
 
 }  // namespace tensoracle::ops
-
-TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::binary::mod_attr, fmod);
-TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::cast_attr, to);
 // ---- end tensoracle/ops/binary.hpp ----
 // ---- begin tensoracle/ops/misc.hpp ----
 // tensoracle: constants, casts and small index ops: Constant, CastLike,
-// Dropout (inference), CumSum, EyeLike, OneHot, TopK.
+// Dropout (inference), CumSum, EyeLike, OneHot, TopK. One op per file under ops/misc/.
+
+// ---- begin tensoracle/ops/misc/constant.hpp ----
+// tensoracle: Constant (a tensor given by its attribute: value, value_float(s) or value_int(s)).
 
 #include <algorithm>
 #include <array>
-#include <cmath>
-#include <numeric>
+#include <cstddef>
+#include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
 
 #include <boost/hana/adapt_struct.hpp>
@@ -3601,11 +4123,6 @@ inline std::vector<spec::expr> constant_shape(const shape_type& s) {
     std::vector<spec::expr> out;
     for (const auto d : s) out.emplace_back(d);
     return out;
-}
-inline std::vector<std::size_t> all_ranks(std::size_t max_rank) {
-    std::vector<std::size_t> r(max_rank + 1);
-    std::iota(r.begin(), r.end(), std::size_t{0});
-    return r;
 }
 }  // namespace misc
 
@@ -3682,6 +4199,32 @@ struct Constant {
     }
 };
 
+}  // namespace tensoracle::ops
+
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::constant_attr, value, value_float, value_floats, value_int, value_ints,
+                        value_string, value_strings);
+// ---- end tensoracle/ops/misc/constant.hpp ----
+// ---- begin tensoracle/ops/misc/cast_like.hpp ----
+// tensoracle: CastLike (Cast of input to the dtype of target_type).
+
+#include <array>
+#include <cstddef>
+#include <numeric>
+#include <span>
+#include <string_view>
+#include <vector>
+
+
+namespace tensoracle::ops {
+
+namespace misc {
+inline std::vector<std::size_t> all_ranks(std::size_t max_rank) {
+    std::vector<std::size_t> r(max_rank + 1);
+    std::iota(r.begin(), r.end(), std::size_t{0});
+    return r;
+}
+}  // namespace misc
+
 /// CastLike(input, target_type): Cast to target_type's dtype.
 struct CastLike {
     static constexpr std::string_view op_type = "CastLike";
@@ -3741,6 +4284,25 @@ struct CastLike {
     template <int = 0>
     static spec::hints hints() { return spec::hints{}.facts(spec::facts::copy_of(0)).range(0, -50, 50); }
 };
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/misc/cast_like.hpp ----
+// ---- begin tensoracle/ops/misc/dropout.hpp ----
+// tensoracle: Dropout (inference mode: output = data, mask all true).
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <boost/hana/adapt_struct.hpp>
+
+
+namespace tensoracle::ops {
 
 struct dropout_attr {
     std::optional<std::int64_t> seed;
@@ -3803,6 +4365,27 @@ struct Dropout {
             .after_solving(2, [](rng&, const spec::context&, dtype d, const shape_type& s) { return tensor::zeros(d, s); });
     }
 };
+
+}  // namespace tensoracle::ops
+
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::dropout_attr, seed);
+// ---- end tensoracle/ops/misc/dropout.hpp ----
+// ---- begin tensoracle/ops/misc/cumsum.hpp ----
+// tensoracle: CumSum (running sums along an axis).
+
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include <boost/hana/adapt_struct.hpp>
+
+
+namespace tensoracle::ops {
 
 struct cumsum_attr {
     std::int64_t exclusive = 0;
@@ -3918,6 +4501,27 @@ struct CumSum {
     }
 };
 
+}  // namespace tensoracle::ops
+
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::cumsum_attr, exclusive, reverse);
+// ---- end tensoracle/ops/misc/cumsum.hpp ----
+// ---- begin tensoracle/ops/misc/eye_like.hpp ----
+// tensoracle: EyeLike (a 2-D tensor of the input's shape with ones on diagonal k).
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <boost/hana/adapt_struct.hpp>
+
+
+namespace tensoracle::ops {
+
 struct eye_like_attr {
     std::optional<std::int64_t> dtype;
     std::int64_t k = 0;
@@ -3978,6 +4582,29 @@ struct EyeLike {
             });
     }
 };
+
+}  // namespace tensoracle::ops
+
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::eye_like_attr, dtype, k);
+// ---- end tensoracle/ops/misc/eye_like.hpp ----
+// ---- begin tensoracle/ops/misc/one_hot.hpp ----
+// tensoracle: OneHot (values[1] where the index matches along a new axis, values[0] elsewhere).
+
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include <boost/hana/adapt_struct.hpp>
+
+
+namespace tensoracle::ops {
 
 struct one_hot_attr {
     std::int64_t axis = -1;
@@ -4105,6 +4732,30 @@ struct OneHot {
             });
     }
 };
+
+}  // namespace tensoracle::ops
+
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::one_hot_attr, axis);
+// ---- end tensoracle/ops/misc/one_hot.hpp ----
+// ---- begin tensoracle/ops/misc/top_k.hpp ----
+// tensoracle: TopK (the K largest or smallest elements along an axis, and their indices).
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <numeric>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <boost/hana/adapt_struct.hpp>
+
+
+namespace tensoracle::ops {
 
 struct top_k_attr {
     std::int64_t axis = -1;
@@ -4266,20 +4917,22 @@ struct TopK {
     }
 };
 
+}  // namespace tensoracle::ops
+
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::top_k_attr, axis, largest, sorted);
+// ---- end tensoracle/ops/misc/top_k.hpp ----
+
+namespace tensoracle::ops {
+
 inline constexpr auto misc_ops = hana::tuple_t<Constant, CastLike, Dropout, CumSum, EyeLike, OneHot, TopK>;
 
 }  // namespace tensoracle::ops
-
-TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::constant_attr, value, value_float, value_floats, value_int, value_ints,
-                        value_string, value_strings);
-TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::dropout_attr, seed);
-TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::cumsum_attr, exclusive, reverse);
-TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::eye_like_attr, dtype, k);
-TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::one_hot_attr, axis);
-TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::top_k_attr, axis, largest, sorted);
 // ---- end tensoracle/ops/misc.hpp ----
 // ---- begin tensoracle/ops/nn.hpp ----
-// tensoracle: MatMul, Gemm, convolutions, pooling, LRN, Resize and Upsample.
+// tensoracle: MatMul, Gemm, convolutions, pooling, LRN, Resize and Upsample:
+// one header per op under ops/nn/, shared code under ops/nn/detail/; notes
+// about one op (MaxPool's outputs, ConvTranspose's padding, Resize, Upsample)
+// are in its header.
 //
 // Shapes and validity are written once over spec::expr (nn_util.hpp): the
 // specs' constraints and output shapes use input dims and int attributes as
@@ -4300,39 +4953,23 @@ TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::top_k_attr, axis, largest, sorted);
 //   padding is dropped (PyTorch, ONNX reference >= 1.16; ONNX 1.12 keeps it,
 //   the 1.12 test data never reaches the difference). A window that covers
 //   only padding (possible with large dilations) is an error, not -inf/NaN.
-// - MaxPool produces both outputs: Y and Indices (flat index into X of the
-//   first maximum; NaN propagates; storage_order=1 makes the spatial part
-//   column-major, as onnxruntime and the ONNX test data do).
 // - Conv/pools: `pads` together with auto_pad != NOTSET is a violation (ONNX
 //   shape inference rejects it). SAME_UPPER puts the odd pad at the end,
 //   SAME_LOWER at the beginning.
-// - ConvTranspose: with output_shape (or SAME_*), total padding is
-//   max(0, s*(x-1) + output_padding + d*(k-1)+1 - out), split as the ONNX doc
-//   says (SAME_UPPER: begin = total/2; otherwise begin = total - total/2);
-//   output positions beyond the full result receive only the bias.
-// - Resize follows the ONNX 1.12 reference implementation (the one that made
-//   the test data): the coordinate transforms use length_resized =
-//   scale * length_original as a real number, taps are picked from the
-//   edge-padded input, exclude_outside renormalizes the weights inside X
-//   (kept edge-clamped when no weight is left inside); with scales, the
-//   output size is floor(x * scale) (roi does not scale it). Only floating X.
-// - Upsample-9 is Resize with asymmetric coordinates, nearest_mode floor
-//   (nearest) or linear, scales >= 1.
+
+// ---- begin tensoracle/ops/nn/matmul.hpp ----
+// tensoracle: MatMul (numpy matmul: batched matrix products, 1-D operands as vectors).
 
 #include <algorithm>
 #include <array>
-#include <bit>
-#include <cmath>
+#include <cstddef>
 #include <cstdint>
-#include <limits>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
-
-#include <boost/hana/adapt_struct.hpp>
 
 // ---- begin tensoracle/ops/detail/nn_util.hpp ----
 // tensoracle: helpers of the neural-network op family (ops/nn.hpp): sliding-
@@ -4617,26 +5254,22 @@ void fill_conv_dims(conv_dims& d, const array<T>& x, const array<T>& w, const st
 
 }  // namespace tensoracle::ops::detail::nn
 // ---- end tensoracle/ops/detail/nn_util.hpp ----
+// ---- begin tensoracle/ops/nn/detail/fast_gemm.hpp ----
+// tensoracle: the plugged-in GEMM of ops/fast_paths.hpp as the nn ops use it (all_finite,
+// fast_gemm_for), for the fast paths of MatMul, Gemm and Conv.
+
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <limits>
+#include <span>
+#include <type_traits>
+
 
 namespace tensoracle::ops {
 
 namespace nn {
-using spec::constraint;
-using spec::expr;
-namespace util = detail::nn;
-
-inline constexpr spec::dtype_set float3 = spec::dtypes_of(dtype::f16, dtype::f32, dtype::f64);
-inline constexpr spec::dtype_set matmul_types = spec::types::floating | spec::types::indices;
-
-template <class T>
-using acc_t = util::float_acc_t<T>;
-
-inline std::vector<expr> tail(const std::vector<expr>& v, std::size_t from) {
-    return {v.begin() + static_cast<std::ptrdiff_t>(std::min(from, v.size())), v.end()};
-}
-
-using tensoracle::is_nan;
-
 /// Whether every value is finite: the exponent bits are not all ones. One
 /// pass without an early exit, which the compiler vectorizes (a GEMM of 64 x 64
 /// takes microseconds; a branchy scan of its inputs took as long).
@@ -4676,16 +5309,48 @@ gemm_function<T> fast_gemm_for(std::initializer_list<const tensor*> in) {
         return gemm;
     }
 }
-
 }  // namespace nn
 
-// ---------------------------------------------------------------------------
-// MatMul
-// ---------------------------------------------------------------------------
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/nn/detail/fast_gemm.hpp ----
+// ---- begin tensoracle/ops/nn/detail/helpers.hpp ----
+// tensoracle: the names every op of ops/nn/ shares (namespace nn: spec::constraint and
+// spec::expr, util = ops::detail::nn, the dtype sets float3 and matmul_types, the
+// accumulator acc_t, tail() of a dim list, and is_nan).
+
+#include <algorithm>
+#include <cstddef>
+#include <vector>
+
+
+namespace tensoracle::ops {
+
+namespace nn {
+using spec::constraint;
+using spec::expr;
+namespace util = detail::nn;
+
+inline constexpr spec::dtype_set float3 = spec::dtypes_of(dtype::f16, dtype::f32, dtype::f64);
+inline constexpr spec::dtype_set matmul_types = spec::types::floating | spec::types::indices;
+
+template <class T>
+using acc_t = util::float_acc_t<T>;
+
+inline std::vector<expr> tail(const std::vector<expr>& v, std::size_t from) {
+    return {v.begin() + static_cast<std::ptrdiff_t>(std::min(from, v.size())), v.end()};
+}
+
+using tensoracle::is_nan;
+}  // namespace nn
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/nn/detail/helpers.hpp ----
+
+namespace tensoracle::ops {
 
 /// MatMul(A, B): numpy matmul. 1-D A is (1, K) and 1-D B is (K, 1) with the
 /// added axis removed from the result; leading (batch) dims broadcast.
-struct matmul : spec::one_shape_model<matmul> {
+struct MatMul : spec::one_shape_model<MatMul> {
     static constexpr std::string_view op_type = "MatMul";
     static constexpr int opset = 13;
     using attributes = spec::no_attributes;
@@ -4771,7 +5436,7 @@ struct matmul : spec::one_shape_model<matmul> {
     }
     template <class T>
     static array<T> compute(const array<T>& a, const array<T>& b) {
-        static_assert(spec::dtype_accepted<matmul, T>::value);
+        static_assert(spec::dtype_accepted<MatMul, T>::value);
         const auto l = layout_of(a.shape(), b.shape());
         const std::int64_t M = l.M, K = l.K, N = l.N;
         const auto& off = l.batch_offsets;
@@ -4890,9 +5555,34 @@ struct matmul : spec::one_shape_model<matmul> {
     static spec::hints hints() { return spec::hints{}.weights({1}).range(0, -3, 3).range(1, -3, 3); }
 };
 
-// ---------------------------------------------------------------------------
-// Gemm
-// ---------------------------------------------------------------------------
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/nn/matmul.hpp ----
+// ---- begin tensoracle/ops/nn/gemm.hpp ----
+// tensoracle: Gemm (alpha * A' B' + beta * C, A and B optionally transposed).
+
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <boost/hana/adapt_struct.hpp>
+
+// ---- begin tensoracle/ops/nn/detail/two_inputs_and_optional_third.hpp ----
+// tensoracle: two_inputs_and_optional_third<Op>, the run() and run_real() shared by Gemm,
+// Conv and ConvTranspose.
+
+#include <cstddef>
+#include <optional>
+#include <vector>
+
+
+namespace tensoracle::ops {
 
 namespace nn {
 /// run() and run_real<S>() of ops computed as Op::compute<T>(a, b, optional c,
@@ -4925,7 +5615,281 @@ struct two_inputs_and_optional_third {
         return Op::template compute<T>(get(0), get(1), third, at);
     }
 };
+}  // namespace nn
 
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/nn/detail/two_inputs_and_optional_third.hpp ----
+
+namespace tensoracle::ops {
+
+struct gemm_attr {
+    float alpha = 1.0f;
+    float beta = 1.0f;
+    std::int64_t transA = 0;  // NOLINT(readability-identifier-naming): ONNX names
+    std::int64_t transB = 0;  // NOLINT(readability-identifier-naming)
+};
+
+/// Gemm(A, B, C?) = alpha * A' B' + beta * C, A' = transA ? A^T : A (M x K),
+/// B' = transB ? B^T : B (K x N); C broadcasts unidirectionally to (M, N).
+struct Gemm : nn::two_inputs_and_optional_third<Gemm>, spec::one_shape_model<Gemm> {
+    static constexpr std::string_view op_type = "Gemm";
+    static constexpr int opset = 13;
+    using attributes = gemm_attr;
+    static constexpr spec::dtype_set types = nn::matmul_types;
+    static constexpr std::array<spec::value_spec, 3> inputs{
+        {{"A", types, {2, 2}}, {"B", types, {2, 2}}, {"C", types, {0, 2}, "T", true}}};
+    static constexpr std::array<spec::value_spec, 1> outputs{{{"Y", types, {2, 2}}}};
+
+    struct model {
+        std::vector<spec::constraint> constraints;
+        std::vector<spec::expr> y;
+    };
+    static model shape_model(const std::vector<spec::expr>& a, const std::vector<spec::expr>& b,
+                             const std::optional<std::vector<spec::expr>>& cdims, const spec::expr& ta,
+                             const spec::expr& tb) {
+        using spec::expr;
+        model m;
+        m.constraints.push_back({expr(a.size()) == 2 && expr(b.size()) == 2, "A and B are matrices"});
+        if (a.size() != 2 || b.size() != 2) return m;
+        const expr M = select(ta != 0, a[1], a[0]), K = select(ta != 0, a[0], a[1]);
+        const expr K2 = select(tb != 0, b[1], b[0]), N = select(tb != 0, b[0], b[1]);
+        m.constraints.push_back({K == K2, "inner dims of A' and B' agree"});
+        if (cdims) {
+            const std::size_t r = cdims->size();
+            m.constraints.push_back({expr(r) <= 2, "C has rank <= 2"});
+            if (r > 2) return m;
+            const std::array<expr, 2> target{M, N};
+            for (std::size_t j = 0; j < r; ++j) {
+                const expr& t = target[2 - r + j];
+                m.constraints.push_back({(*cdims)[j] == t || (*cdims)[j] == 1,
+                                         "C broadcasts unidirectionally to (M, N) at its axis " + std::to_string(j)});
+            }
+        }
+        m.y = {M, N};
+        return m;
+    }
+    static model context_model(const spec::context& c) {
+        std::optional<std::vector<spec::expr>> cd;
+        if (c.has_input(2)) cd = c.shape(2);
+        return shape_model(c.shape(0), c.shape(1), cd, c.attr("transA"), c.attr("transB"));
+    }
+    template <int = 0>
+    static spec::constraints_with_shapes constraints_and_shapes(const spec::context& c) {
+        auto m = context_model(c);
+        return {std::move(m.constraints), {std::move(m.y)}};
+    }
+    template <int = 0>
+    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
+    template <int = 0>
+    static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
+        if (!types.contains(out) || rank != 2) return {};
+        return {{{out}, {2}}, {{out}, {2}}, {{out}, {0, 1, 2}}};
+    }
+    template <int = 0>
+    static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
+
+    template <class T>
+    static array<T> compute(const array<T>& a, const array<T>& b, const std::optional<array<T>>& cm,
+                            const attributes& at = {}) {
+        static_assert(spec::dtype_accepted<Gemm, T>::value);
+        namespace util = detail::nn;
+        std::optional<std::vector<spec::expr>> cd;
+        if (cm) cd = util::constants(cm->shape());
+        const auto m = shape_model(util::constants(a.shape()), util::constants(b.shape()), cd, at.transA, at.transB);
+        util::check_constant(op_type, m.constraints);
+        const auto yd = util::values(m.y);
+        const std::int64_t M = yd[0], N = yd[1], K = at.transA != 0 ? util::dims_of(a)[0] : util::dims_of(a)[1];
+        const std::int64_t lda = util::dims_of(a)[1], ldb = util::dims_of(b)[1];
+        auto A = [&](std::int64_t i, std::int64_t k) { return at.transA != 0 ? a.data()[k * lda + i] : a.data()[i * lda + k]; };
+        auto B = [&](std::int64_t k, std::int64_t j) { return at.transB != 0 ? b.data()[j * ldb + k] : b.data()[k * ldb + j]; };
+        auto y = array<T>::from_shape(util::to_shape(yd, op_type));
+        std::vector<std::size_t> coff;
+        if (cm) {
+            coff = detail::broadcast_offsets({shape_type(cm->shape().begin(), cm->shape().end())},
+                                             util::to_shape(yd, op_type))[0];
+        }
+        for (std::int64_t i = 0; i < M; ++i) {
+            for (std::int64_t j = 0; j < N; ++j) {
+                const auto f = static_cast<std::size_t>(i * N + j);
+                if constexpr (real_scalar<T>) {
+                    using acc = nn::acc_t<T>;
+                    acc s = 0;
+                    for (std::int64_t k = 0; k < K; ++k) s += static_cast<acc>(A(i, k)) * static_cast<acc>(B(k, j));
+                    acc r = static_cast<acc>(at.alpha) * s;
+                    if (cm) r += static_cast<acc>(at.beta) * static_cast<acc>(cm->data()[coff[f]]);
+                    y.data()[f] = value_cast<T>(r);
+                } else {
+                    std::uint64_t s = 0;  // wraps
+                    for (std::int64_t k = 0; k < K; ++k) {
+                        s += static_cast<std::uint64_t>(static_cast<std::int64_t>(A(i, k))) *
+                             static_cast<std::uint64_t>(static_cast<std::int64_t>(B(k, j)));
+                    }
+                    double r = static_cast<double>(at.alpha) * static_cast<double>(static_cast<std::int64_t>(s));
+                    if (cm) r += static_cast<double>(at.beta) * static_cast<double>(cm->data()[coff[f]]);
+                    y.data()[f] = value_cast<T>(r);
+                }
+            }
+        }
+        return y;
+    }
+    /// The VJP of compute: compute's loops, each product sending alpha times
+    /// Y's cotangent back to both factors, and C gathering beta times the
+    /// cotangents of the elements it is broadcast to (ad/op_derivatives.hpp).
+    template <class V>
+    static std::vector<array<V>> vjp(const spec::context& c, const std::vector<array<V>>& x,
+                                     const std::vector<array<V>>& w) {
+        namespace util = detail::nn;
+        const auto at = spec::parse_attributes<attributes>(c.attributes(), op_type);
+        const bool has_c = c.has_input(2);
+        std::optional<std::vector<spec::expr>> cd;
+        if (has_c) cd = util::constants(x[2].shape());
+        const auto m = shape_model(util::constants(x[0].shape()), util::constants(x[1].shape()), cd, at.transA, at.transB);
+        util::check_constant(op_type, m.constraints);
+        const auto yd = util::values(m.y);
+        const std::int64_t M = yd[0], N = yd[1], K = at.transA != 0 ? util::dims_of(x[0])[0] : util::dims_of(x[0])[1];
+        const std::int64_t lda = util::dims_of(x[0])[1], ldb = util::dims_of(x[1])[1];
+        auto ia = [&](std::int64_t i, std::int64_t k) { return static_cast<std::size_t>(at.transA != 0 ? k * lda + i : i * lda + k); };
+        auto ib = [&](std::int64_t k, std::int64_t j) { return static_cast<std::size_t>(at.transB != 0 ? j * ldb + k : k * ldb + j); };
+        std::vector<array<V>> g;
+        for (std::size_t i = 0; i < c.input_count(); ++i) {
+            g.push_back(array<V>::from_shape(i < 2 || has_c ? x[i].shape() : shape_type{0}));
+            std::fill(g.back().begin(), g.back().end(), V(0));
+        }
+        const auto* wy = detail::output_cotangent(op_type, w, 0, util::to_shape(yd, op_type));
+        if (wy == nullptr) return g;
+        std::vector<std::size_t> coff;
+        if (has_c) {
+            coff = detail::broadcast_offsets({shape_type(x[2].shape().begin(), x[2].shape().end())},
+                                             util::to_shape(yd, op_type))[0];
+        }
+        const V alpha = static_cast<V>(at.alpha), beta = static_cast<V>(at.beta);
+        for (std::int64_t i = 0; i < M; ++i) {
+            for (std::int64_t j = 0; j < N; ++j) {
+                const auto f = static_cast<std::size_t>(i * N + j);
+                const V gs = alpha * wy->data()[f];
+                for (std::int64_t k = 0; k < K; ++k) {
+                    g[0].data()[ia(i, k)] += gs * x[1].data()[ib(k, j)];
+                    g[1].data()[ib(k, j)] += gs * x[0].data()[ia(i, k)];
+                }
+                if (has_c) g[2].data()[coff[f]] += beta * wy->data()[f];
+            }
+        }
+        return g;
+    }
+    /// compute<T> through the plugged-in GEMM (ops/fast_paths.hpp): Y starts
+    /// as beta C, then one GEMM adds alpha A' B'. Nothing when none is plugged
+    /// in for T, a dim is 0, alpha is 0 (a BLAS may then skip A' B') or a
+    /// value is not finite.
+    template <class T>
+    static std::optional<tensor> fast(const spec::context& c, const attributes& at) {
+        const tensor* cm = c.has_input(2) ? &c.input(2) : nullptr;
+        const auto gemm = nn::fast_gemm_for<T>({&c.input(0), &c.input(1), cm});
+        if (gemm == nullptr || at.alpha == 0.0f || !std::isfinite(at.alpha) || !std::isfinite(at.beta)) return std::nullopt;
+        namespace util = detail::nn;
+        const tensor& a = c.input(0);
+        const tensor& b = c.input(1);
+        std::optional<std::vector<spec::expr>> cd;
+        if (cm) cd = util::constants(cm->shape());
+        const auto m = shape_model(util::constants(a.shape()), util::constants(b.shape()), cd, at.transA, at.transB);
+        util::check_constant(op_type, m.constraints);
+        const auto out_shape = util::to_shape(util::values(m.y), op_type);
+        const std::size_t M = out_shape[0], N = out_shape[1], K = at.transA != 0 ? a.shape()[0] : a.shape()[1];
+        if (M == 0 || N == 0 || K == 0) return std::nullopt;
+        auto y = tensor::for_overwrite(dtype_of<T>, out_shape);
+        T* py = y.template values<T>().data();
+        if (cm) {
+            const T* pc = cm->values<T>().data();
+            const T beta = static_cast<T>(at.beta);
+            detail::for_each_broadcast_run({cm->shape()}, out_shape, [&](std::size_t f, std::size_t len,
+                                                                        std::span<const std::size_t> base,
+                                                                        std::span<const std::size_t> step) {
+                for (std::size_t i = 0; i < len; ++i) py[f + i] = beta * pc[base[0] + i * step[0]];
+            });
+        }
+        gemm(at.transA != 0, at.transB != 0, M, N, K, static_cast<T>(at.alpha), a.values<T>().data(), a.shape()[1],
+             b.values<T>().data(), b.shape()[1], cm ? T(1) : T(0), py, N);
+        return y;
+    }
+    template <int = 0>
+    static spec::hints hints() {
+        return spec::hints{}.weights({1, 2}).flag("transA").flag("transB").real("alpha", -2.0, 2.0, 0.5).real("beta", -2.0, 2.0, 0.5).optional_input(2, 0.7);
+    }
+};
+
+}  // namespace tensoracle::ops
+
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::gemm_attr, alpha, beta, transA, transB);
+// ---- end tensoracle/ops/nn/gemm.hpp ----
+// ---- begin tensoracle/ops/nn/conv.hpp ----
+// tensoracle: Conv (N-D grouped, strided, dilated, padded convolution plus bias).
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <boost/hana/adapt_struct.hpp>
+
+// ---- begin tensoracle/ops/nn/detail/conv_taps.hpp ----
+// tensoracle: the multiply-adds of Conv and ConvTranspose over a conv_plan: the plan, which
+// outputs no tap reaches (and the value facts that follow), the visited-taps work estimate,
+// and tap_kernel<Op> (compute and vjp from the op's plan() and for_each_tap()).
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <vector>
+
+// ---- begin tensoracle/ops/nn/detail/tap_bounds.hpp ----
+// tensoracle: the in-bounds kernel positions of a sliding window along one axis
+// (taps_in_bounds, axis_taps), used by Conv, ConvTranspose, MaxPool and AveragePool.
+
+#include <algorithm>
+#include <cstdint>
+#include <utility>
+
+
+namespace tensoracle::ops {
+
+namespace nn {
+/// The kernel positions k in [0, ks) whose tap a + d * k lies in [0, limit):
+/// [first, end) (empty when none). d >= 1.
+inline std::pair<std::int64_t, std::int64_t> taps_in_bounds(std::int64_t a, std::int64_t d, std::int64_t ks,
+                                                            std::int64_t limit) {
+    const std::int64_t first = a >= 0 ? 0 : (-a + d - 1) / d;
+    const std::int64_t end = std::min(ks, limit - 1 - a < 0 ? 0 : (limit - 1 - a) / d + 1);
+    return {first, end};
+}
+
+/// The in-bounds taps of axis i summed over its window starts: for Conv and
+/// the pools the windows of the outputs over X, for ConvTranspose those of
+/// the inputs over Y. A window's in-bounds taps form a box (one range per
+/// axis), so the taps of all windows are the product of these sums.
+inline double axis_taps(std::int64_t windows, std::int64_t stride, std::int64_t pad_begin, std::int64_t dilation,
+                        std::int64_t kernel, std::int64_t limit) {
+    double sum = 0.0;
+    for (std::int64_t o = 0; o < windows; ++o) {
+        const auto [first, end] = taps_in_bounds(o * stride - pad_begin, dilation, kernel, limit);
+        sum += static_cast<double>(std::max<std::int64_t>(end - first, 0));
+    }
+    return sum;
+}
+}  // namespace nn
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/nn/detail/tap_bounds.hpp ----
+
+namespace tensoracle::ops {
+
+namespace nn {
 /// The multiply-adds of Conv or ConvTranspose with constant dims:
 /// Y[f] = B[channel of f] + sum of X[xoff] * W[woff] over the taps (f, xoff, woff)
 /// that Op::for_each_tap(plan, fn) visits in the reference order.
@@ -4948,15 +5912,6 @@ struct conv_plan {
         return p;
     }
 };
-
-/// The kernel positions k in [0, ks) whose tap a + d * k lies in [0, limit):
-/// [first, end) (empty when none). d >= 1.
-inline std::pair<std::int64_t, std::int64_t> taps_in_bounds(std::int64_t a, std::int64_t d, std::int64_t ks,
-                                                            std::int64_t limit) {
-    const std::int64_t first = a >= 0 ? 0 : (-a + d - 1) / d;
-    const std::int64_t end = std::min(ks, limit - 1 - a < 0 ? 0 : (limit - 1 - a) / d + 1);
-    return {first, end};
-}
 
 /// Which output positions of the plan receive no product at all (a Conv
 /// window wholly in the padding, a ConvTranspose gap between strided or
@@ -4990,20 +5945,6 @@ inline untouched untouched_outputs(const conv_plan& p, bool transpose) {
         if (std::find(hit.begin(), hit.end(), false) != hit.end()) found = untouched::some;
     }
     return found;
-}
-
-/// The in-bounds taps of axis i summed over its window starts: for Conv and
-/// the pools the windows of the outputs over X, for ConvTranspose those of
-/// the inputs over Y. A window's in-bounds taps form a box (one range per
-/// axis), so the taps of all windows are the product of these sums.
-inline double axis_taps(std::int64_t windows, std::int64_t stride, std::int64_t pad_begin, std::int64_t dilation,
-                        std::int64_t kernel, std::int64_t limit) {
-    double sum = 0.0;
-    for (std::int64_t o = 0; o < windows; ++o) {
-        const auto [first, end] = taps_in_bounds(o * stride - pad_begin, dilation, kernel, limit);
-        sum += static_cast<double>(std::max<std::int64_t>(end - first, 0));
-    }
-    return sum;
 }
 
 /// The steps of Op::for_each_tap over a plan: its products (in-bounds taps
@@ -5134,206 +6075,12 @@ struct tap_kernel {
         return taps_vjp<Op, V>(c, x, w);
     }
 };
-
 }  // namespace nn
 
-struct gemm_attr {
-    float alpha = 1.0f;
-    float beta = 1.0f;
-    std::int64_t transA = 0;  // NOLINT(readability-identifier-naming): ONNX names
-    std::int64_t transB = 0;  // NOLINT(readability-identifier-naming)
-};
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/nn/detail/conv_taps.hpp ----
 
-/// Gemm(A, B, C?) = alpha * A' B' + beta * C, A' = transA ? A^T : A (M x K),
-/// B' = transB ? B^T : B (K x N); C broadcasts unidirectionally to (M, N).
-struct gemm : nn::two_inputs_and_optional_third<gemm>, spec::one_shape_model<gemm> {
-    static constexpr std::string_view op_type = "Gemm";
-    static constexpr int opset = 13;
-    using attributes = gemm_attr;
-    static constexpr spec::dtype_set types = nn::matmul_types;
-    static constexpr std::array<spec::value_spec, 3> inputs{
-        {{"A", types, {2, 2}}, {"B", types, {2, 2}}, {"C", types, {0, 2}, "T", true}}};
-    static constexpr std::array<spec::value_spec, 1> outputs{{{"Y", types, {2, 2}}}};
-
-    struct model {
-        std::vector<spec::constraint> constraints;
-        std::vector<spec::expr> y;
-    };
-    static model shape_model(const std::vector<spec::expr>& a, const std::vector<spec::expr>& b,
-                             const std::optional<std::vector<spec::expr>>& cdims, const spec::expr& ta,
-                             const spec::expr& tb) {
-        using spec::expr;
-        model m;
-        m.constraints.push_back({expr(a.size()) == 2 && expr(b.size()) == 2, "A and B are matrices"});
-        if (a.size() != 2 || b.size() != 2) return m;
-        const expr M = select(ta != 0, a[1], a[0]), K = select(ta != 0, a[0], a[1]);
-        const expr K2 = select(tb != 0, b[1], b[0]), N = select(tb != 0, b[0], b[1]);
-        m.constraints.push_back({K == K2, "inner dims of A' and B' agree"});
-        if (cdims) {
-            const std::size_t r = cdims->size();
-            m.constraints.push_back({expr(r) <= 2, "C has rank <= 2"});
-            if (r > 2) return m;
-            const std::array<expr, 2> target{M, N};
-            for (std::size_t j = 0; j < r; ++j) {
-                const expr& t = target[2 - r + j];
-                m.constraints.push_back({(*cdims)[j] == t || (*cdims)[j] == 1,
-                                         "C broadcasts unidirectionally to (M, N) at its axis " + std::to_string(j)});
-            }
-        }
-        m.y = {M, N};
-        return m;
-    }
-    static model context_model(const spec::context& c) {
-        std::optional<std::vector<spec::expr>> cd;
-        if (c.has_input(2)) cd = c.shape(2);
-        return shape_model(c.shape(0), c.shape(1), cd, c.attr("transA"), c.attr("transB"));
-    }
-    template <int = 0>
-    static spec::constraints_with_shapes constraints_and_shapes(const spec::context& c) {
-        auto m = context_model(c);
-        return {std::move(m.constraints), {std::move(m.y)}};
-    }
-    template <int = 0>
-    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
-    template <int = 0>
-    static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
-        if (!types.contains(out) || rank != 2) return {};
-        return {{{out}, {2}}, {{out}, {2}}, {{out}, {0, 1, 2}}};
-    }
-    template <int = 0>
-    static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
-
-    template <class T>
-    static array<T> compute(const array<T>& a, const array<T>& b, const std::optional<array<T>>& cm,
-                            const attributes& at = {}) {
-        static_assert(spec::dtype_accepted<gemm, T>::value);
-        namespace util = detail::nn;
-        std::optional<std::vector<spec::expr>> cd;
-        if (cm) cd = util::constants(cm->shape());
-        const auto m = shape_model(util::constants(a.shape()), util::constants(b.shape()), cd, at.transA, at.transB);
-        util::check_constant(op_type, m.constraints);
-        const auto yd = util::values(m.y);
-        const std::int64_t M = yd[0], N = yd[1], K = at.transA != 0 ? util::dims_of(a)[0] : util::dims_of(a)[1];
-        const std::int64_t lda = util::dims_of(a)[1], ldb = util::dims_of(b)[1];
-        auto A = [&](std::int64_t i, std::int64_t k) { return at.transA != 0 ? a.data()[k * lda + i] : a.data()[i * lda + k]; };
-        auto B = [&](std::int64_t k, std::int64_t j) { return at.transB != 0 ? b.data()[j * ldb + k] : b.data()[k * ldb + j]; };
-        auto y = array<T>::from_shape(util::to_shape(yd, op_type));
-        std::vector<std::size_t> coff;
-        if (cm) {
-            coff = detail::broadcast_offsets({shape_type(cm->shape().begin(), cm->shape().end())},
-                                             util::to_shape(yd, op_type))[0];
-        }
-        for (std::int64_t i = 0; i < M; ++i) {
-            for (std::int64_t j = 0; j < N; ++j) {
-                const auto f = static_cast<std::size_t>(i * N + j);
-                if constexpr (real_scalar<T>) {
-                    using acc = nn::acc_t<T>;
-                    acc s = 0;
-                    for (std::int64_t k = 0; k < K; ++k) s += static_cast<acc>(A(i, k)) * static_cast<acc>(B(k, j));
-                    acc r = static_cast<acc>(at.alpha) * s;
-                    if (cm) r += static_cast<acc>(at.beta) * static_cast<acc>(cm->data()[coff[f]]);
-                    y.data()[f] = value_cast<T>(r);
-                } else {
-                    std::uint64_t s = 0;  // wraps
-                    for (std::int64_t k = 0; k < K; ++k) {
-                        s += static_cast<std::uint64_t>(static_cast<std::int64_t>(A(i, k))) *
-                             static_cast<std::uint64_t>(static_cast<std::int64_t>(B(k, j)));
-                    }
-                    double r = static_cast<double>(at.alpha) * static_cast<double>(static_cast<std::int64_t>(s));
-                    if (cm) r += static_cast<double>(at.beta) * static_cast<double>(cm->data()[coff[f]]);
-                    y.data()[f] = value_cast<T>(r);
-                }
-            }
-        }
-        return y;
-    }
-    /// The VJP of compute: compute's loops, each product sending alpha times
-    /// Y's cotangent back to both factors, and C gathering beta times the
-    /// cotangents of the elements it is broadcast to (ad/op_derivatives.hpp).
-    template <class V>
-    static std::vector<array<V>> vjp(const spec::context& c, const std::vector<array<V>>& x,
-                                     const std::vector<array<V>>& w) {
-        namespace util = detail::nn;
-        const auto at = spec::parse_attributes<attributes>(c.attributes(), op_type);
-        const bool has_c = c.has_input(2);
-        std::optional<std::vector<spec::expr>> cd;
-        if (has_c) cd = util::constants(x[2].shape());
-        const auto m = shape_model(util::constants(x[0].shape()), util::constants(x[1].shape()), cd, at.transA, at.transB);
-        util::check_constant(op_type, m.constraints);
-        const auto yd = util::values(m.y);
-        const std::int64_t M = yd[0], N = yd[1], K = at.transA != 0 ? util::dims_of(x[0])[0] : util::dims_of(x[0])[1];
-        const std::int64_t lda = util::dims_of(x[0])[1], ldb = util::dims_of(x[1])[1];
-        auto ia = [&](std::int64_t i, std::int64_t k) { return static_cast<std::size_t>(at.transA != 0 ? k * lda + i : i * lda + k); };
-        auto ib = [&](std::int64_t k, std::int64_t j) { return static_cast<std::size_t>(at.transB != 0 ? j * ldb + k : k * ldb + j); };
-        std::vector<array<V>> g;
-        for (std::size_t i = 0; i < c.input_count(); ++i) {
-            g.push_back(array<V>::from_shape(i < 2 || has_c ? x[i].shape() : shape_type{0}));
-            std::fill(g.back().begin(), g.back().end(), V(0));
-        }
-        const auto* wy = detail::output_cotangent(op_type, w, 0, util::to_shape(yd, op_type));
-        if (wy == nullptr) return g;
-        std::vector<std::size_t> coff;
-        if (has_c) {
-            coff = detail::broadcast_offsets({shape_type(x[2].shape().begin(), x[2].shape().end())},
-                                             util::to_shape(yd, op_type))[0];
-        }
-        const V alpha = static_cast<V>(at.alpha), beta = static_cast<V>(at.beta);
-        for (std::int64_t i = 0; i < M; ++i) {
-            for (std::int64_t j = 0; j < N; ++j) {
-                const auto f = static_cast<std::size_t>(i * N + j);
-                const V gs = alpha * wy->data()[f];
-                for (std::int64_t k = 0; k < K; ++k) {
-                    g[0].data()[ia(i, k)] += gs * x[1].data()[ib(k, j)];
-                    g[1].data()[ib(k, j)] += gs * x[0].data()[ia(i, k)];
-                }
-                if (has_c) g[2].data()[coff[f]] += beta * wy->data()[f];
-            }
-        }
-        return g;
-    }
-    /// compute<T> through the plugged-in GEMM (ops/fast_paths.hpp): Y starts
-    /// as beta C, then one GEMM adds alpha A' B'. Nothing when none is plugged
-    /// in for T, a dim is 0, alpha is 0 (a BLAS may then skip A' B') or a
-    /// value is not finite.
-    template <class T>
-    static std::optional<tensor> fast(const spec::context& c, const attributes& at) {
-        const tensor* cm = c.has_input(2) ? &c.input(2) : nullptr;
-        const auto gemm = nn::fast_gemm_for<T>({&c.input(0), &c.input(1), cm});
-        if (gemm == nullptr || at.alpha == 0.0f || !std::isfinite(at.alpha) || !std::isfinite(at.beta)) return std::nullopt;
-        namespace util = detail::nn;
-        const tensor& a = c.input(0);
-        const tensor& b = c.input(1);
-        std::optional<std::vector<spec::expr>> cd;
-        if (cm) cd = util::constants(cm->shape());
-        const auto m = shape_model(util::constants(a.shape()), util::constants(b.shape()), cd, at.transA, at.transB);
-        util::check_constant(op_type, m.constraints);
-        const auto out_shape = util::to_shape(util::values(m.y), op_type);
-        const std::size_t M = out_shape[0], N = out_shape[1], K = at.transA != 0 ? a.shape()[0] : a.shape()[1];
-        if (M == 0 || N == 0 || K == 0) return std::nullopt;
-        auto y = tensor::for_overwrite(dtype_of<T>, out_shape);
-        T* py = y.template values<T>().data();
-        if (cm) {
-            const T* pc = cm->values<T>().data();
-            const T beta = static_cast<T>(at.beta);
-            detail::for_each_broadcast_run({cm->shape()}, out_shape, [&](std::size_t f, std::size_t len,
-                                                                        std::span<const std::size_t> base,
-                                                                        std::span<const std::size_t> step) {
-                for (std::size_t i = 0; i < len; ++i) py[f + i] = beta * pc[base[0] + i * step[0]];
-            });
-        }
-        gemm(at.transA != 0, at.transB != 0, M, N, K, static_cast<T>(at.alpha), a.values<T>().data(), a.shape()[1],
-             b.values<T>().data(), b.shape()[1], cm ? T(1) : T(0), py, N);
-        return y;
-    }
-    template <int = 0>
-    static spec::hints hints() {
-        return spec::hints{}.weights({1, 2}).flag("transA").flag("transB").real("alpha", -2.0, 2.0, 0.5).real("beta", -2.0, 2.0, 0.5).optional_input(2, 0.7);
-    }
-};
-
-// ---------------------------------------------------------------------------
-// Conv
-// ---------------------------------------------------------------------------
+namespace tensoracle::ops {
 
 struct conv_attr {
     std::string auto_pad = "NOTSET";
@@ -5347,7 +6094,7 @@ struct conv_attr {
 /// Conv(X, W, B?): X (N, C, D1..Dn), W (M, C/group, k1..kn), B (M).
 /// Y[b, m, o] = B[m] + sum_{c < C/group} sum_{k} X[b, g*C/group + c, s*o + d*k - pad_begin] * W[m, c, k]
 /// with g = m / (M/group) and zero padding (positions outside X contribute 0).
-struct conv : nn::two_inputs_and_optional_third<conv>, nn::tap_kernel<conv>, spec::one_shape_model<conv> {
+struct Conv : nn::two_inputs_and_optional_third<Conv>, nn::tap_kernel<Conv>, spec::one_shape_model<Conv> {
     static constexpr std::string_view op_type = "Conv";
     static constexpr int opset = 11;
     using attributes = conv_attr;
@@ -5591,16 +6338,39 @@ struct conv : nn::two_inputs_and_optional_third<conv>, nn::tap_kernel<conv>, spe
             .work([](const spec::context& c, const std::vector<std::vector<spec::expr>>& out) {
                 return spec::product(out[0]) * spec::product(nn::tail(c.shape(1), 1));
             })
-            .visits([](const spec::context& c) { return nn::conv_visited_work<conv>(c, false); })
+            .visits([](const spec::context& c) { return nn::conv_visited_work<Conv>(c, false); })
             .facts([](std::span<const spec::value_facts> in, const spec::attribute_map& attrs, std::span<const shape_type> shapes) {
-                return nn::untouched_output_facts<conv>(in, attrs, shapes, false);  // a window wholly in the padding
+                return nn::untouched_output_facts<Conv>(in, attrs, shapes, false);  // a window wholly in the padding
             });
     }
 };
 
-// ---------------------------------------------------------------------------
-// ConvTranspose
-// ---------------------------------------------------------------------------
+}  // namespace tensoracle::ops
+
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::conv_attr, auto_pad, dilations, group, kernel_shape, pads, strides);
+// ---- end tensoracle/ops/nn/conv.hpp ----
+// ---- begin tensoracle/ops/nn/conv_transpose.hpp ----
+// tensoracle: ConvTranspose (the transpose of Conv: each input scatters into a window of Y, plus bias).
+//
+// With output_shape (or SAME_*), total padding is
+// max(0, s*(x-1) + output_padding + d*(k-1)+1 - out), split as the ONNX doc
+// says (SAME_UPPER: begin = total/2; otherwise begin = total - total/2);
+// output positions beyond the full result receive only the bias.
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <boost/hana/adapt_struct.hpp>
+
+
+namespace tensoracle::ops {
 
 struct conv_transpose_attr {
     std::string auto_pad = "NOTSET";
@@ -5616,8 +6386,8 @@ struct conv_transpose_attr {
 /// ConvTranspose(X, W, B?): X (N, C, D1..Dn), W (C, M/group, k1..kn), B (M).
 /// Y[b, g*M/group + m, s*j + d*k - pad_begin] += X[b, g*C/group + c, j] * W[g*C/group + c, m, k],
 /// Y starts at B; the full size per axis is s*(x-1) + output_padding + d*(k-1) + 1 - pads.
-struct conv_transpose : nn::two_inputs_and_optional_third<conv_transpose>, nn::tap_kernel<conv_transpose>,
-                        spec::one_shape_model<conv_transpose> {
+struct ConvTranspose : nn::two_inputs_and_optional_third<ConvTranspose>, nn::tap_kernel<ConvTranspose>,
+                       spec::one_shape_model<ConvTranspose> {
     static constexpr std::string_view op_type = "ConvTranspose";
     static constexpr int opset = 11;
     using attributes = conv_transpose_attr;
@@ -5807,16 +6577,51 @@ struct conv_transpose : nn::two_inputs_and_optional_third<conv_transpose>, nn::t
             .work([](const spec::context& c, const std::vector<std::vector<spec::expr>>&) {
                 return spec::product(c.shape(0)) * spec::product(nn::tail(c.shape(1), 1));
             })
-            .visits([](const spec::context& c) { return nn::conv_visited_work<conv_transpose>(c, true); })
+            .visits([](const spec::context& c) { return nn::conv_visited_work<ConvTranspose>(c, true); })
             .facts([](std::span<const spec::value_facts> in, const spec::attribute_map& attrs, std::span<const shape_type> shapes) {
-                return nn::untouched_output_facts<conv_transpose>(in, attrs, shapes, true);  // gaps between strided taps
+                return nn::untouched_output_facts<ConvTranspose>(in, attrs, shapes, true);  // gaps between strided taps
             });
     }
 };
 
-// ---------------------------------------------------------------------------
-// MaxPool, AveragePool
-// ---------------------------------------------------------------------------
+}  // namespace tensoracle::ops
+
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::conv_transpose_attr, auto_pad, dilations, group, kernel_shape, output_padding,
+                        output_shape, pads, strides);
+// ---- end tensoracle/ops/nn/conv_transpose.hpp ----
+// ---- begin tensoracle/ops/nn/max_pool.hpp ----
+// tensoracle: MaxPool (the maximum over each pooling window, and its index into X).
+//
+// MaxPool produces both outputs: Y and Indices (flat index into X of the
+// first maximum; NaN propagates; storage_order=1 makes the spatial part
+// column-major, as onnxruntime and the ONNX test data do).
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <boost/hana/adapt_struct.hpp>
+
+// ---- begin tensoracle/ops/nn/detail/pool_windows.hpp ----
+// tensoracle: the windows of MaxPool and AveragePool: their shared shape model
+// (pool_shape_model), work estimate (pool_work), the in-bounds taps of one window
+// (window_taps) and all windows over X (pool_windows).
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+
+namespace tensoracle::ops {
 
 namespace nn {
 /// The pools' shared shape model: rank, kernel_shape and the window geometry.
@@ -5993,8 +6798,12 @@ private:
     std::int64_t planes_ = 0, plane_ = 0;
     shape_type y_;
 };
-
 }  // namespace nn
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/nn/detail/pool_windows.hpp ----
+
+namespace tensoracle::ops {
 
 struct max_pool_attr {
     std::string auto_pad = "NOTSET";
@@ -6009,7 +6818,7 @@ struct max_pool_attr {
 
 /// MaxPool(X) -> (Y, Indices): the maximum over each (dilated) window of the
 /// input, padding excluded; Indices is the flat index into X of that maximum.
-struct max_pool : spec::one_shape_model<max_pool> {
+struct MaxPool : spec::one_shape_model<MaxPool> {
     static constexpr std::string_view op_type = "MaxPool";
     static constexpr int opset = 12;
     using attributes = max_pool_attr;
@@ -6049,7 +6858,7 @@ struct max_pool : spec::one_shape_model<max_pool> {
     /// Y and Indices.
     template <class T>
     static std::pair<array<T>, array<std::int64_t>> compute(const array<T>& x, const attributes& at) {
-        static_assert(spec::dtype_accepted<max_pool, T>::value);
+        static_assert(spec::dtype_accepted<MaxPool, T>::value);
         const auto win = windows(x.shape(), at);
         if (at.storage_order != 0 && at.storage_order != 1) throw error(std::string(op_type), "storage_order must be 0 or 1");
         auto y = array<T>::from_shape(win.y());
@@ -6123,6 +6932,28 @@ struct max_pool : spec::one_shape_model<max_pool> {
     }
 };
 
+}  // namespace tensoracle::ops
+
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::max_pool_attr, auto_pad, ceil_mode, dilations, kernel_shape, pads, storage_order,
+                        strides);
+// ---- end tensoracle/ops/nn/max_pool.hpp ----
+// ---- begin tensoracle/ops/nn/average_pool.hpp ----
+// tensoracle: AveragePool (the mean over each pooling window).
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <boost/hana/adapt_struct.hpp>
+
+
+namespace tensoracle::ops {
+
 struct average_pool_attr {
     std::string auto_pad = "NOTSET";
     std::int64_t ceil_mode = 0;
@@ -6136,7 +6967,7 @@ struct average_pool_attr {
 /// AveragePool(X): mean over each window; the divisor counts the window's
 /// positions inside X (count_include_pad=0) or inside the padded input
 /// (count_include_pad=1; positions past the end pad, from ceil_mode, are not counted).
-struct average_pool : spec::one_shape_model<average_pool> {
+struct AveragePool : spec::one_shape_model<AveragePool> {
     static constexpr std::string_view op_type = "AveragePool";
     static constexpr int opset = 11;
     using attributes = average_pool_attr;
@@ -6180,7 +7011,7 @@ struct average_pool : spec::one_shape_model<average_pool> {
     }
     template <class T>
     static array<T> compute(const array<T>& x, const attributes& at) {
-        static_assert(spec::dtype_accepted<average_pool, T>::value);
+        static_assert(spec::dtype_accepted<AveragePool, T>::value);
         using acc = nn::acc_t<T>;
         const auto win = windows(x.shape(), at);
         auto y = array<T>::from_shape(win.y());
@@ -6235,9 +7066,26 @@ struct average_pool : spec::one_shape_model<average_pool> {
     }
 };
 
-// ---------------------------------------------------------------------------
-// GlobalAveragePool, GlobalMaxPool
-// ---------------------------------------------------------------------------
+}  // namespace tensoracle::ops
+
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::average_pool_attr, auto_pad, ceil_mode, count_include_pad, kernel_shape, pads,
+                        strides);
+// ---- end tensoracle/ops/nn/average_pool.hpp ----
+// ---- begin tensoracle/ops/nn/global_average_pool.hpp ----
+// tensoracle: GlobalAveragePool (the mean of each (n, c) plane of X).
+
+// ---- begin tensoracle/ops/nn/detail/global_pool.hpp ----
+// tensoracle: global_pool<Max>, the spec of GlobalAveragePool (Max = false) and
+// GlobalMaxPool (Max = true).
+
+#include <array>
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+namespace tensoracle::ops {
 
 namespace nn {
 /// Y[n, c, 1, ..., 1] = mean (or max) of X[n, c, :, ..., :].
@@ -6312,12 +7160,42 @@ struct global_pool {
 };
 }  // namespace nn
 
-using global_average_pool = nn::global_pool<false>;
-using global_max_pool = nn::global_pool<true>;
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/nn/detail/global_pool.hpp ----
 
-// ---------------------------------------------------------------------------
-// LRN
-// ---------------------------------------------------------------------------
+namespace tensoracle::ops {
+
+using GlobalAveragePool = nn::global_pool<false>;
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/nn/global_average_pool.hpp ----
+// ---- begin tensoracle/ops/nn/global_max_pool.hpp ----
+// tensoracle: GlobalMaxPool (the maximum of each (n, c) plane of X).
+
+
+namespace tensoracle::ops {
+
+using GlobalMaxPool = nn::global_pool<true>;
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/nn/global_max_pool.hpp ----
+// ---- begin tensoracle/ops/nn/lrn.hpp ----
+// tensoracle: LRN (local response normalization across channels).
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <boost/hana/adapt_struct.hpp>
+
+
+namespace tensoracle::ops {
 
 struct lrn_attr {
     float alpha = 0.0001f;
@@ -6329,7 +7207,7 @@ struct lrn_attr {
 
 /// LRN(X): Y = X / (bias + alpha / size * square_sum)^beta, square_sum over the
 /// channels [c - floor((size-1)/2), c + ceil((size-1)/2)] clipped to [0, C).
-struct lrn {
+struct LRN {
     static constexpr std::string_view op_type = "LRN";
     static constexpr int opset = 13;
     using attributes = lrn_attr;
@@ -6387,7 +7265,7 @@ struct lrn {
     }
     template <class T>
     static array<T> compute(const array<T>& x, const attributes& a) {
-        static_assert(spec::dtype_accepted<lrn, T>::value);
+        static_assert(spec::dtype_accepted<LRN, T>::value);
         using acc = nn::acc_t<T>;
         if (x.dimension() < 3) throw shape_error(std::string(op_type), "X must have rank >= 3: (N, C, D1, ...)");
         if (a.size < 1) throw error(std::string(op_type), "size must be >= 1");
@@ -6457,9 +7335,50 @@ struct lrn {
     }
 };
 
-// ---------------------------------------------------------------------------
-// Resize, Upsample
-// ---------------------------------------------------------------------------
+}  // namespace tensoracle::ops
+
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::lrn_attr, alpha, beta, bias, size);
+// ---- end tensoracle/ops/nn/lrn.hpp ----
+// ---- begin tensoracle/ops/nn/resize.hpp ----
+// tensoracle: Resize (nearest, linear or cubic interpolation of X to new sizes or scales).
+//
+// Resize follows the ONNX 1.12 reference implementation (the one that made
+// the test data): the coordinate transforms use length_resized =
+// scale * length_original as a real number, taps are picked from the
+// edge-padded input, exclude_outside renormalizes the weights inside X
+// (kept edge-clamped when no weight is left inside); with scales, the
+// output size is floor(x * scale) (roi does not scale it). X of any type:
+// integer and bool images interpolate in double and truncate once.
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+// ---- begin tensoracle/ops/nn/detail/resize_impl.hpp ----
+// tensoracle: Resize's interpolation (resize_impl) and its attributes (resize_attr), shared
+// by Resize and Upsample.
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <boost/hana/adapt_struct.hpp>
+
+
+namespace tensoracle::ops {
 
 struct resize_attr {
     std::string coordinate_transformation_mode = "half_pixel";
@@ -6673,9 +7592,17 @@ struct resize_impl {
 };
 }  // namespace nn
 
+}  // namespace tensoracle::ops
+
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::resize_attr, coordinate_transformation_mode, cubic_coeff_a, exclude_outside,
+                        extrapolation_value, mode, nearest_mode);
+// ---- end tensoracle/ops/nn/detail/resize_impl.hpp ----
+
+namespace tensoracle::ops {
+
 /// Resize(X, roi?, scales?, sizes?): exactly one of scales (float32) and sizes
 /// (int64) is given and non-empty; roi is used by tf_crop_and_resize only.
-struct resize {
+struct Resize {
     static constexpr std::string_view op_type = "Resize";
     static constexpr int opset = 13;
     using attributes = resize_attr;
@@ -6737,7 +7664,7 @@ struct resize {
     template <class T>
     static array<T> compute(const array<T>& x, const std::vector<double>& roi, const std::vector<float>& scales,
                             const std::vector<std::int64_t>& sizes, const attributes& a = {}) {
-        static_assert(spec::dtype_accepted<resize, T>::value);
+        static_assert(spec::dtype_accepted<Resize, T>::value);
         const auto s = nn::resize_impl::parse(a, op_type);
         const std::size_t r = x.dimension();
         const shape_type xs(x.shape().begin(), x.shape().end());
@@ -6868,13 +7795,34 @@ struct resize {
     }
 };
 
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/nn/resize.hpp ----
+// ---- begin tensoracle/ops/nn/upsample.hpp ----
+// tensoracle: Upsample (deprecated Resize: opset 9 only).
+//
+// Upsample-9 is Resize with asymmetric coordinates, nearest_mode floor
+// (nearest) or linear, scales >= 1.
+
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <boost/hana/adapt_struct.hpp>
+
+
+namespace tensoracle::ops {
+
 struct upsample_attr {
     std::string mode = "nearest";
 };
 
 /// Upsample-9(X, scales): deprecated Resize; asymmetric coordinates, nearest
 /// rounds down, linear interpolates; scales >= 1, output floor(x * scale).
-struct upsample {
+struct Upsample {
     static constexpr std::string_view op_type = "Upsample";
     static constexpr int opset = 9;
     static constexpr int last_opset = 9;  // deprecated from opset 10 on (Resize replaces it)
@@ -6923,9 +7871,9 @@ struct upsample {
     static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
     template <class T>
     static array<T> compute(const array<T>& x, const std::vector<float>& scales, const attributes& a = {}) {
-        static_assert(spec::dtype_accepted<upsample, T>::value);
+        static_assert(spec::dtype_accepted<Upsample, T>::value);
         check_scales(scales);
-        return resize::compute<T>(x, {}, scales, {}, as_resize(a));
+        return Resize::compute<T>(x, {}, scales, {}, as_resize(a));
     }
     template <int = 0>
     static std::vector<tensor> run(const spec::context& c) {
@@ -6965,42 +7913,23 @@ struct upsample {
     }
 };
 
-inline constexpr auto nn_ops = hana::tuple_t<matmul, gemm, conv, conv_transpose, max_pool, average_pool, global_average_pool,
-                                             global_max_pool, lrn, resize, upsample>;
-
-/// ONNX-named aliases, the names the rest of the kit uses for op specs.
-using GlobalAveragePool = global_average_pool;
-using GlobalMaxPool = global_max_pool;
-using MatMul = matmul;
-using Gemm = gemm;
-using Conv = conv;
-using ConvTranspose = conv_transpose;
-using MaxPool = max_pool;
-using AveragePool = average_pool;
-using LRN = lrn;
-using Resize = resize;
-using Upsample = upsample;
-
-
 }  // namespace tensoracle::ops
 
-TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::gemm_attr, alpha, beta, transA, transB);
-TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::conv_attr, auto_pad, dilations, group, kernel_shape, pads, strides);
-TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::conv_transpose_attr, auto_pad, dilations, group, kernel_shape, output_padding,
-                        output_shape, pads, strides);
-TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::max_pool_attr, auto_pad, ceil_mode, dilations, kernel_shape, pads, storage_order,
-                        strides);
-TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::average_pool_attr, auto_pad, ceil_mode, count_include_pad, kernel_shape, pads,
-                        strides);
-TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::lrn_attr, alpha, beta, bias, size);
-TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::resize_attr, coordinate_transformation_mode, cubic_coeff_a, exclude_outside,
-                        extrapolation_value, mode, nearest_mode);
 TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::upsample_attr, mode);
+// ---- end tensoracle/ops/nn/upsample.hpp ----
+
+namespace tensoracle::ops {
+
+inline constexpr auto nn_ops = hana::tuple_t<MatMul, Gemm, Conv, ConvTranspose, MaxPool, AveragePool, GlobalAveragePool,
+                                             GlobalMaxPool, LRN, Resize, Upsample>;
+
+}  // namespace tensoracle::ops
 // ---- end tensoracle/ops/nn.hpp ----
 // ---- begin tensoracle/ops/reduce.hpp ----
 // tensoracle: reductions, ArgMax/ArgMin, Softmax/LogSoftmax/Hardmax and
 // normalizations (LayerNormalization, BatchNormalization, InstanceNormalization,
-// LpNormalization).
+// LpNormalization): one header per op under ops/reduce/, shared code under
+// ops/reduce/detail/; notes about one op are in its header.
 //
 // Semantics chosen where ONNX leaves them open:
 // - Axes: negative axes count from the end; out-of-range or repeated axes are
@@ -7024,33 +7953,16 @@ TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::upsample_attr, mode);
 //   LogSum and LogSumExp are floating-only here: ONNX lists int32/int64 for
 //   them but leaves the rounding of the integer result unspecified.
 // - Precision: float accumulation for f16/bf16/f32, double for f64, one
-//   rounding to the element type at the end. LayerNormalization's stash_type
-//   selects the dtype of Mean/InvStdDev (1: float, 16: bfloat16); the
-//   computation itself uses the accumulator above (double for f64 inputs),
-//   i.e. at least the stash precision.
+//   rounding to the element type at the end (LayerNormalization's stash_type:
+//   see reduce/layer_normalization.hpp).
 // - ReduceLogSumExp and Softmax/LogSoftmax subtract the maximum before exp;
 //   this is value-preserving in real arithmetic (see the kernels).
-// - BatchNormalization: inference mode only (training_mode=1 throws
-//   unsupported_error); momentum is accepted and ignored. X has rank >= 2 (N, C, ...).
-// - InstanceNormalization: X has rank >= 3 (N, C, D1, ...); statistics per
-//   (n, c) over D1..Dk, population variance.
-// - LayerNormalization: Scale and B broadcast unidirectionally to the
-//   normalized shape X.shape[axis:] (right-aligned, dims equal or 1).
+
+// ---- begin tensoracle/ops/reduce/reduce_sum.hpp ----
+// tensoracle: ReduceSum (the sum over the reduced axes; the axes also as an int64 input).
 
 #include <algorithm>
-#include <array>
-#include <cmath>
-#include <cstdint>
-#include <limits>
-#include <optional>
 #include <span>
-#include <string>
-#include <string_view>
-#include <type_traits>
-#include <utility>
-#include <vector>
-
-#include <boost/hana/adapt_struct.hpp>
 
 // ---- begin tensoracle/ops/detail/reduce_util.hpp ----
 // tensoracle: helpers of the reduction family (ops/reduce.hpp): symbolic axis
@@ -7320,68 +8232,27 @@ template <class A>
 
 }  // namespace tensoracle::ops::detail
 // ---- end tensoracle/ops/detail/reduce_util.hpp ----
+// ---- begin tensoracle/ops/reduce/detail/reduce_formula.hpp ----
+// tensoracle: what the Reduce* formulas (reduce::*_fn of ReduceSum ... ReduceLogSumExp)
+// share: the TENSORACLE_REDUCE struct opener, their dtype sets, value-facts helpers and
+// select_partials (ReduceMax, ReduceMin).
+//
+// TENSORACLE_REDUCE(NAME, OPTYPE, TYPES) opens `struct NAME##_fn {` with op_type,
+// opset 13 and types; the op file writes the members and the closing `};`. It stays
+// defined (the formulas live in one file per op).
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <span>
+#include <string_view>
+
 
 namespace tensoracle::ops {
 
 namespace reduce {
 using spec::dtype_set;
 namespace types = spec::types;
-
-struct reduce_attr {
-    std::optional<std::vector<std::int64_t>> axes;
-    std::int64_t keepdims = 1;
-};
-struct reduce_sum_attr {
-    std::optional<std::vector<std::int64_t>> axes;
-    std::int64_t keepdims = 1;
-    std::int64_t noop_with_empty_axes = 0;
-};
-
-using tensoracle::is_nan;
-
-/// For ArgMax/ArgMin/Hardmax: does candidate v beat (or, with `ties`, tie)
-/// the current best b? NaN is the extreme value either way.
-template <bool Max, class T>
-bool replaces(const T& v, const T& b, bool ties) {
-    if (is_nan(b)) return ties && is_nan(v);
-    if (is_nan(v)) return true;
-    if constexpr (Max) {
-        return v > b || (ties && v == b);
-    } else {
-        return v < b || (ties && v == b);
-    }
-}
-
-/// The value of a scalar as a constant of its own type (no derivative parts).
-/// The max shifts of log-sum-exp and softmax use it: any constant shift c gives
-/// the same function (exp(a - c) = exp(a) / exp(c) cancels), so its derivative
-/// is exactly the unshifted one, to every order; a shift that carried the
-/// derivative of the maximum would cancel only up to rounding.
-template <class A>
-A constant_of(const A& m) {
-    if constexpr (ad_scalar<A>) {
-        return A(primal(m));
-    } else {
-        return m;
-    }
-}
-
-/// Stable log(sum(exp(v))): with m = max(v), log(sum(exp(v))) = m + log(sum(exp(v - m)))
-/// exactly in real arithmetic (exp(a - m) = exp(a) / exp(m)), and exp(v - m) <= 1
-/// cannot overflow. Empty or all -inf: -inf (log 0); a NaN or +inf: NaN or +inf.
-template <class A>
-A log_sum_exp(std::span<const A> v) {
-    A m = -std::numeric_limits<A>::infinity();
-    for (const A& x : v) {
-        if (math::isnan(x)) return x;
-        m = std::max(m, x);
-    }
-    if (math::isinf(m)) return m;  // -inf: every term is exp(-inf) = 0; +inf: the sum is +inf
-    m = constant_of(m);
-    A s = 0;
-    for (const A& x : v) s += math::exp(x - m);
-    return m + math::log(s);
-}
 
 /// Partials of a selecting reduction, walked as its reduce() walks: 1 at the
 /// element it returns (the first NaN, else the last element `better` than the
@@ -7425,220 +8296,48 @@ inline spec::value_facts square_facts(const spec::value_facts& x) {
 
 inline constexpr dtype_set sum_types = types::floating | types::indices;
 inline constexpr dtype_set minmax_types = types::floating | spec::dtypes_of(dtype::i8, dtype::u8, dtype::i32, dtype::i64);
+}  // namespace reduce
 
-// reduced = sum(x)
-TENSORACLE_REDUCE(sum, "ReduceSum", sum_types)
-    static constexpr bool axes_input = true;
-    static spec::value_facts group_facts(const spec::value_facts& x, double n) { return sum_facts(x, n); }
-    template <class T, class A>
-    static A reduce(std::span<const A> v) {
-        A s{0};
-        for (const A& x : v) s = detail::acc_add(s, x);
-        return s;
-    }
-    /// d reduced / d v[i], for the op's own VJP (reduce_op::vjp).
-    template <class V>
-    static void partials(std::span<const V>, std::span<V> d) {
-        std::fill(d.begin(), d.end(), V(1));
-    }
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/reduce/detail/reduce_formula.hpp ----
+// ---- begin tensoracle/ops/reduce/detail/reduce_op.hpp ----
+// tensoracle: reduce_op<F>, the op spec of every Reduce* op from its formula F
+// (ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceProd, ReduceL1, ReduceL2,
+// ReduceSumSquare, ReduceLogSum, ReduceLogSumExp), and its attribute structs.
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <boost/hana/adapt_struct.hpp>
+
+
+namespace tensoracle::ops {
+
+namespace reduce {
+struct reduce_attr {
+    std::optional<std::vector<std::int64_t>> axes;
+    std::int64_t keepdims = 1;
 };
-// reduced = sum(x) / count (empty: 0 / 0 = NaN)
-TENSORACLE_REDUCE(mean, "ReduceMean", sum_types)
-    /// Inside the input's range (not integral: a mean of integers need not be one).
-    static spec::value_facts group_facts(const spec::value_facts& x, double) { return affine_facts(x, 1.0, 0.0); }
-    static constexpr bool real_valued = true;  // integer inputs: computed in double, truncated (numpy astype)
-    template <class T, class A>
-    static A reduce(std::span<const A> v) {
-        A s{0};
-        for (const A& x : v) s += x;
-        return s / static_cast<A>(v.size());
-    }
-    template <class V>
-    static void partials(std::span<const V> v, std::span<V> d) {
-        std::fill(d.begin(), d.end(), V(1) / static_cast<V>(v.size()));
-    }
+struct reduce_sum_attr {
+    std::optional<std::vector<std::int64_t>> axes;
+    std::int64_t keepdims = 1;
+    std::int64_t noop_with_empty_axes = 0;
 };
-// reduced = max(x) (empty: -inf / lowest; NaN propagates)
-TENSORACLE_REDUCE(max, "ReduceMax", minmax_types)
-    static constexpr bool within_input = true;
-    template <class T, class A>
-    static A reduce(std::span<const A> v) {
-        A m;
-        if constexpr (std::is_integral_v<A>) {
-            m = static_cast<A>(std::numeric_limits<T>::lowest());
-        } else {
-            m = -std::numeric_limits<A>::infinity();
-        }
-        for (const A& x : v) {
-            if constexpr (!std::is_integral_v<A>) {
-                if (math::isnan(x)) return x;
-            }
-            m = x > m ? x : m;  // a tie keeps the earlier element: the result carries its derivative
-        }
-        return m;
-    }
-    /// 1 at the element reduce() returns (the first NaN, else the first maximum), 0 elsewhere.
-    template <class V>
-    static void partials(std::span<const V> v, std::span<V> d) {
-        select_partials(v, d, -std::numeric_limits<V>::infinity(), [](const V& x, const V& m) { return x > m; });
-    }
-};
-// reduced = min(x) (empty: +inf / max; NaN propagates)
-TENSORACLE_REDUCE(min, "ReduceMin", minmax_types)
-    static constexpr bool within_input = true;
-    template <class T, class A>
-    static A reduce(std::span<const A> v) {
-        A m;
-        if constexpr (std::is_integral_v<A>) {
-            m = static_cast<A>(std::numeric_limits<T>::max());
-        } else {
-            m = std::numeric_limits<A>::infinity();
-        }
-        for (const A& x : v) {
-            if constexpr (!std::is_integral_v<A>) {
-                if (math::isnan(x)) return x;
-            }
-            m = x < m ? x : m;
-        }
-        return m;
-    }
-    template <class V>
-    static void partials(std::span<const V> v, std::span<V> d) {
-        select_partials(v, d, std::numeric_limits<V>::infinity(), [](const V& x, const V& m) { return x < m; });
-    }
-};
-// reduced = prod(x) (empty: 1)
-TENSORACLE_REDUCE(prod, "ReduceProd", sum_types)
-    template <class T, class A>
-    static A reduce(std::span<const A> v) {
-        A p{1};
-        for (const A& x : v) p = detail::acc_mul(p, x);
-        return p;
-    }
-    static constexpr std::array<double, 2> range{-1.5, 1.5};
-    static constexpr std::size_t max_dim = 3;  // groups of at most 27: |prod| <= 1.5^27 < f16 max
-    /// Its finiteness rule measures sum(log |x|) (reduce_op::domain): a product of thousands of
-    /// factors overflows even double, and a loss of "1 per infinite group" has no slope to follow.
-    static constexpr bool multiplicative = true;
-};
-// reduced = sum(|x|)
-TENSORACLE_REDUCE(l1, "ReduceL1", sum_types)
-    static spec::value_facts group_facts(const spec::value_facts& x, double n) {
-        return sum_facts(spec::facts::image(x, [](double v) { return std::fabs(v); }), n);
-    }
-    template <class T, class A>
-    static A reduce(std::span<const A> v) {
-        A s{0};
-        for (const A& x : v) s = detail::acc_add(s, detail::acc_abs(x));
-        return s;
-    }
-};
-// reduced = sqrt(sum(x^2))
-TENSORACLE_REDUCE(l2, "ReduceL2", sum_types)
-    static spec::value_facts group_facts(const spec::value_facts& x, double n) {
-        return spec::facts::image(sum_facts(square_facts(x), n), [](double v) { return std::sqrt(v); });
-    }
-    static constexpr bool real_valued = true;  // integer inputs: computed in double, truncated (numpy astype)
-    template <class T, class A>
-    static A reduce(std::span<const A> v) {
-        // An empty group is the constant 0: sqrt's derivative at 0 (1 / 0) would
-        // turn a zero tangent into NaN although nothing depends on an input.
-        if (v.empty()) return A{0};
-        A s{0};
-        for (const A& x : v) s += x * x;
-        return math::sqrt(s);
-    }
-    static std::vector<std::pair<std::string, double (*)(std::span<const double>, dtype)>> rules() {
-        // The sum of squares is formed before the root: it must not overflow the
-        // accumulator, and its root must fit the element type.
-        return {{"sum(X^2) <= min(max finite of the accumulator, max finite^2)", [](std::span<const double> g, dtype d) {
-                     double s = 0;
-                     for (const double x : g) s += x * x;
-                     const double acc_max = d == dtype::f64 ? detail::max_finite(dtype::f64) : detail::max_finite(dtype::f32);
-                     const double m = detail::max_finite(d);
-                     return s - std::min(acc_max, m * m);
-                 }}};
-    }
-};
-// reduced = sum(x^2)
-TENSORACLE_REDUCE(sum_square, "ReduceSumSquare", sum_types)
-    static spec::value_facts group_facts(const spec::value_facts& x, double n) { return sum_facts(square_facts(x), n); }
-    template <class T, class A>
-    static A reduce(std::span<const A> v) {
-        A s{0};
-        for (const A& x : v) s = detail::acc_add(s, detail::acc_mul(x, x));
-        return s;
-    }
-    template <class V>
-    static void partials(std::span<const V> v, std::span<V> d) {
-        for (std::size_t i = 0; i < v.size(); ++i) d[i] = v[i] + v[i];
-    }
-};
-// reduced = log(sum(x)) (empty: -inf)
-TENSORACLE_REDUCE(log_sum, "ReduceLogSum", sum_types)
-    static constexpr bool real_valued = true;  // integer inputs: computed in double, truncated (numpy astype)
-    static spec::value_facts group_facts(const spec::value_facts& x, double n) {
-        return spec::facts::image(sum_facts(x, n), [](double v) { return std::log(v); });
-    }
-    template <class T, class A>
-    static A reduce(std::span<const A> v) {
-        A s{0};
-        for (const A& x : v) s += x;
-        return math::log(s);
-    }
-    template <class V>
-    static void partials(std::span<const V> v, std::span<V> d) {
-        V s{0};
-        for (const V& x : v) s += x;
-        std::fill(d.begin(), d.end(), V(1) / s);
-    }
-    static std::vector<std::pair<std::string, double (*)(std::span<const double>, dtype)>> rules() {
-        return {{"sum(X) > 0 over each reduced group", [](std::span<const double> g, dtype) {
-                     double s = 0;
-                     for (const double x : g) s += x;
-                     return 1e-10 - s;
-                 }}};
-    }
-    /// A group's sum is positive only if some element is.
-    static constexpr double (*some_element)(double) = [](double x) { return 1e-10 - x; };
-    static constexpr std::array<double, 2> range{0.1, 4.0};
-};
-// reduced = log(sum(exp(x))), computed as max + log(sum(exp(x - max))) (value-preserving)
-TENSORACLE_REDUCE(log_sum_exp, "ReduceLogSumExp", sum_types)
-    static constexpr bool real_valued = true;  // integer inputs: computed in double, truncated (numpy astype)
-    /// max(x) <= LSE <= max(x) + log n: every group of n values in [lo, hi] lies in [lo + log n, hi + log n].
-    static spec::value_facts group_facts(const spec::value_facts& x, double n) { return affine_facts(x, 1.0, std::log(n)); }
-    template <class T, class A>
-    static A reduce(std::span<const A> v) {
-        return log_sum_exp(v);
-    }
-    /// softmax(v): exp(v - max) / sum(exp(v - max)).
-    template <class V>
-    static void partials(std::span<const V> v, std::span<V> d) {
-        V m = -std::numeric_limits<V>::infinity(), sum{0};
-        for (const V& x : v) m = std::max(m, x);
-        for (std::size_t i = 0; i < v.size(); ++i) sum += (d[i] = std::exp(v[i] - m));
-        for (V& x : d) x /= sum;
-    }
-    static std::vector<std::pair<std::string, double (*)(std::span<const double>, dtype)>> rules() {
-        // Kept inside the range where the naive formula log(sum(exp(X))) is finite
-        // too, so implementations without the max shift are comparable.
-        return {{"sum(exp(X)) <= max finite", [](std::span<const double> g, dtype d) {
-                     return log_sum_exp(g) - std::log(detail::max_finite(d));
-                 }}};
-    }
-    /// What the rule needs of every element (LSE >= max(X)): X <= log(max finite),
-    /// which the generator checks against what it knows of X (an integer Size of
-    /// 4,680 elements cannot go through ReduceLogSumExp).
-    static constexpr double (*every_element_at_limit)(double, double) = [](double x, double m) { return x - std::log(m); };
-};
-#undef TENSORACLE_REDUCE
 
 /// Formulas computed in double for integer inputs. A named concept, not an
 /// inline requires-expression: Clang 14 cannot mangle the latter in a template.
 template <class F>
 concept real_valued_reduction = requires { F::real_valued; };
-
 }  // namespace reduce
 
 /// A Reduce* op from its formula F (F::reduce<T, A> maps one group, as A, to A).
@@ -7945,18 +8644,475 @@ private:
     }
 };
 
-using reduce_sum = reduce_op<reduce::sum_fn>;
-using reduce_mean = reduce_op<reduce::mean_fn>;
-using reduce_max = reduce_op<reduce::max_fn>;
-using reduce_min = reduce_op<reduce::min_fn>;
-using reduce_prod = reduce_op<reduce::prod_fn>;
-using reduce_l1 = reduce_op<reduce::l1_fn>;
-using reduce_l2 = reduce_op<reduce::l2_fn>;
-using reduce_sum_square = reduce_op<reduce::sum_square_fn>;
-using reduce_log_sum = reduce_op<reduce::log_sum_fn>;
-using reduce_log_sum_exp = reduce_op<reduce::log_sum_exp_fn>;
+}  // namespace tensoracle::ops
 
-// ------------------------------------------------------------ ArgMax / ArgMin
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::reduce::reduce_attr, axes, keepdims);
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::reduce::reduce_sum_attr, axes, keepdims, noop_with_empty_axes);
+// ---- end tensoracle/ops/reduce/detail/reduce_op.hpp ----
+
+namespace tensoracle::ops {
+
+namespace reduce {
+// reduced = sum(x)
+TENSORACLE_REDUCE(sum, "ReduceSum", sum_types)
+    static constexpr bool axes_input = true;
+    static spec::value_facts group_facts(const spec::value_facts& x, double n) { return sum_facts(x, n); }
+    template <class T, class A>
+    static A reduce(std::span<const A> v) {
+        A s{0};
+        for (const A& x : v) s = detail::acc_add(s, x);
+        return s;
+    }
+    /// d reduced / d v[i], for the op's own VJP (reduce_op::vjp).
+    template <class V>
+    static void partials(std::span<const V>, std::span<V> d) {
+        std::fill(d.begin(), d.end(), V(1));
+    }
+};
+}  // namespace reduce
+
+using ReduceSum = reduce_op<reduce::sum_fn>;
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/reduce/reduce_sum.hpp ----
+// ---- begin tensoracle/ops/reduce/reduce_mean.hpp ----
+// tensoracle: ReduceMean (the mean over the reduced axes).
+
+#include <algorithm>
+#include <span>
+
+
+namespace tensoracle::ops {
+
+namespace reduce {
+// reduced = sum(x) / count (empty: 0 / 0 = NaN)
+TENSORACLE_REDUCE(mean, "ReduceMean", sum_types)
+    /// Inside the input's range (not integral: a mean of integers need not be one).
+    static spec::value_facts group_facts(const spec::value_facts& x, double) { return affine_facts(x, 1.0, 0.0); }
+    static constexpr bool real_valued = true;  // integer inputs: computed in double, truncated (numpy astype)
+    template <class T, class A>
+    static A reduce(std::span<const A> v) {
+        A s{0};
+        for (const A& x : v) s += x;
+        return s / static_cast<A>(v.size());
+    }
+    template <class V>
+    static void partials(std::span<const V> v, std::span<V> d) {
+        std::fill(d.begin(), d.end(), V(1) / static_cast<V>(v.size()));
+    }
+};
+}  // namespace reduce
+
+using ReduceMean = reduce_op<reduce::mean_fn>;
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/reduce/reduce_mean.hpp ----
+// ---- begin tensoracle/ops/reduce/reduce_max.hpp ----
+// tensoracle: ReduceMax (the maximum over the reduced axes, NaN propagating).
+
+#include <limits>
+#include <span>
+#include <type_traits>
+
+
+namespace tensoracle::ops {
+
+namespace reduce {
+// reduced = max(x) (empty: -inf / lowest; NaN propagates)
+TENSORACLE_REDUCE(max, "ReduceMax", minmax_types)
+    static constexpr bool within_input = true;
+    template <class T, class A>
+    static A reduce(std::span<const A> v) {
+        A m;
+        if constexpr (std::is_integral_v<A>) {
+            m = static_cast<A>(std::numeric_limits<T>::lowest());
+        } else {
+            m = -std::numeric_limits<A>::infinity();
+        }
+        for (const A& x : v) {
+            if constexpr (!std::is_integral_v<A>) {
+                if (math::isnan(x)) return x;
+            }
+            m = x > m ? x : m;  // a tie keeps the earlier element: the result carries its derivative
+        }
+        return m;
+    }
+    /// 1 at the element reduce() returns (the first NaN, else the first maximum), 0 elsewhere.
+    template <class V>
+    static void partials(std::span<const V> v, std::span<V> d) {
+        select_partials(v, d, -std::numeric_limits<V>::infinity(), [](const V& x, const V& m) { return x > m; });
+    }
+};
+}  // namespace reduce
+
+using ReduceMax = reduce_op<reduce::max_fn>;
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/reduce/reduce_max.hpp ----
+// ---- begin tensoracle/ops/reduce/reduce_min.hpp ----
+// tensoracle: ReduceMin (the minimum over the reduced axes, NaN propagating).
+
+#include <limits>
+#include <span>
+#include <type_traits>
+
+
+namespace tensoracle::ops {
+
+namespace reduce {
+// reduced = min(x) (empty: +inf / max; NaN propagates)
+TENSORACLE_REDUCE(min, "ReduceMin", minmax_types)
+    static constexpr bool within_input = true;
+    template <class T, class A>
+    static A reduce(std::span<const A> v) {
+        A m;
+        if constexpr (std::is_integral_v<A>) {
+            m = static_cast<A>(std::numeric_limits<T>::max());
+        } else {
+            m = std::numeric_limits<A>::infinity();
+        }
+        for (const A& x : v) {
+            if constexpr (!std::is_integral_v<A>) {
+                if (math::isnan(x)) return x;
+            }
+            m = x < m ? x : m;
+        }
+        return m;
+    }
+    template <class V>
+    static void partials(std::span<const V> v, std::span<V> d) {
+        select_partials(v, d, std::numeric_limits<V>::infinity(), [](const V& x, const V& m) { return x < m; });
+    }
+};
+}  // namespace reduce
+
+using ReduceMin = reduce_op<reduce::min_fn>;
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/reduce/reduce_min.hpp ----
+// ---- begin tensoracle/ops/reduce/reduce_prod.hpp ----
+// tensoracle: ReduceProd (the product over the reduced axes).
+
+#include <array>
+#include <cstddef>
+#include <span>
+
+
+namespace tensoracle::ops {
+
+namespace reduce {
+// reduced = prod(x) (empty: 1)
+TENSORACLE_REDUCE(prod, "ReduceProd", sum_types)
+    template <class T, class A>
+    static A reduce(std::span<const A> v) {
+        A p{1};
+        for (const A& x : v) p = detail::acc_mul(p, x);
+        return p;
+    }
+    static constexpr std::array<double, 2> range{-1.5, 1.5};
+    static constexpr std::size_t max_dim = 3;  // groups of at most 27: |prod| <= 1.5^27 < f16 max
+    /// Its finiteness rule measures sum(log |x|) (reduce_op::domain): a product of thousands of
+    /// factors overflows even double, and a loss of "1 per infinite group" has no slope to follow.
+    static constexpr bool multiplicative = true;
+};
+}  // namespace reduce
+
+using ReduceProd = reduce_op<reduce::prod_fn>;
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/reduce/reduce_prod.hpp ----
+// ---- begin tensoracle/ops/reduce/reduce_l1.hpp ----
+// tensoracle: ReduceL1 (the sum of |x| over the reduced axes).
+
+#include <cmath>
+#include <span>
+
+
+namespace tensoracle::ops {
+
+namespace reduce {
+// reduced = sum(|x|)
+TENSORACLE_REDUCE(l1, "ReduceL1", sum_types)
+    static spec::value_facts group_facts(const spec::value_facts& x, double n) {
+        return sum_facts(spec::facts::image(x, [](double v) { return std::fabs(v); }), n);
+    }
+    template <class T, class A>
+    static A reduce(std::span<const A> v) {
+        A s{0};
+        for (const A& x : v) s = detail::acc_add(s, detail::acc_abs(x));
+        return s;
+    }
+};
+}  // namespace reduce
+
+using ReduceL1 = reduce_op<reduce::l1_fn>;
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/reduce/reduce_l1.hpp ----
+// ---- begin tensoracle/ops/reduce/reduce_l2.hpp ----
+// tensoracle: ReduceL2 (the square root of the sum of x^2 over the reduced axes).
+
+#include <algorithm>
+#include <cmath>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+
+namespace tensoracle::ops {
+
+namespace reduce {
+// reduced = sqrt(sum(x^2))
+TENSORACLE_REDUCE(l2, "ReduceL2", sum_types)
+    static spec::value_facts group_facts(const spec::value_facts& x, double n) {
+        return spec::facts::image(sum_facts(square_facts(x), n), [](double v) { return std::sqrt(v); });
+    }
+    static constexpr bool real_valued = true;  // integer inputs: computed in double, truncated (numpy astype)
+    template <class T, class A>
+    static A reduce(std::span<const A> v) {
+        // An empty group is the constant 0: sqrt's derivative at 0 (1 / 0) would
+        // turn a zero tangent into NaN although nothing depends on an input.
+        if (v.empty()) return A{0};
+        A s{0};
+        for (const A& x : v) s += x * x;
+        return math::sqrt(s);
+    }
+    static std::vector<std::pair<std::string, double (*)(std::span<const double>, dtype)>> rules() {
+        // The sum of squares is formed before the root: it must not overflow the
+        // accumulator, and its root must fit the element type.
+        return {{"sum(X^2) <= min(max finite of the accumulator, max finite^2)", [](std::span<const double> g, dtype d) {
+                     double s = 0;
+                     for (const double x : g) s += x * x;
+                     const double acc_max = d == dtype::f64 ? detail::max_finite(dtype::f64) : detail::max_finite(dtype::f32);
+                     const double m = detail::max_finite(d);
+                     return s - std::min(acc_max, m * m);
+                 }}};
+    }
+};
+}  // namespace reduce
+
+using ReduceL2 = reduce_op<reduce::l2_fn>;
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/reduce/reduce_l2.hpp ----
+// ---- begin tensoracle/ops/reduce/reduce_sum_square.hpp ----
+// tensoracle: ReduceSumSquare (the sum of x^2 over the reduced axes).
+
+#include <cstddef>
+#include <span>
+
+
+namespace tensoracle::ops {
+
+namespace reduce {
+// reduced = sum(x^2)
+TENSORACLE_REDUCE(sum_square, "ReduceSumSquare", sum_types)
+    static spec::value_facts group_facts(const spec::value_facts& x, double n) { return sum_facts(square_facts(x), n); }
+    template <class T, class A>
+    static A reduce(std::span<const A> v) {
+        A s{0};
+        for (const A& x : v) s = detail::acc_add(s, detail::acc_mul(x, x));
+        return s;
+    }
+    template <class V>
+    static void partials(std::span<const V> v, std::span<V> d) {
+        for (std::size_t i = 0; i < v.size(); ++i) d[i] = v[i] + v[i];
+    }
+};
+}  // namespace reduce
+
+using ReduceSumSquare = reduce_op<reduce::sum_square_fn>;
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/reduce/reduce_sum_square.hpp ----
+// ---- begin tensoracle/ops/reduce/reduce_log_sum.hpp ----
+// tensoracle: ReduceLogSum (the log of the sum over the reduced axes).
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+
+namespace tensoracle::ops {
+
+namespace reduce {
+// reduced = log(sum(x)) (empty: -inf)
+TENSORACLE_REDUCE(log_sum, "ReduceLogSum", sum_types)
+    static constexpr bool real_valued = true;  // integer inputs: computed in double, truncated (numpy astype)
+    static spec::value_facts group_facts(const spec::value_facts& x, double n) {
+        return spec::facts::image(sum_facts(x, n), [](double v) { return std::log(v); });
+    }
+    template <class T, class A>
+    static A reduce(std::span<const A> v) {
+        A s{0};
+        for (const A& x : v) s += x;
+        return math::log(s);
+    }
+    template <class V>
+    static void partials(std::span<const V> v, std::span<V> d) {
+        V s{0};
+        for (const V& x : v) s += x;
+        std::fill(d.begin(), d.end(), V(1) / s);
+    }
+    static std::vector<std::pair<std::string, double (*)(std::span<const double>, dtype)>> rules() {
+        return {{"sum(X) > 0 over each reduced group", [](std::span<const double> g, dtype) {
+                     double s = 0;
+                     for (const double x : g) s += x;
+                     return 1e-10 - s;
+                 }}};
+    }
+    /// A group's sum is positive only if some element is.
+    static constexpr double (*some_element)(double) = [](double x) { return 1e-10 - x; };
+    static constexpr std::array<double, 2> range{0.1, 4.0};
+};
+}  // namespace reduce
+
+using ReduceLogSum = reduce_op<reduce::log_sum_fn>;
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/reduce/reduce_log_sum.hpp ----
+// ---- begin tensoracle/ops/reduce/reduce_log_sum_exp.hpp ----
+// tensoracle: ReduceLogSumExp (log(sum(exp(x))) over the reduced axes, shifted by the maximum).
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <limits>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+// ---- begin tensoracle/ops/reduce/detail/constant_of.hpp ----
+// tensoracle: reduce::constant_of, the constant max shift of ReduceLogSumExp,
+// Softmax and LogSoftmax.
+
+
+namespace tensoracle::ops {
+
+namespace reduce {
+/// The value of a scalar as a constant of its own type (no derivative parts).
+/// The max shifts of log-sum-exp and softmax use it: any constant shift c gives
+/// the same function (exp(a - c) = exp(a) / exp(c) cancels), so its derivative
+/// is exactly the unshifted one, to every order; a shift that carried the
+/// derivative of the maximum would cancel only up to rounding.
+template <class A>
+A constant_of(const A& m) {
+    if constexpr (ad_scalar<A>) {
+        return A(primal(m));
+    } else {
+        return m;
+    }
+}
+}  // namespace reduce
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/reduce/detail/constant_of.hpp ----
+
+namespace tensoracle::ops {
+
+namespace reduce {
+/// Stable log(sum(exp(v))): with m = max(v), log(sum(exp(v))) = m + log(sum(exp(v - m)))
+/// exactly in real arithmetic (exp(a - m) = exp(a) / exp(m)), and exp(v - m) <= 1
+/// cannot overflow. Empty or all -inf: -inf (log 0); a NaN or +inf: NaN or +inf.
+template <class A>
+A log_sum_exp(std::span<const A> v) {
+    A m = -std::numeric_limits<A>::infinity();
+    for (const A& x : v) {
+        if (math::isnan(x)) return x;
+        m = std::max(m, x);
+    }
+    if (math::isinf(m)) return m;  // -inf: every term is exp(-inf) = 0; +inf: the sum is +inf
+    m = constant_of(m);
+    A s = 0;
+    for (const A& x : v) s += math::exp(x - m);
+    return m + math::log(s);
+}
+
+// reduced = log(sum(exp(x))), computed as max + log(sum(exp(x - max))) (value-preserving)
+TENSORACLE_REDUCE(log_sum_exp, "ReduceLogSumExp", sum_types)
+    static constexpr bool real_valued = true;  // integer inputs: computed in double, truncated (numpy astype)
+    /// max(x) <= LSE <= max(x) + log n: every group of n values in [lo, hi] lies in [lo + log n, hi + log n].
+    static spec::value_facts group_facts(const spec::value_facts& x, double n) { return affine_facts(x, 1.0, std::log(n)); }
+    template <class T, class A>
+    static A reduce(std::span<const A> v) {
+        return log_sum_exp(v);
+    }
+    /// softmax(v): exp(v - max) / sum(exp(v - max)).
+    template <class V>
+    static void partials(std::span<const V> v, std::span<V> d) {
+        V m = -std::numeric_limits<V>::infinity(), sum{0};
+        for (const V& x : v) m = std::max(m, x);
+        for (std::size_t i = 0; i < v.size(); ++i) sum += (d[i] = std::exp(v[i] - m));
+        for (V& x : d) x /= sum;
+    }
+    static std::vector<std::pair<std::string, double (*)(std::span<const double>, dtype)>> rules() {
+        // Kept inside the range where the naive formula log(sum(exp(X))) is finite
+        // too, so implementations without the max shift are comparable.
+        return {{"sum(exp(X)) <= max finite", [](std::span<const double> g, dtype d) {
+                     return log_sum_exp(g) - std::log(detail::max_finite(d));
+                 }}};
+    }
+    /// What the rule needs of every element (LSE >= max(X)): X <= log(max finite),
+    /// which the generator checks against what it knows of X (an integer Size of
+    /// 4,680 elements cannot go through ReduceLogSumExp).
+    static constexpr double (*every_element_at_limit)(double, double) = [](double x, double m) { return x - std::log(m); };
+};
+}  // namespace reduce
+
+using ReduceLogSumExp = reduce_op<reduce::log_sum_exp_fn>;
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/reduce/reduce_log_sum_exp.hpp ----
+// ---- begin tensoracle/ops/reduce/arg_max.hpp ----
+// tensoracle: ArgMax (the int64 index of the maximum along an axis).
+
+// ---- begin tensoracle/ops/reduce/detail/arg_reduce.hpp ----
+// tensoracle: arg_reduce<Max>, the op spec of ArgMax (Max = true) and ArgMin (Max = false).
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <boost/hana/adapt_struct.hpp>
+
+// ---- begin tensoracle/ops/reduce/detail/replaces.hpp ----
+// tensoracle: reduce::replaces, the NaN-aware "does v beat the best so far" test of
+// ArgMax, ArgMin (arg_reduce) and Hardmax.
+
+
+namespace tensoracle::ops {
+
+namespace reduce {
+using tensoracle::is_nan;
+
+/// For ArgMax/ArgMin/Hardmax: does candidate v beat (or, with `ties`, tie)
+/// the current best b? NaN is the extreme value either way.
+template <bool Max, class T>
+bool replaces(const T& v, const T& b, bool ties) {
+    if (is_nan(b)) return ties && is_nan(v);
+    if (is_nan(v)) return true;
+    if constexpr (Max) {
+        return v > b || (ties && v == b);
+    } else {
+        return v < b || (ties && v == b);
+    }
+}
+}  // namespace reduce
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/reduce/detail/replaces.hpp ----
+
+namespace tensoracle::ops {
 
 namespace reduce {
 struct arg_attr {
@@ -8053,98 +9209,56 @@ struct arg_reduce {
     }
 };
 
-using arg_max = arg_reduce<true>;
-using arg_min = arg_reduce<false>;
+}  // namespace tensoracle::ops
 
-// ------------------------------------------------ Softmax, LogSoftmax, Hardmax
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::reduce::arg_attr, axis, keepdims, select_last_index);
+// ---- end tensoracle/ops/reduce/detail/arg_reduce.hpp ----
+
+namespace tensoracle::ops {
+
+using ArgMax = arg_reduce<true>;
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/reduce/arg_max.hpp ----
+// ---- begin tensoracle/ops/reduce/arg_min.hpp ----
+// tensoracle: ArgMin (the int64 index of the minimum along an axis).
+
+
+namespace tensoracle::ops {
+
+using ArgMin = arg_reduce<false>;
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/reduce/arg_min.hpp ----
+// ---- begin tensoracle/ops/reduce/softmax.hpp ----
+// tensoracle: Softmax (exp(x) / sum(exp(x)) along an axis, shifted by the row maximum).
+
+#include <algorithm>
+#include <cstddef>
+#include <limits>
+#include <string_view>
+#include <vector>
+
+// ---- begin tensoracle/ops/reduce/detail/axis_normalizer.hpp ----
+// tensoracle: axis_normalizer<F>, the op spec of Softmax, LogSoftmax and Hardmax from
+// their row formula F, and their attribute struct.
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include <boost/hana/adapt_struct.hpp>
+
+
+namespace tensoracle::ops {
 
 namespace reduce {
 struct softmax_attr {
     std::int64_t axis = -1;
-};
-
-// Softmax and LogSoftmax subtract the row maximum m first: exp(x - m) / sum(exp(x - m))
-// equals exp(x) / sum(exp(x)) exactly in real arithmetic (the factor exp(-m) cancels),
-// and x - m - log(sum(exp(x - m))) equals log(exp(x) / sum(exp(x))). With the shift every
-// exp is <= 1 and the sum is >= 1, so nothing overflows or divides by zero. The shift is
-// a constant (constant_of) so that AD scalars get the unshifted derivative exactly.
-struct softmax_fn {
-    static constexpr std::string_view op_type = "Softmax";
-    template <class A>
-    static void apply(std::vector<A>& v) {
-        A m = -std::numeric_limits<A>::infinity();
-        for (const A& x : v) m = std::max(m, x);
-        m = constant_of(m);
-        A s = 0;
-        for (A& x : v) s += (x = math::exp(x - m));
-        for (A& x : v) x /= s;
-    }
-    /// Row VJP: with y = softmax(x), x's cotangent is y * (w - <w, y>); x is scratch.
-    template <class V>
-    static void vjp(std::vector<V>& x, std::vector<V>& w) {
-        apply(x);
-        V dot = 0;
-        for (std::size_t i = 0; i < x.size(); ++i) dot += w[i] * x[i];
-        for (std::size_t i = 0; i < x.size(); ++i) w[i] = x[i] * (w[i] - dot);
-    }
-    /// Rows of length n: (0, 1] (0 on underflow), one element <= 1/n and one >= 1/n
-    /// (1% slack for rounding); all ones when n = 1.
-    static spec::value_facts facts(std::size_t n) {
-        if (n == 1) return spec::value_facts::constant(1.0);
-        auto f = spec::value_facts::within(0.0, 1.0);
-        f.some_at_most = 1.01 / static_cast<double>(n);
-        f.some_at_least = 0.99 / static_cast<double>(n);
-        return f;
-    }
-};
-struct log_softmax_fn {
-    static constexpr std::string_view op_type = "LogSoftmax";
-    template <class A>
-    static void apply(std::vector<A>& v) {
-        A m = -std::numeric_limits<A>::infinity();
-        for (const A& x : v) m = std::max(m, x);
-        m = constant_of(m);
-        A s = 0;
-        for (const A& x : v) s += math::exp(x - m);
-        const A ls = math::log(s);
-        for (A& x : v) x = (x - m) - ls;
-    }
-    /// Row VJP: x's cotangent is w - softmax(x) * sum(w); x is scratch.
-    template <class V>
-    static void vjp(std::vector<V>& x, std::vector<V>& w) {
-        softmax_fn::apply(x);
-        V sum = 0;
-        for (const V& wi : w) sum += wi;
-        for (std::size_t i = 0; i < x.size(); ++i) w[i] -= x[i] * sum;
-    }
-    /// (-inf, 0], one element <= -log n (1% slack for rounding); all zeros when n = 1.
-    static spec::value_facts facts(std::size_t n) {
-        if (n == 1) return spec::value_facts::constant(0.0);
-        auto f = spec::value_facts::within(-std::numeric_limits<double>::infinity(), 0.0);
-        f.some_at_most = -0.99 * std::log(static_cast<double>(n));
-        return f;
-    }
-};
-// 1 at the first maximum of the row (numpy argmax: the first NaN, if any), 0 elsewhere.
-struct hardmax_fn {
-    static constexpr std::string_view op_type = "Hardmax";
-    template <class A>
-    static void apply(std::vector<A>& v) {
-        std::size_t best = 0;
-        for (std::size_t i = 1; i < v.size(); ++i) {
-            if (replaces<true>(v[i], v[best], false)) best = i;
-        }
-        for (std::size_t i = 0; i < v.size(); ++i) v[i] = i == best ? A(1) : A(0);
-    }
-    /// Row VJP: a one-hot output is constant wherever it is defined.
-    template <class V>
-    static void vjp(std::vector<V>&, std::vector<V>& w) {
-        std::fill(w.begin(), w.end(), V(0));
-    }
-    /// A one in every row, zeros beside it when n > 1.
-    static spec::value_facts facts(std::size_t n) {
-        return n == 1 ? spec::value_facts::constant(1.0) : spec::value_facts::within(0.0, 1.0, {0.0, 1.0});
-    }
 };
 }  // namespace reduce
 
@@ -8233,19 +9347,181 @@ struct axis_normalizer {
     }
 };
 
-using softmax = axis_normalizer<reduce::softmax_fn>;
-using log_softmax = axis_normalizer<reduce::log_softmax_fn>;
-using hardmax = axis_normalizer<reduce::hardmax_fn>;
+}  // namespace tensoracle::ops
 
-// ---------------------------------------------------------- LayerNormalization
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::reduce::softmax_attr, axis);
+// ---- end tensoracle/ops/reduce/detail/axis_normalizer.hpp ----
+
+namespace tensoracle::ops {
 
 namespace reduce {
-struct layer_norm_attr {
-    std::int64_t axis = -1;
-    float epsilon = 1e-5f;
-    std::int64_t stash_type = 1;
+// Softmax and LogSoftmax subtract the row maximum m first: exp(x - m) / sum(exp(x - m))
+// equals exp(x) / sum(exp(x)) exactly in real arithmetic (the factor exp(-m) cancels),
+// and x - m - log(sum(exp(x - m))) equals log(exp(x) / sum(exp(x))). With the shift every
+// exp is <= 1 and the sum is >= 1, so nothing overflows or divides by zero. The shift is
+// a constant (constant_of) so that AD scalars get the unshifted derivative exactly.
+struct softmax_fn {
+    static constexpr std::string_view op_type = "Softmax";
+    template <class A>
+    static void apply(std::vector<A>& v) {
+        A m = -std::numeric_limits<A>::infinity();
+        for (const A& x : v) m = std::max(m, x);
+        m = constant_of(m);
+        A s = 0;
+        for (A& x : v) s += (x = math::exp(x - m));
+        for (A& x : v) x /= s;
+    }
+    /// Row VJP: with y = softmax(x), x's cotangent is y * (w - <w, y>); x is scratch.
+    template <class V>
+    static void vjp(std::vector<V>& x, std::vector<V>& w) {
+        apply(x);
+        V dot = 0;
+        for (std::size_t i = 0; i < x.size(); ++i) dot += w[i] * x[i];
+        for (std::size_t i = 0; i < x.size(); ++i) w[i] = x[i] * (w[i] - dot);
+    }
+    /// Rows of length n: (0, 1] (0 on underflow), one element <= 1/n and one >= 1/n
+    /// (1% slack for rounding); all ones when n = 1.
+    static spec::value_facts facts(std::size_t n) {
+        if (n == 1) return spec::value_facts::constant(1.0);
+        auto f = spec::value_facts::within(0.0, 1.0);
+        f.some_at_most = 1.01 / static_cast<double>(n);
+        f.some_at_least = 0.99 / static_cast<double>(n);
+        return f;
+    }
 };
+}  // namespace reduce
 
+using Softmax = axis_normalizer<reduce::softmax_fn>;
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/reduce/softmax.hpp ----
+// ---- begin tensoracle/ops/reduce/log_softmax.hpp ----
+// tensoracle: LogSoftmax (log(softmax(x)) along an axis, shifted by the row maximum as
+// softmax.hpp explains).
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <limits>
+#include <string_view>
+#include <vector>
+
+
+namespace tensoracle::ops {
+
+namespace reduce {
+struct log_softmax_fn {
+    static constexpr std::string_view op_type = "LogSoftmax";
+    template <class A>
+    static void apply(std::vector<A>& v) {
+        A m = -std::numeric_limits<A>::infinity();
+        for (const A& x : v) m = std::max(m, x);
+        m = constant_of(m);
+        A s = 0;
+        for (const A& x : v) s += math::exp(x - m);
+        const A ls = math::log(s);
+        for (A& x : v) x = (x - m) - ls;
+    }
+    /// Row VJP: x's cotangent is w - softmax(x) * sum(w); x is scratch.
+    template <class V>
+    static void vjp(std::vector<V>& x, std::vector<V>& w) {
+        softmax_fn::apply(x);
+        V sum = 0;
+        for (const V& wi : w) sum += wi;
+        for (std::size_t i = 0; i < x.size(); ++i) w[i] -= x[i] * sum;
+    }
+    /// (-inf, 0], one element <= -log n (1% slack for rounding); all zeros when n = 1.
+    static spec::value_facts facts(std::size_t n) {
+        if (n == 1) return spec::value_facts::constant(0.0);
+        auto f = spec::value_facts::within(-std::numeric_limits<double>::infinity(), 0.0);
+        f.some_at_most = -0.99 * std::log(static_cast<double>(n));
+        return f;
+    }
+};
+}  // namespace reduce
+
+using LogSoftmax = axis_normalizer<reduce::log_softmax_fn>;
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/reduce/log_softmax.hpp ----
+// ---- begin tensoracle/ops/reduce/hardmax.hpp ----
+// tensoracle: Hardmax (1 at the first maximum along an axis, 0 elsewhere).
+
+#include <algorithm>
+#include <cstddef>
+#include <string_view>
+#include <vector>
+
+
+namespace tensoracle::ops {
+
+namespace reduce {
+// 1 at the first maximum of the row (numpy argmax: the first NaN, if any), 0 elsewhere.
+struct hardmax_fn {
+    static constexpr std::string_view op_type = "Hardmax";
+    template <class A>
+    static void apply(std::vector<A>& v) {
+        std::size_t best = 0;
+        for (std::size_t i = 1; i < v.size(); ++i) {
+            if (replaces<true>(v[i], v[best], false)) best = i;
+        }
+        for (std::size_t i = 0; i < v.size(); ++i) v[i] = i == best ? A(1) : A(0);
+    }
+    /// Row VJP: a one-hot output is constant wherever it is defined.
+    template <class V>
+    static void vjp(std::vector<V>&, std::vector<V>& w) {
+        std::fill(w.begin(), w.end(), V(0));
+    }
+    /// A one in every row, zeros beside it when n > 1.
+    static spec::value_facts facts(std::size_t n) {
+        return n == 1 ? spec::value_facts::constant(1.0) : spec::value_facts::within(0.0, 1.0, {0.0, 1.0});
+    }
+};
+}  // namespace reduce
+
+using Hardmax = axis_normalizer<reduce::hardmax_fn>;
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/reduce/hardmax.hpp ----
+// ---- begin tensoracle/ops/reduce/layer_normalization.hpp ----
+// tensoracle: LayerNormalization (per row over X.shape[axis:]: (x - mean) / stddev * Scale + B).
+//
+// Semantics chosen where ONNX leaves it open (the family-wide notes: ops/reduce.hpp):
+// - Precision: LayerNormalization's stash_type selects the dtype of
+//   Mean/InvStdDev (1: float, 16: bfloat16); the computation itself uses the
+//   family's accumulator (float for f16/bf16/f32, double for f64 inputs), i.e.
+//   at least the stash precision.
+// - LayerNormalization: Scale and B broadcast unidirectionally to the
+//   normalized shape X.shape[axis:] (right-aligned, dims equal or 1).
+
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <boost/hana/adapt_struct.hpp>
+
+// ---- begin tensoracle/ops/reduce/detail/normalization_groups.hpp ----
+// tensoracle: the domain helpers of the normalizations: reduce::variance_loss
+// (LayerNormalization, InstanceNormalization) and reduce::split_groups (those two and
+// LpNormalization).
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <span>
+#include <vector>
+
+
+namespace tensoracle::ops {
+
+namespace reduce {
 /// Loss of "variance + epsilon > 0" for a list of groups.
 inline double variance_loss(const std::vector<std::vector<double>>& groups, double eps) {
     double loss = 0.0;
@@ -8273,11 +9549,24 @@ inline std::vector<std::vector<double>> split_groups(const tensor& x, std::size_
 }
 }  // namespace reduce
 
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/reduce/detail/normalization_groups.hpp ----
+
+namespace tensoracle::ops {
+
+namespace reduce {
+struct layer_norm_attr {
+    std::int64_t axis = -1;
+    float epsilon = 1e-5f;
+    std::int64_t stash_type = 1;
+};
+}  // namespace reduce
+
 /// LayerNormalization (17): per row (the elements sharing X.shape[:axis]),
 /// Mean = mean(x), InvStdDev = 1 / sqrt(mean((x - Mean)^2) + epsilon),
 /// Y = (x - Mean) * InvStdDev * Scale + B. Outputs: Y, Mean, InvStdDev, the
 /// last two of shape X.shape[:axis] + [1] * (rank - axis).
-struct layer_normalization {
+struct LayerNormalization {
     static constexpr std::string_view op_type = "LayerNormalization";
     static constexpr int opset = 17;
     using attributes = reduce::layer_norm_attr;
@@ -8354,7 +9643,7 @@ struct layer_normalization {
     template <class T, class A = detail::reduce_acc_t<T>>
     static result<A, T> compute(const array<T>& x, const array<T>& scale, const std::optional<array<T>>& bias,
                                 const attributes& a = {}) {
-        static_assert(spec::dtype_accepted<layer_normalization, T>::value);
+        static_assert(spec::dtype_accepted<LayerNormalization, T>::value);
         const shape_type s(x.shape().begin(), x.shape().end());
         const std::size_t axis = spec::normalize_axis(a.axis, s.size(), op_type);
         const shape_type norm_shape(s.begin() + static_cast<std::ptrdiff_t>(axis), s.end());
@@ -8480,7 +9769,28 @@ struct layer_normalization {
     }
 };
 
-// ---------------------------------------------------------- BatchNormalization
+}  // namespace tensoracle::ops
+
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::reduce::layer_norm_attr, axis, epsilon, stash_type);
+// ---- end tensoracle/ops/reduce/layer_normalization.hpp ----
+// ---- begin tensoracle/ops/reduce/batch_normalization.hpp ----
+// tensoracle: BatchNormalization (inference mode: per channel, (X - mean) / sqrt(var + epsilon) * scale + B).
+//
+// Semantics chosen where ONNX leaves it open (the family-wide notes: ops/reduce.hpp):
+// - BatchNormalization: inference mode only (training_mode=1 throws
+//   unsupported_error); momentum is accepted and ignored. X has rank >= 2 (N, C, ...).
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <boost/hana/adapt_struct.hpp>
+
+
+namespace tensoracle::ops {
 
 namespace reduce {
 struct batch_norm_attr {
@@ -8492,7 +9802,7 @@ struct batch_norm_attr {
 
 /// BatchNormalization (15), inference mode:
 /// Y = (X - input_mean[c]) / sqrt(input_var[c] + epsilon) * scale[c] + B[c], c = axis 1.
-struct batch_normalization {
+struct BatchNormalization {
     static constexpr std::string_view op_type = "BatchNormalization";
     static constexpr int opset = 15;
     using attributes = reduce::batch_norm_attr;
@@ -8536,7 +9846,7 @@ struct batch_normalization {
     template <class T, class P = double>
     static array<T> compute(const array<T>& x, const array<P>& scale, const array<P>& bias, const array<P>& input_mean,
                             const array<P>& var, const attributes& a = {}) {
-        static_assert(spec::dtype_accepted<batch_normalization, T>::value);
+        static_assert(spec::dtype_accepted<BatchNormalization, T>::value);
         if (a.training_mode != 0) {
             throw unsupported_error(std::string(op_type), "training_mode=1 is not supported (inference mode only)");
         }
@@ -8593,7 +9903,28 @@ struct batch_normalization {
     }
 };
 
-// ------------------------------------------------------- InstanceNormalization
+}  // namespace tensoracle::ops
+
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::reduce::batch_norm_attr, epsilon, momentum, training_mode);
+// ---- end tensoracle/ops/reduce/batch_normalization.hpp ----
+// ---- begin tensoracle/ops/reduce/instance_normalization.hpp ----
+// tensoracle: InstanceNormalization (per (n, c) over the spatial axes: scale * (x - mean) / stddev + B).
+//
+// Semantics chosen where ONNX leaves it open (the family-wide notes: ops/reduce.hpp):
+// - InstanceNormalization: X has rank >= 3 (N, C, D1, ...); statistics per
+//   (n, c) over D1..Dk, population variance.
+
+#include <array>
+#include <cstddef>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <boost/hana/adapt_struct.hpp>
+
+
+namespace tensoracle::ops {
 
 namespace reduce {
 struct instance_norm_attr {
@@ -8603,7 +9934,7 @@ struct instance_norm_attr {
 
 /// InstanceNormalization (6): per (n, c), over the spatial axes 2..:
 /// y = scale[c] * (x - mean) / sqrt(var + epsilon) + B[c] (population variance).
-struct instance_normalization {
+struct InstanceNormalization {
     static constexpr std::string_view op_type = "InstanceNormalization";
     static constexpr int opset = 6;
     using attributes = reduce::instance_norm_attr;
@@ -8636,7 +9967,7 @@ struct instance_normalization {
 
     template <class T>
     static array<T> compute(const array<T>& x, const array<T>& scale, const array<T>& bias, const attributes& a = {}) {
-        static_assert(spec::dtype_accepted<instance_normalization, T>::value);
+        static_assert(spec::dtype_accepted<InstanceNormalization, T>::value);
         if (x.dimension() < 3) {
             throw shape_error(op_type, "input must have rank >= 3 (N, C, D1, ...), got rank " + std::to_string(x.dimension()));
         }
@@ -8697,7 +10028,28 @@ struct instance_normalization {
     }
 };
 
-// ------------------------------------------------------------ LpNormalization
+}  // namespace tensoracle::ops
+
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::reduce::instance_norm_attr, epsilon);
+// ---- end tensoracle/ops/reduce/instance_normalization.hpp ----
+// ---- begin tensoracle/ops/reduce/lp_normalization.hpp ----
+// tensoracle: LpNormalization (x / ||x||_p along an axis, p in {1, 2}).
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <boost/hana/adapt_struct.hpp>
+
+
+namespace tensoracle::ops {
 
 namespace reduce {
 struct lp_norm_attr {
@@ -8708,7 +10060,7 @@ struct lp_norm_attr {
 
 /// LpNormalization (1): y = x / ||x||_p along `axis`, p in {1, 2}. A zero
 /// vector gives 0 / 0 = NaN (as the ONNX reference); the domain excludes it.
-struct lp_normalization {
+struct LpNormalization {
     static constexpr std::string_view op_type = "LpNormalization";
     static constexpr int opset = 1;
     using attributes = reduce::lp_norm_attr;
@@ -8757,7 +10109,7 @@ struct lp_normalization {
 
     template <class T>
     static array<T> compute(const array<T>& x, const attributes& a = {}) {
-        static_assert(spec::dtype_accepted<lp_normalization, T>::value);
+        static_assert(spec::dtype_accepted<LpNormalization, T>::value);
         if (a.p != 1 && a.p != 2) throw error(op_type, "p must be 1 or 2, got " + std::to_string(a.p));
         const shape_type s(x.shape().begin(), x.shape().end());
         const auto sp = detail::split_at(s, spec::normalize_axis(a.axis, s.size(), op_type));
@@ -8819,49 +10171,26 @@ struct lp_normalization {
     }
 };
 
-inline constexpr auto reduce_ops =
-    hana::tuple_t<reduce_sum, reduce_mean, reduce_max, reduce_min, reduce_prod, reduce_l1, reduce_l2, reduce_sum_square,
-                  reduce_log_sum, reduce_log_sum_exp, arg_max, arg_min, softmax, log_softmax, hardmax,
-                  layer_normalization, batch_normalization, instance_normalization, lp_normalization>;
-
-/// ONNX-named aliases, the names the rest of the kit uses for op specs.
-using ReduceSum = reduce_sum;
-using ReduceMean = reduce_mean;
-using ReduceMax = reduce_max;
-using ReduceMin = reduce_min;
-using ReduceProd = reduce_prod;
-using ReduceL1 = reduce_l1;
-using ReduceL2 = reduce_l2;
-using ReduceSumSquare = reduce_sum_square;
-using ReduceLogSum = reduce_log_sum;
-using ReduceLogSumExp = reduce_log_sum_exp;
-using ArgMax = arg_max;
-using ArgMin = arg_min;
-using Softmax = softmax;
-using LogSoftmax = log_softmax;
-using Hardmax = hardmax;
-using LayerNormalization = layer_normalization;
-using BatchNormalization = batch_normalization;
-using InstanceNormalization = instance_normalization;
-using LpNormalization = lp_normalization;
-
-
 }  // namespace tensoracle::ops
 
-TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::reduce::reduce_attr, axes, keepdims);
-TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::reduce::reduce_sum_attr, axes, keepdims, noop_with_empty_axes);
-TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::reduce::arg_attr, axis, keepdims, select_last_index);
-TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::reduce::softmax_attr, axis);
-TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::reduce::layer_norm_attr, axis, epsilon, stash_type);
-TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::reduce::batch_norm_attr, epsilon, momentum, training_mode);
-TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::reduce::instance_norm_attr, epsilon);
 TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::reduce::lp_norm_attr, axis, p);
+// ---- end tensoracle/ops/reduce/lp_normalization.hpp ----
+
+namespace tensoracle::ops {
+
+inline constexpr auto reduce_ops =
+    hana::tuple_t<ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceProd, ReduceL1, ReduceL2, ReduceSumSquare,
+                  ReduceLogSum, ReduceLogSumExp, ArgMax, ArgMin, Softmax, LogSoftmax, Hardmax,
+                  LayerNormalization, BatchNormalization, InstanceNormalization, LpNormalization>;
+
+}  // namespace tensoracle::ops
 // ---- end tensoracle/ops/reduce.hpp ----
 // ---- begin tensoracle/ops/shape.hpp ----
 // tensoracle: shape and data-movement ops (Reshape, Transpose, Squeeze,
 // Unsqueeze, Flatten, Slice, Concat, Split, Expand, Tile, Pad, Gather,
 // GatherElements, Trilu, Shape, Size, ConstantOfShape, Range, DepthToSpace,
-// SpaceToDepth).
+// SpaceToDepth): one header per op under ops/shape/, shared code under
+// ops/shape/detail/; notes about one op are in its header.
 //
 // Output shapes are symbolic wherever ONNX's formula is integer arithmetic
 // over dims, int attributes and values of int64 inputs (shape, axes, pads,
@@ -8876,26 +10205,17 @@ TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::reduce::lp_norm_attr, axis, p);
 // constant_value input, which is differentiable when given. Shape, Size,
 // ConstantOfShape and Range have no run_real (see their specs).
 //
-// Semantics chosen where ONNX leaves them open (each op's comment repeats its own):
+// Semantics chosen where ONNX leaves them open (each op's header states its own:
+// Transpose, Squeeze, Pad, GatherElements, Split, Range):
 //  - negative axes are normalized; out-of-range axes, perms, indices of shape
-//    values are constraint violations (shape_error), never clamped;
-//  - Transpose's perm must be a permutation of [0, rank) (no negative entries);
-//  - Squeeze with an *empty* axes input removes nothing (the literal reading,
-//    numpy's squeeze(axis=())); without the input it removes every dim of 1;
-//  - Pad: negative pads crop; reflect/edge read the original input (the index
-//    map is i = o - pad_begin, then reflected / clamped at the input borders);
-//    reflect needs pads <= dim - 1 (as onnxruntime), edge needs dim >= 1 where
-//    it pads;
-//  - GatherElements needs indices dims <= data dims off the axis (onnxruntime);
-//  - Split-13 cannot see its node's output count: the reserved attribute
-//    `__num_outputs` (default 2, set by the interpreter / ONNX importer from the
-//    node's output count) gives the number of equal parts when `split` is absent;
-//  - Range on floats computes the count and the values start + i * delta in
-//    double and rounds once to T.
+//    values are constraint violations (shape_error), never clamped.
+
+// ---- begin tensoracle/ops/shape/reshape.hpp ----
+// tensoracle: Reshape (the input's elements in a new shape; 0 copies and -1 infers a dim).
 
 #include <algorithm>
 #include <array>
-#include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -8904,9 +10224,6 @@ TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::reduce::lp_norm_attr, axis, p);
 #include <vector>
 
 #include <boost/hana/adapt_struct.hpp>
-#include <boost/hana/pair.hpp>
-#include <boost/hana/string.hpp>
-#include <boost/hana/tuple.hpp>
 
 // ---- begin tensoracle/ops/detail/shape_util.hpp ----
 // tensoracle: helpers for shape and data-movement specs: symbolic axis
@@ -9064,6 +10381,16 @@ array<T> gather_elements_by(const array<T>& x, const shape_type& out_shape, std:
 
 }  // namespace tensoracle::ops::shape_util
 // ---- end tensoracle/ops/detail/shape_util.hpp ----
+// ---- begin tensoracle/ops/shape/detail/helpers.hpp ----
+// tensoracle: the helpers the ops of ops/shape/ share (namespace shape_detail: the
+// rank limit max_rank, run_data / run_real_data for the ops with one output of the
+// data dtype, random_indices for the Gather and GatherElements hints, int64_scalar).
+
+#include <cstddef>
+#include <cstdint>
+#include <variant>
+#include <vector>
+
 
 namespace tensoracle::ops {
 
@@ -9114,7 +10441,10 @@ std::vector<array<S>> run_real_data(const context& c, const std::vector<array<S>
 }
 }  // namespace shape_detail
 
-// ---------------------------------------------------------------- Reshape
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/shape/detail/helpers.hpp ----
+
+namespace tensoracle::ops {
 
 struct reshape_attr {
     std::int64_t allowzero = 0;
@@ -9123,7 +10453,7 @@ struct reshape_attr {
 /// Reshape-14(data, shape): 0 copies the input dim at the same position
 /// (unless allowzero != 0, where it is a literal 0), -1 (at most one) is
 /// inferred from the element count.
-struct reshape {
+struct Reshape {
     static constexpr std::string_view op_type = "Reshape";
     static constexpr int opset = 14;
     using attributes = reshape_attr;
@@ -9217,7 +10547,7 @@ struct reshape {
     }
     template <class T>
     static array<T> compute(const array<T>& x, std::span<const std::int64_t> shape, const attributes& a = {}) {
-        static_assert(spec::dtype_accepted<reshape, T>::value);
+        static_assert(spec::dtype_accepted<Reshape, T>::value);
         const auto out_shape = target_shape(shape_util::shape_of(x), shape, a.allowzero != 0);
         auto y = array<T>::from_shape(out_shape);
         std::copy(x.data(), x.data() + x.size(), y.data());
@@ -9229,16 +10559,37 @@ struct reshape {
         return compute<T>(x, shape_util::int_values(c.input(1), op_type), a);
     }
     template <int = 0>
-    static std::vector<tensor> run(const spec::context& c) { return shape_detail::run_data<reshape>(c); }
+    static std::vector<tensor> run(const spec::context& c) { return shape_detail::run_data<Reshape>(c); }
     template <class S>
     static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
-        return shape_detail::run_real_data<reshape>(c, x);
+        return shape_detail::run_real_data<Reshape>(c, x);
     }
     template <int = 0>
     static spec::hints hints() { return spec::hints{}.flag("allowzero", 0.3).copies(0); }
 };
 
-// ---------------------------------------------------------------- Transpose
+}  // namespace tensoracle::ops
+
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::reshape_attr, allowzero);
+// ---- end tensoracle/ops/shape/reshape.hpp ----
+// ---- begin tensoracle/ops/shape/transpose.hpp ----
+// tensoracle: Transpose (permutes the axes).
+//
+// Semantics chosen where ONNX leaves them open: Transpose's perm must be a
+// permutation of [0, rank) (no negative entries).
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <boost/hana/adapt_struct.hpp>
+
+
+namespace tensoracle::ops {
 
 struct transpose_attr {
     std::optional<std::vector<std::int64_t>> perm;
@@ -9246,7 +10597,7 @@ struct transpose_attr {
 
 /// Transpose-13(data): output axis i is input axis perm[i]; perm defaults to
 /// the reversed axes. perm must be a permutation of [0, rank).
-struct transpose {
+struct Transpose {
     static constexpr std::string_view op_type = "Transpose";
     template <int = 0>
     static spec::hints hints() { return spec::hints{}.copies(0); }  // every element carries over
@@ -9292,7 +10643,7 @@ struct transpose {
 
     template <class T>
     static array<T> compute(const array<T>& x, const attributes& a = {}) {
-        static_assert(spec::dtype_accepted<transpose, T>::value);
+        static_assert(spec::dtype_accepted<Transpose, T>::value);
         const std::size_t r = x.dimension();
         std::vector<std::size_t> perm(r);
         if (a.perm) {
@@ -9326,20 +10677,42 @@ struct transpose {
         return compute<T>(x, spec::parse_attributes<attributes>(c.attributes(), op_type));
     }
     template <int = 0>
-    static std::vector<tensor> run(const spec::context& c) { return shape_detail::run_data<transpose>(c); }
+    static std::vector<tensor> run(const spec::context& c) { return shape_detail::run_data<Transpose>(c); }
     template <class S>
     static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
-        return shape_detail::run_real_data<transpose>(c, x);
+        return shape_detail::run_real_data<Transpose>(c, x);
     }
 };
 
-// ---------------------------------------------------------------- Squeeze
+}  // namespace tensoracle::ops
+
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::transpose_attr, perm);
+// ---- end tensoracle/ops/shape/transpose.hpp ----
+// ---- begin tensoracle/ops/shape/squeeze.hpp ----
+// tensoracle: Squeeze (removes axes of size 1).
+//
+// Semantics chosen where ONNX leaves them open: Squeeze with an *empty* axes
+// input removes nothing (the literal reading, numpy's squeeze(axis=()));
+// without the input it removes every dim of 1.
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+
+namespace tensoracle::ops {
 
 /// Squeeze-13(data, axes?): removes the listed axes (each of size 1); without
 /// axes, every dim of size 1. An empty axes input removes nothing (ONNX's numpy
 /// reference and shape inference; onnxruntime removes every dim of 1): the
 /// generator never draws one.
-struct squeeze {
+struct Squeeze {
     static constexpr std::string_view op_type = "Squeeze";
     template <int = 0>
     static spec::hints hints() { return spec::hints{}.copies(0).nonempty_values(1); }  // every element carries over
@@ -9411,7 +10784,7 @@ struct squeeze {
 
     template <class T>
     static array<T> compute(const array<T>& x, const std::optional<std::vector<std::int64_t>>& axes) {
-        static_assert(spec::dtype_accepted<squeeze, T>::value);
+        static_assert(spec::dtype_accepted<Squeeze, T>::value);
         const auto in = shape_util::shape_of(x);
         std::vector<bool> remove(in.size(), false);
         if (axes) {
@@ -9439,18 +10812,33 @@ struct squeeze {
         return compute<T>(x, axes);
     }
     template <int = 0>
-    static std::vector<tensor> run(const spec::context& c) { return shape_detail::run_data<squeeze>(c); }
+    static std::vector<tensor> run(const spec::context& c) { return shape_detail::run_data<Squeeze>(c); }
     template <class S>
     static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
-        return shape_detail::run_real_data<squeeze>(c, x);
+        return shape_detail::run_real_data<Squeeze>(c, x);
     }
 };
 
-// ---------------------------------------------------------------- Unsqueeze
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/shape/squeeze.hpp ----
+// ---- begin tensoracle/ops/shape/unsqueeze.hpp ----
+// tensoracle: Unsqueeze (inserts axes of size 1).
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+namespace tensoracle::ops {
 
 /// Unsqueeze-13(data, axes): inserts dims of 1 at the listed axes of the
 /// output (axes normalized against the output rank, any order, no repeats).
-struct unsqueeze {
+struct Unsqueeze {
     static constexpr std::string_view op_type = "Unsqueeze";
     template <int = 0>
     static spec::hints hints() { return spec::hints{}.copies(0); }  // every element carries over
@@ -9502,7 +10890,7 @@ struct unsqueeze {
 
     template <class T>
     static array<T> compute(const array<T>& x, std::span<const std::int64_t> axes) {
-        static_assert(spec::dtype_accepted<unsqueeze, T>::value);
+        static_assert(spec::dtype_accepted<Unsqueeze, T>::value);
         const auto in = shape_util::shape_of(x);
         const std::size_t R = in.size() + axes.size();
         std::vector<bool> insert(R, false);
@@ -9523,21 +10911,38 @@ struct unsqueeze {
         return compute<T>(x, shape_util::int_values(c.input(1), op_type));
     }
     template <int = 0>
-    static std::vector<tensor> run(const spec::context& c) { return shape_detail::run_data<unsqueeze>(c); }
+    static std::vector<tensor> run(const spec::context& c) { return shape_detail::run_data<Unsqueeze>(c); }
     template <class S>
     static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
-        return shape_detail::run_real_data<unsqueeze>(c, x);
+        return shape_detail::run_real_data<Unsqueeze>(c, x);
     }
 };
 
-// ---------------------------------------------------------------- Flatten
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/shape/unsqueeze.hpp ----
+// ---- begin tensoracle/ops/shape/flatten.hpp ----
+// tensoracle: Flatten (the input as a matrix, split at an axis).
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <boost/hana/adapt_struct.hpp>
+
+
+namespace tensoracle::ops {
 
 struct flatten_attr {
     std::int64_t axis = 1;
 };
 
 /// Flatten-13(input): [prod(dims[:axis]), prod(dims[axis:])], axis in [-r, r].
-struct flatten {
+struct Flatten {
     static constexpr std::string_view op_type = "Flatten";
     template <int = 0>
     static spec::hints hints() { return spec::hints{}.copies(0); }  // every element carries over
@@ -9575,7 +10980,7 @@ struct flatten {
 
     template <class T>
     static array<T> compute(const array<T>& x, const attributes& a = {}) {
-        static_assert(spec::dtype_accepted<flatten, T>::value);
+        static_assert(spec::dtype_accepted<Flatten, T>::value);
         const auto in = shape_util::shape_of(x);
         const auto r = static_cast<std::int64_t>(in.size());
         if (a.axis < -r || a.axis > r) {
@@ -9593,21 +10998,40 @@ struct flatten {
         return compute<T>(x, spec::parse_attributes<attributes>(c.attributes(), op_type));
     }
     template <int = 0>
-    static std::vector<tensor> run(const spec::context& c) { return shape_detail::run_data<flatten>(c); }
+    static std::vector<tensor> run(const spec::context& c) { return shape_detail::run_data<Flatten>(c); }
     template <class S>
     static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
-        return shape_detail::run_real_data<flatten>(c, x);
+        return shape_detail::run_real_data<Flatten>(c, x);
     }
 };
 
-// ---------------------------------------------------------------- Slice
+}  // namespace tensoracle::ops
+
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::flatten_attr, axis);
+// ---- end tensoracle/ops/shape/flatten.hpp ----
+// ---- begin tensoracle/ops/shape/slice.hpp ----
+// tensoracle: Slice (strided ranges of the input along the given axes).
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+
+namespace tensoracle::ops {
 
 /// Slice-13(data, starts, ends, axes?, steps?): for each listed axis, the
 /// elements start, start + step, ... before end. Negative starts/ends count
 /// from the end (+ dim); then starts are clamped to [0, dim] (step > 0) or
 /// [0, dim - 1] (step < 0), ends to [0, dim] or [-1, dim - 1]. Axes default
 /// to [0, len(starts)), steps to 1; steps must be non-zero.
-struct slice {
+struct Slice {
     static constexpr std::string_view op_type = "Slice";
     template <int = 0>
     static spec::hints hints() { return spec::hints{}.nan_faithful().facts(spec::facts::selection_of(0)); }  // a subset of the elements
@@ -9724,7 +11148,7 @@ struct slice {
     static array<T> compute(const array<T>& x, std::span<const std::int64_t> starts, std::span<const std::int64_t> ends,
                             std::optional<std::vector<std::int64_t>> axes = std::nullopt,
                             std::optional<std::vector<std::int64_t>> steps = std::nullopt) {
-        static_assert(spec::dtype_accepted<slice, T>::value);
+        static_assert(spec::dtype_accepted<Slice, T>::value);
         const auto in = shape_util::shape_of(x);
         const std::size_t r = in.size(), n = starts.size();
         if (ends.size() != n || (axes && axes->size() != n) || (steps && steps->size() != n)) {
@@ -9761,14 +11185,31 @@ struct slice {
         return compute<T>(x, starts, ends, axes, steps);
     }
     template <int = 0>
-    static std::vector<tensor> run(const spec::context& c) { return shape_detail::run_data<slice>(c); }
+    static std::vector<tensor> run(const spec::context& c) { return shape_detail::run_data<Slice>(c); }
     template <class S>
     static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
-        return shape_detail::run_real_data<slice>(c, x);
+        return shape_detail::run_real_data<Slice>(c, x);
     }
 };
 
-// ---------------------------------------------------------------- Concat
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/shape/slice.hpp ----
+// ---- begin tensoracle/ops/shape/concat.hpp ----
+// tensoracle: Concat (the inputs joined along an axis).
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <boost/hana/adapt_struct.hpp>
+
+
+namespace tensoracle::ops {
 
 struct concat_attr {
     std::int64_t axis = 0;
@@ -9776,7 +11217,7 @@ struct concat_attr {
 };
 
 /// Concat-13(inputs...): joined along axis; every other dim must match.
-struct concat {
+struct Concat {
     static constexpr std::string_view op_type = "Concat";
     /// Every element of every input, in one tensor.
     template <int = 0>
@@ -9836,7 +11277,7 @@ struct concat {
 
     template <class T>
     static array<T> compute(const std::vector<const array<T>*>& xs, const attributes& a) {
-        static_assert(spec::dtype_accepted<concat, T>::value);
+        static_assert(spec::dtype_accepted<Concat, T>::value);
         if (xs.empty()) throw error(op_type, "needs at least one input");
         const auto s0 = shape_util::shape_of(*xs[0]);
         const std::size_t r = s0.size();
@@ -9891,7 +11332,34 @@ struct concat {
     }
 };
 
-// ---------------------------------------------------------------- Split
+}  // namespace tensoracle::ops
+
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::concat_attr, axis);
+// ---- end tensoracle/ops/shape/concat.hpp ----
+// ---- begin tensoracle/ops/shape/split.hpp ----
+// tensoracle: Split (the input cut into parts along an axis).
+//
+// Semantics chosen where ONNX leaves them open: Split-13 cannot see its node's
+// output count: the reserved attribute `__num_outputs` (set by the
+// interpreter / ONNX importer from the node's output count; 0, its default,
+// means not given) gives the number of equal parts when `split` is absent.
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <boost/hana/accessors.hpp>
+#include <boost/hana/pair.hpp>
+#include <boost/hana/string.hpp>
+#include <boost/hana/tuple.hpp>
+
+
+namespace tensoracle::ops {
 
 struct split_attr {
     std::int64_t axis = 0;
@@ -9904,7 +11372,7 @@ struct split_attr {
 /// Split-13(input, split?): parts of the lengths in `split` along axis, or
 /// `__num_outputs` equal parts (the axis length must divide evenly). A node
 /// with `split` names one output per length, as ONNX's inference demands.
-struct split {
+struct Split {
     static constexpr std::string_view op_type = "Split";
     template <int = 0>
     static spec::hints hints() { return spec::hints{}.nan_faithful().facts(spec::facts::selection_of(0)); }  // each part: some elements
@@ -9973,7 +11441,7 @@ struct split {
     template <class T>
     static std::vector<array<T>> compute(const array<T>& x, const std::optional<std::vector<std::int64_t>>& split_lengths,
                                          const attributes& a = {}) {
-        static_assert(spec::dtype_accepted<split, T>::value);
+        static_assert(spec::dtype_accepted<Split, T>::value);
         const auto in = shape_util::shape_of(x);
         if (in.empty()) throw shape_error(op_type, "cannot split a scalar (rank 0)");
         const std::size_t k = shape_util::checked_axis(a.axis, in.size(), op_type);
@@ -10037,11 +11505,40 @@ struct split {
     }
 };
 
-// ---------------------------------------------------------------- Expand
+}  // namespace tensoracle::ops
+
+// Split's attribute struct is adapted by hand: its reserved attribute is named
+// "__num_outputs", which is not a valid (non-reserved) C++ member name.
+namespace boost::hana {
+template <>
+struct accessors_impl<tensoracle::ops::split_attr> {
+    template <int = 0>  // built only where used, as TENSORACLE_ADAPT_ATTRIBUTES does
+    static constexpr auto apply() {
+        return boost::hana::make_tuple(
+            boost::hana::make_pair(BOOST_HANA_STRING("axis"), [](auto&& s) -> decltype(auto) { return (s.axis); }),
+            boost::hana::make_pair(BOOST_HANA_STRING("__num_outputs"), [](auto&& s) -> decltype(auto) { return (s.num_outputs); }));
+    }
+};
+}  // namespace boost::hana
+// ---- end tensoracle/ops/shape/split.hpp ----
+// ---- begin tensoracle/ops/shape/expand.hpp ----
+// tensoracle: Expand (the input broadcast to a shape).
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+namespace tensoracle::ops {
 
 /// Expand-13(input, shape): input broadcast with `shape` (bidirectionally:
 /// a 1 in shape keeps the input's dim).
-struct expand {
+struct Expand {
     static constexpr std::string_view op_type = "Expand";
     template <int = 0>
     static spec::hints hints() { return spec::hints{}.copies(0); }  // every element carries over
@@ -10093,7 +11590,7 @@ struct expand {
 
     template <class T>
     static array<T> compute(const array<T>& x, std::span<const std::int64_t> shape) {
-        static_assert(spec::dtype_accepted<expand, T>::value);
+        static_assert(spec::dtype_accepted<Expand, T>::value);
         shape_type target;
         for (const auto v : shape) target.push_back(shape_util::to_dim(v, op_type, "a shape value"));
         const std::vector<shape_type> shapes{shape_util::shape_of(x), target};
@@ -10108,17 +11605,32 @@ struct expand {
         return compute<T>(x, shape_util::int_values(c.input(1), op_type));
     }
     template <int = 0>
-    static std::vector<tensor> run(const spec::context& c) { return shape_detail::run_data<expand>(c); }
+    static std::vector<tensor> run(const spec::context& c) { return shape_detail::run_data<Expand>(c); }
     template <class S>
     static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
-        return shape_detail::run_real_data<expand>(c, x);
+        return shape_detail::run_real_data<Expand>(c, x);
     }
 };
 
-// ---------------------------------------------------------------- Tile
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/shape/expand.hpp ----
+// ---- begin tensoracle/ops/shape/tile.hpp ----
+// tensoracle: Tile (the input repeated along each axis).
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+namespace tensoracle::ops {
 
 /// Tile-13(input, repeats): output dim i is dim i * repeats[i].
-struct tile {
+struct Tile {
     static constexpr std::string_view op_type = "Tile";
     template <int = 0>
     static spec::hints hints() { return spec::hints{}.copies(0); }  // every element carries over
@@ -10154,7 +11666,7 @@ struct tile {
 
     template <class T>
     static array<T> compute(const array<T>& x, std::span<const std::int64_t> repeats) {
-        static_assert(spec::dtype_accepted<tile, T>::value);
+        static_assert(spec::dtype_accepted<Tile, T>::value);
         const auto in = shape_util::shape_of(x);
         if (repeats.size() != in.size()) {
             throw shape_error(op_type, "repeats has " + std::to_string(repeats.size()) + " entries; the input has rank " + std::to_string(in.size()));
@@ -10177,14 +11689,37 @@ struct tile {
         return compute<T>(x, shape_util::int_values(c.input(1), op_type));
     }
     template <int = 0>
-    static std::vector<tensor> run(const spec::context& c) { return shape_detail::run_data<tile>(c); }
+    static std::vector<tensor> run(const spec::context& c) { return shape_detail::run_data<Tile>(c); }
     template <class S>
     static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
-        return shape_detail::run_real_data<tile>(c, x);
+        return shape_detail::run_real_data<Tile>(c, x);
     }
 };
 
-// ---------------------------------------------------------------- Pad
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/shape/tile.hpp ----
+// ---- begin tensoracle/ops/shape/pad.hpp ----
+// tensoracle: Pad (each axis padded or cropped: constant, edge or reflect).
+//
+// Semantics chosen where ONNX leaves them open: negative pads crop; reflect/edge
+// read the original input (the index map is i = o - pad_begin, then reflected /
+// clamped at the input borders); reflect needs pads <= dim - 1 (as onnxruntime),
+// edge needs dim >= 1 where it pads.
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <boost/hana/adapt_struct.hpp>
+
+
+namespace tensoracle::ops {
 
 struct pad_attr {
     std::string mode = "constant";
@@ -10196,7 +11731,7 @@ struct pad_attr {
 /// border; reflect mirrors without repeating the border (needs every pad <=
 /// dim - 1, as onnxruntime). constant_value (a scalar, default 0) is used only
 /// in constant mode.
-struct pad {
+struct Pad {
     static constexpr std::string_view op_type = "Pad";
     static constexpr int opset = 13;
     using attributes = pad_attr;
@@ -10247,7 +11782,7 @@ struct pad {
 
     template <class T>
     static array<T> compute(const array<T>& x, std::span<const std::int64_t> pads, T value, const attributes& a = {}) {
-        static_assert(spec::dtype_accepted<pad, T>::value);
+        static_assert(spec::dtype_accepted<Pad, T>::value);
         const auto in = shape_util::shape_of(x);
         const std::size_t r = in.size();
         const std::string& mode = a.mode;
@@ -10360,7 +11895,25 @@ struct pad {
     }
 };
 
-// ---------------------------------------------------------------- Gather
+}  // namespace tensoracle::ops
+
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::pad_attr, mode);
+// ---- end tensoracle/ops/shape/pad.hpp ----
+// ---- begin tensoracle/ops/shape/gather.hpp ----
+// tensoracle: Gather (slices of the data at indices along an axis).
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <boost/hana/adapt_struct.hpp>
+
+
+namespace tensoracle::ops {
 
 struct gather_attr {
     std::int64_t axis = 0;
@@ -10369,7 +11922,7 @@ struct gather_attr {
 /// Gather-13(data, indices): out[i_0..i_{a-1}, j.., i_{a+1}..] =
 /// data[i_0..i_{a-1}, indices[j..], i_{a+1}..]; indices in [-dim, dim),
 /// negative ones count from the end; out-of-range indices throw.
-struct gather {
+struct Gather {
     static constexpr std::string_view op_type = "Gather";
     static constexpr int opset = 13;
     using attributes = gather_attr;
@@ -10409,7 +11962,7 @@ struct gather {
 
     template <class T>
     static array<T> compute(const array<T>& x, const array<std::int64_t>& indices, const attributes& a = {}) {
-        static_assert(spec::dtype_accepted<gather, T>::value);
+        static_assert(spec::dtype_accepted<Gather, T>::value);
         const auto in = shape_util::shape_of(x), is = shape_util::shape_of(indices);
         if (in.empty()) throw shape_error(op_type, "data must have rank >= 1");
         const std::size_t k = shape_util::checked_axis(a.axis, in.size(), op_type);
@@ -10444,10 +11997,10 @@ struct gather {
         return compute<T>(x, c.input(1).to<std::int64_t>(), a);
     }
     template <int = 0>
-    static std::vector<tensor> run(const spec::context& c) { return shape_detail::run_data<gather>(c); }
+    static std::vector<tensor> run(const spec::context& c) { return shape_detail::run_data<Gather>(c); }
     template <class S>
     static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
-        return shape_detail::run_real_data<gather>(c, x);
+        return shape_detail::run_real_data<Gather>(c, x);
     }
     template <int = 0>
     static spec::hints hints() {
@@ -10458,7 +12011,27 @@ struct gather {
     }
 };
 
-// ---------------------------------------------------------------- GatherElements
+}  // namespace tensoracle::ops
+
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::gather_attr, axis);
+// ---- end tensoracle/ops/shape/gather.hpp ----
+// ---- begin tensoracle/ops/shape/gather_elements.hpp ----
+// tensoracle: GatherElements (elements of the data at per-element indices along an axis).
+//
+// Semantics chosen where ONNX leaves them open: GatherElements needs indices
+// dims <= data dims off the axis (onnxruntime).
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <boost/hana/adapt_struct.hpp>
+
+
+namespace tensoracle::ops {
 
 struct gather_elements_attr {
     std::int64_t axis = 0;
@@ -10467,7 +12040,7 @@ struct gather_elements_attr {
 /// GatherElements-13(data, indices): out[i] = data[i with i[axis] replaced by
 /// indices[i]]; same ranks, indices dims <= data dims off the axis (as
 /// onnxruntime); indices in [-dim, dim), out-of-range ones throw.
-struct gather_elements {
+struct GatherElements {
     static constexpr std::string_view op_type = "GatherElements";
     static constexpr int opset = 13;
     using attributes = gather_elements_attr;
@@ -10503,7 +12076,7 @@ struct gather_elements {
 
     template <class T>
     static array<T> compute(const array<T>& x, const array<std::int64_t>& indices, const attributes& a = {}) {
-        static_assert(spec::dtype_accepted<gather_elements, T>::value);
+        static_assert(spec::dtype_accepted<GatherElements, T>::value);
         const auto in = shape_util::shape_of(x), is = shape_util::shape_of(indices);
         if (in.empty()) throw shape_error(op_type, "data must have rank >= 1");
         const std::size_t k = shape_util::checked_axis(a.axis, in.size(), op_type);
@@ -10530,10 +12103,10 @@ struct gather_elements {
         return compute<T>(x, c.input(1).to<std::int64_t>(), a);
     }
     template <int = 0>
-    static std::vector<tensor> run(const spec::context& c) { return shape_detail::run_data<gather_elements>(c); }
+    static std::vector<tensor> run(const spec::context& c) { return shape_detail::run_data<GatherElements>(c); }
     template <class S>
     static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
-        return shape_detail::run_real_data<gather_elements>(c, x);
+        return shape_detail::run_real_data<GatherElements>(c, x);
     }
     template <int = 0>
     static spec::hints hints() {
@@ -10543,7 +12116,25 @@ struct gather_elements {
     }
 };
 
-// ---------------------------------------------------------------- Trilu
+}  // namespace tensoracle::ops
+
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::gather_elements_attr, axis);
+// ---- end tensoracle/ops/shape/gather_elements.hpp ----
+// ---- begin tensoracle/ops/shape/trilu.hpp ----
+// tensoracle: Trilu (the upper or lower triangle of the last two dims, the rest zeroed).
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <boost/hana/adapt_struct.hpp>
+
+
+namespace tensoracle::ops {
 
 struct trilu_attr {
     std::int64_t upper = 1;
@@ -10552,7 +12143,7 @@ struct trilu_attr {
 /// Trilu-14(input, k?): keeps, in each of the last two dims' matrices, the
 /// elements with j - i >= k (upper != 0) or j - i <= k (upper == 0); zeroes
 /// the rest. k is a scalar (rank 0, or one value), default 0.
-struct trilu {
+struct Trilu {
     static constexpr std::string_view op_type = "Trilu";
     static constexpr int opset = 14;
     using attributes = trilu_attr;
@@ -10579,7 +12170,7 @@ struct trilu {
 
     template <class T>
     static array<T> compute(const array<T>& x, std::int64_t k = 0, const attributes& a = {}) {
-        static_assert(spec::dtype_accepted<trilu, T>::value);
+        static_assert(spec::dtype_accepted<Trilu, T>::value);
         const auto in = shape_util::shape_of(x);
         if (in.size() < 2) throw shape_error(op_type, "input must have rank >= 2, got " + std::to_string(in.size()));
         const std::size_t rows = in[in.size() - 2], cols = in[in.size() - 1];
@@ -10603,10 +12194,10 @@ struct trilu {
         return compute<T>(x, k, a);
     }
     template <int = 0>
-    static std::vector<tensor> run(const spec::context& c) { return shape_detail::run_data<trilu>(c); }
+    static std::vector<tensor> run(const spec::context& c) { return shape_detail::run_data<Trilu>(c); }
     template <class S>
     static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
-        return shape_detail::run_real_data<trilu>(c, x);
+        return shape_detail::run_real_data<Trilu>(c, x);
     }
     template <int = 0>
     static spec::hints hints() {
@@ -10622,7 +12213,26 @@ struct trilu {
     }
 };
 
-// ---------------------------------------------------------------- Shape
+}  // namespace tensoracle::ops
+
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::trilu_attr, upper);
+// ---- end tensoracle/ops/shape/trilu.hpp ----
+// ---- begin tensoracle/ops/shape/shape.hpp ----
+// tensoracle: Shape (a slice of the input's dims as an int64 vector).
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include <boost/hana/adapt_struct.hpp>
+
+
+namespace tensoracle::ops {
 
 struct shape_attr {
     std::int64_t start = 0;
@@ -10631,7 +12241,7 @@ struct shape_attr {
 
 /// Shape-15(data): dims[start:end] as int64; negative start/end count from
 /// the end (+ rank), then both are clamped to [0, rank]; empty if end <= start.
-struct shape {
+struct Shape {
     static constexpr std::string_view op_type = "Shape";
     static constexpr int opset = 15;
     using attributes = shape_attr;
@@ -10681,7 +12291,7 @@ struct shape {
 
     template <class T>
     static array<std::int64_t> compute(const array<T>& x, const attributes& a = {}) {
-        static_assert(spec::dtype_accepted<shape, T>::value);
+        static_assert(spec::dtype_accepted<Shape, T>::value);
         const auto r = static_cast<std::int64_t>(x.dimension());
         auto clamp = [r](std::int64_t v) { return std::clamp<std::int64_t>(v < 0 ? v + r : v, 0, r); };
         const std::int64_t s = clamp(a.start), e = a.end ? clamp(*a.end) : r;
@@ -10702,10 +12312,25 @@ struct shape {
     }
 };
 
-// ---------------------------------------------------------------- Size
+}  // namespace tensoracle::ops
+
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::shape_attr, start, end);
+// ---- end tensoracle/ops/shape/shape.hpp ----
+// ---- begin tensoracle/ops/shape/size.hpp ----
+// tensoracle: Size (the input's element count as an int64 scalar).
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+
+namespace tensoracle::ops {
 
 /// Size-13(data): the element count as an int64 scalar.
-struct size {
+struct Size {
     static constexpr std::string_view op_type = "Size";
     static constexpr int opset = 13;
     using attributes = spec::no_attributes;
@@ -10739,7 +12364,7 @@ struct size {
 
     template <class T>
     static array<std::int64_t> compute(const array<T>& x) {
-        static_assert(spec::dtype_accepted<size, T>::value);
+        static_assert(spec::dtype_accepted<Size, T>::value);
         auto y = array<std::int64_t>::from_shape(shape_type{});
         y.data()[0] = static_cast<std::int64_t>(x.size());
         return y;
@@ -10754,7 +12379,26 @@ struct size {
     }
 };
 
-// ---------------------------------------------------------------- ConstantOfShape
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/shape/size.hpp ----
+// ---- begin tensoracle/ops/shape/constant_of_shape.hpp ----
+// tensoracle: ConstantOfShape (a tensor of a given shape filled with one value).
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include <boost/hana/adapt_struct.hpp>
+
+
+namespace tensoracle::ops {
 
 struct constant_of_shape_attr {
     tensor value = tensor::zeros(dtype::f32, {1});
@@ -10763,7 +12407,7 @@ struct constant_of_shape_attr {
 /// ConstantOfShape-9(input): a tensor of shape `input` (int64, empty = scalar)
 /// filled with the one element of attribute `value` (default float32 0); the
 /// output dtype is value's dtype.
-struct constant_of_shape {
+struct ConstantOfShape {
     static constexpr std::string_view op_type = "ConstantOfShape";
     static constexpr int opset = 9;
     using attributes = constant_of_shape_attr;
@@ -10841,13 +12485,33 @@ struct constant_of_shape {
     }
 };
 
-// ---------------------------------------------------------------- Range
+}  // namespace tensoracle::ops
+
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::constant_of_shape_attr, value);
+// ---- end tensoracle/ops/shape/constant_of_shape.hpp ----
+// ---- begin tensoracle/ops/shape/range.hpp ----
+// tensoracle: Range (the sequence start, start + delta, ... up to limit).
+//
+// Semantics chosen where ONNX leaves them open: Range on floats computes the
+// count and the values start + i * delta in double and rounds once to T.
+
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+
+namespace tensoracle::ops {
 
 /// Range-11(start, limit, delta): start + i * delta for i in
 /// [0, max(ceil((limit - start) / delta), 0)). delta must be non-zero. Integer
 /// inputs are symbols (the length is symbolic); float inputs are computed in
 /// double (count and values) and rounded once to T.
-struct range {
+struct Range {
     static constexpr std::string_view op_type = "Range";
     static constexpr int opset = 11;
     using attributes = spec::no_attributes;
@@ -10911,7 +12575,7 @@ struct range {
 
     template <class T>
     static array<T> compute(T start, T limit, T delta) {
-        static_assert(spec::dtype_accepted<range, T>::value);
+        static_assert(spec::dtype_accepted<Range, T>::value);
         const auto scalar = [](T v) {
             auto a = array<T>::from_shape(shape_type{});
             a.data()[0] = v;
@@ -10953,7 +12617,22 @@ struct range {
     }
 };
 
-// ---------------------------------------------------------------- DepthToSpace / SpaceToDepth
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/shape/range.hpp ----
+// ---- begin tensoracle/ops/shape/depth_to_space.hpp ----
+// tensoracle: DepthToSpace (blocks of channels moved into height and width).
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <boost/hana/adapt_struct.hpp>
+
+
+namespace tensoracle::ops {
 
 struct depth_to_space_attr {
     std::int64_t blocksize = 1;
@@ -10964,7 +12643,7 @@ struct depth_to_space_attr {
 /// DepthToSpace-13(input [N, C, H, W]) -> [N, C / b², H * b, W * b]:
 /// DCR: out[n, c, h*b + i, w*b + j] = in[n, (i*b + j) * C/b² + c, h, w];
 /// CRD: out[n, c, h*b + i, w*b + j] = in[n, c * b² + i*b + j, h, w].
-struct depth_to_space {
+struct DepthToSpace {
     static constexpr std::string_view op_type = "DepthToSpace";
     static constexpr int opset = 13;
     using attributes = depth_to_space_attr;
@@ -10996,7 +12675,7 @@ struct depth_to_space {
 
     template <class T>
     static array<T> compute(const array<T>& x, const attributes& a) {
-        static_assert(spec::dtype_accepted<depth_to_space, T>::value);
+        static_assert(spec::dtype_accepted<DepthToSpace, T>::value);
         const auto in = shape_util::shape_of(x);
         if (in.size() != 4) throw shape_error(op_type, "input must have rank 4, got " + std::to_string(in.size()));
         if (a.mode != "DCR" && a.mode != "CRD") throw error(op_type, "mode must be DCR or CRD, got '" + a.mode + "'");
@@ -11018,14 +12697,33 @@ struct depth_to_space {
         return compute<T>(x, spec::parse_attributes<attributes>(c.attributes(), op_type));
     }
     template <int = 0>
-    static std::vector<tensor> run(const spec::context& c) { return shape_detail::run_data<depth_to_space>(c); }
+    static std::vector<tensor> run(const spec::context& c) { return shape_detail::run_data<DepthToSpace>(c); }
     template <class S>
     static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
-        return shape_detail::run_real_data<depth_to_space>(c, x);
+        return shape_detail::run_real_data<DepthToSpace>(c, x);
     }
     template <int = 0>
     static spec::hints hints() { return spec::hints{}.copies(0).choice("mode", {std::string("DCR"), std::string("CRD")}, 0.6).solve("blocksize", 1, 4, 1.0); }
 };
+
+}  // namespace tensoracle::ops
+
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::depth_to_space_attr, blocksize, mode);
+// ---- end tensoracle/ops/shape/depth_to_space.hpp ----
+// ---- begin tensoracle/ops/shape/space_to_depth.hpp ----
+// tensoracle: SpaceToDepth (blocks of height and width moved into channels).
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <boost/hana/adapt_struct.hpp>
+
+
+namespace tensoracle::ops {
 
 struct space_to_depth_attr {
     std::int64_t blocksize = 1;
@@ -11034,7 +12732,7 @@ struct space_to_depth_attr {
 
 /// SpaceToDepth-13(input [N, C, H, W]) -> [N, C * b², H / b, W / b]:
 /// out[n, (i*b + j) * C + c, h, w] = in[n, c, h*b + i, w*b + j].
-struct space_to_depth {
+struct SpaceToDepth {
     static constexpr std::string_view op_type = "SpaceToDepth";
     static constexpr int opset = 13;
     using attributes = space_to_depth_attr;
@@ -11066,7 +12764,7 @@ struct space_to_depth {
 
     template <class T>
     static array<T> compute(const array<T>& x, const attributes& a) {
-        static_assert(spec::dtype_accepted<space_to_depth, T>::value);
+        static_assert(spec::dtype_accepted<SpaceToDepth, T>::value);
         const auto in = shape_util::shape_of(x);
         if (in.size() != 4) throw shape_error(op_type, "input must have rank 4, got " + std::to_string(in.size()));
         if (a.blocksize < 1 || a.blocksize > (std::int64_t{1} << 16)) throw error(op_type, "blocksize must be in [1, 65536], got " + std::to_string(a.blocksize));
@@ -11087,70 +12785,27 @@ struct space_to_depth {
         return compute<T>(x, spec::parse_attributes<attributes>(c.attributes(), op_type));
     }
     template <int = 0>
-    static std::vector<tensor> run(const spec::context& c) { return shape_detail::run_data<space_to_depth>(c); }
+    static std::vector<tensor> run(const spec::context& c) { return shape_detail::run_data<SpaceToDepth>(c); }
     template <class S>
     static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
-        return shape_detail::run_real_data<space_to_depth>(c, x);
+        return shape_detail::run_real_data<SpaceToDepth>(c, x);
     }
     template <int = 0>
     static spec::hints hints() { return spec::hints{}.copies(0).solve("blocksize", 1, 4, 1.0); }
 };
 
-inline constexpr auto shape_ops =
-    hana::tuple_t<reshape, transpose, squeeze, unsqueeze, flatten, slice, concat, split, expand, tile, pad, gather,
-                  gather_elements, trilu, shape, size, constant_of_shape, range, depth_to_space, space_to_depth>;
-
-/// ONNX-named aliases, the names the rest of the kit uses for op specs.
-using Reshape = reshape;
-using Transpose = transpose;
-using Squeeze = squeeze;
-using Unsqueeze = unsqueeze;
-using Flatten = flatten;
-using Slice = slice;
-using Concat = concat;
-using Split = split;
-using Expand = expand;
-using Tile = tile;
-using Pad = pad;
-using Gather = gather;
-using GatherElements = gather_elements;
-using Trilu = trilu;
-using Shape = shape;
-using Size = size;
-using ConstantOfShape = constant_of_shape;
-using Range = range;
-using DepthToSpace = depth_to_space;
-using SpaceToDepth = space_to_depth;
-
-
 }  // namespace tensoracle::ops
 
-TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::reshape_attr, allowzero);
-TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::transpose_attr, perm);
-TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::flatten_attr, axis);
-TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::concat_attr, axis);
-TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::pad_attr, mode);
-TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::gather_attr, axis);
-TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::gather_elements_attr, axis);
-TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::trilu_attr, upper);
-TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::shape_attr, start, end);
-TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::constant_of_shape_attr, value);
-TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::depth_to_space_attr, blocksize, mode);
 TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::space_to_depth_attr, blocksize);
+// ---- end tensoracle/ops/shape/space_to_depth.hpp ----
 
-// Split's attribute struct is adapted by hand: its reserved attribute is named
-// "__num_outputs", which is not a valid (non-reserved) C++ member name.
-namespace boost::hana {
-template <>
-struct accessors_impl<tensoracle::ops::split_attr> {
-    template <int = 0>  // built only where used, as TENSORACLE_ADAPT_ATTRIBUTES does
-    static constexpr auto apply() {
-        return boost::hana::make_tuple(
-            boost::hana::make_pair(BOOST_HANA_STRING("axis"), [](auto&& s) -> decltype(auto) { return (s.axis); }),
-            boost::hana::make_pair(BOOST_HANA_STRING("__num_outputs"), [](auto&& s) -> decltype(auto) { return (s.num_outputs); }));
-    }
-};
-}  // namespace boost::hana
+namespace tensoracle::ops {
+
+inline constexpr auto shape_ops =
+    hana::tuple_t<Reshape, Transpose, Squeeze, Unsqueeze, Flatten, Slice, Concat, Split, Expand, Tile, Pad, Gather,
+                  GatherElements, Trilu, Shape, Size, ConstantOfShape, Range, DepthToSpace, SpaceToDepth>;
+
+}  // namespace tensoracle::ops
 // ---- end tensoracle/ops/shape.hpp ----
 // ---- begin tensoracle/ops/unary.hpp ----
 // tensoracle: element-wise unary ops (math and activations).
@@ -11160,12 +12815,31 @@ struct accessors_impl<tensoracle::ops::split_attr> {
 // Floating kernels compute in float for f16/bf16/f32 and in double for f64
 // (ONNX reference behaviour), then round once to the element type. AD scalars
 // (ad::dual, ad::rvar) run the same formulas in themselves: run_real.
+//
+// One op per file under ops/unary/ (unary_elementwise<F>, value_range and the
+// domain-rule helpers in ops/unary/detail/unary_elementwise.hpp). Each op's
+// struct derives its apply() from the shared formula (ops/formulas.hpp).
+// Value facts: keeps_integers (an integer input gives integers), integral_output (integers always).
+
+// ---- begin tensoracle/ops/unary/relu.hpp ----
+// tensoracle: Relu (max(X, 0), element-wise).
+
+#include <string_view>
+
+// ---- begin tensoracle/ops/unary/detail/unary_elementwise.hpp ----
+// tensoracle: what every element-wise unary op of ops/unary/ is built from: unary_elementwise<F>
+// (the full spec from a formula struct F), value_range (sampling ranges), the domain-rule helper
+// unary::rule and unary::eps; and the adaptation of elu_attr, shared by Elu and Celu.
 
 #include <array>
 #include <cmath>
+#include <cstddef>
 #include <limits>
 #include <span>
+#include <string>
 #include <string_view>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <boost/hana/adapt_struct.hpp>
@@ -11309,79 +12983,423 @@ inline spec::domain_rule rule(std::string text, double (*f)(double)) {
 }
 constexpr double eps = 1e-10;  // strict inequalities: f(x) + eps <= 0
 
-// Each op's struct derives its apply() from the shared formula (ops/formulas.hpp).
-#define TENSORACLE_UNARY(NAME, OPTYPE, OPSET, TYPES)        \
-    struct NAME##_fn : formula::NAME {                       \
-        static constexpr std::string_view op_type = OPTYPE;  \
-        static constexpr int opset = OPSET;                  \
-        static constexpr dtype_set types = TYPES;            \
-        static constexpr dtype_set out_types = TYPES;        \
-        using attributes = no_attributes;
+}  // namespace unary
 
-// Value facts: keeps_integers (an integer input gives integers), integral_output (integers always).
-TENSORACLE_UNARY(relu, "Relu", 14, types::signed_numeric)
+}  // namespace tensoracle::ops
+
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::unary::elu_attr, alpha);
+// ---- end tensoracle/ops/unary/detail/unary_elementwise.hpp ----
+
+namespace tensoracle::ops {
+
+namespace unary {
+
+struct relu_fn : formula::relu {
+    static constexpr std::string_view op_type = "Relu";
+    static constexpr int opset = 14;
+    static constexpr dtype_set types = types::signed_numeric;
+    static constexpr dtype_set out_types = types::signed_numeric;
+    using attributes = no_attributes;
     static constexpr double proxy_slope = 0.1;  // derivative is 0 for x < 0
     static constexpr bool keeps_integers = true;
 };
-TENSORACLE_UNARY(abs, "Abs", 13, types::numeric)
+
+}  // namespace unary
+
+using Relu = unary_elementwise<unary::relu_fn>;
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/unary/relu.hpp ----
+// ---- begin tensoracle/ops/unary/abs.hpp ----
+// tensoracle: Abs (|X|, element-wise).
+
+#include <string_view>
+
+
+namespace tensoracle::ops {
+
+namespace unary {
+
+struct abs_fn : formula::abs {
+    static constexpr std::string_view op_type = "Abs";
+    static constexpr int opset = 13;
+    static constexpr dtype_set types = types::numeric;
+    static constexpr dtype_set out_types = types::numeric;
+    using attributes = no_attributes;
     static constexpr bool keeps_integers = true;
 };
-TENSORACLE_UNARY(neg, "Neg", 13, types::signed_numeric)
+
+}  // namespace unary
+
+using Abs = unary_elementwise<unary::abs_fn>;
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/unary/abs.hpp ----
+// ---- begin tensoracle/ops/unary/neg.hpp ----
+// tensoracle: Neg (-X, element-wise; integers wrap).
+
+#include <string_view>
+
+
+namespace tensoracle::ops {
+
+namespace unary {
+
+struct neg_fn : formula::neg {
+    static constexpr std::string_view op_type = "Neg";
+    static constexpr int opset = 13;
+    static constexpr dtype_set types = types::signed_numeric;
+    static constexpr dtype_set out_types = types::signed_numeric;
+    using attributes = no_attributes;
     static constexpr bool keeps_integers = true;
 };
-TENSORACLE_UNARY(sign, "Sign", 13, types::numeric)
+
+}  // namespace unary
+
+using Neg = unary_elementwise<unary::neg_fn>;
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/unary/neg.hpp ----
+// ---- begin tensoracle/ops/unary/sign.hpp ----
+// tensoracle: Sign (-1, 0 or 1 by the sign of X).
+
+#include <string_view>
+
+
+namespace tensoracle::ops {
+
+namespace unary {
+
+struct sign_fn : formula::sign {
+    static constexpr std::string_view op_type = "Sign";
+    static constexpr int opset = 13;
+    static constexpr dtype_set types = types::numeric;
+    static constexpr dtype_set out_types = types::numeric;
+    using attributes = no_attributes;
     static constexpr double proxy_slope = 0.1;
     static constexpr bool integral_output = true;
 };
-TENSORACLE_UNARY(ceil, "Ceil", 13, types::floating)
+
+}  // namespace unary
+
+using Sign = unary_elementwise<unary::sign_fn>;
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/unary/sign.hpp ----
+// ---- begin tensoracle/ops/unary/ceil.hpp ----
+// tensoracle: Ceil (the smallest integer >= X, element-wise).
+
+#include <string_view>
+
+
+namespace tensoracle::ops {
+
+namespace unary {
+
+struct ceil_fn : formula::ceil {
+    static constexpr std::string_view op_type = "Ceil";
+    static constexpr int opset = 13;
+    static constexpr dtype_set types = types::floating;
+    static constexpr dtype_set out_types = types::floating;
+    using attributes = no_attributes;
     static constexpr double proxy_slope = 0.1;
     static constexpr bool integral_output = true;
 };
-TENSORACLE_UNARY(floor, "Floor", 13, types::floating)
+
+}  // namespace unary
+
+using Ceil = unary_elementwise<unary::ceil_fn>;
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/unary/ceil.hpp ----
+// ---- begin tensoracle/ops/unary/floor.hpp ----
+// tensoracle: Floor (the largest integer <= X, element-wise).
+
+#include <string_view>
+
+
+namespace tensoracle::ops {
+
+namespace unary {
+
+struct floor_fn : formula::floor {
+    static constexpr std::string_view op_type = "Floor";
+    static constexpr int opset = 13;
+    static constexpr dtype_set types = types::floating;
+    static constexpr dtype_set out_types = types::floating;
+    using attributes = no_attributes;
     static constexpr double proxy_slope = 0.1;
     static constexpr bool integral_output = true;
 };
+
+}  // namespace unary
+
+using Floor = unary_elementwise<unary::floor_fn>;
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/unary/floor.hpp ----
+// ---- begin tensoracle/ops/unary/round.hpp ----
+// tensoracle: Round (X rounded to the nearest integer, halves to even).
+
+#include <string_view>
+
+
+namespace tensoracle::ops {
+
+namespace unary {
+
 /// Round: halves go to the even neighbour (ONNX and IEEE default).
-TENSORACLE_UNARY(round, "Round", 11, types::ieee_floating)
+struct round_fn : formula::round {
+    static constexpr std::string_view op_type = "Round";
+    static constexpr int opset = 11;
+    static constexpr dtype_set types = types::ieee_floating;
+    static constexpr dtype_set out_types = types::ieee_floating;
+    using attributes = no_attributes;
     static constexpr double proxy_slope = 0.1;
     static constexpr bool integral_output = true;
 };
-TENSORACLE_UNARY(exp, "Exp", 13, types::floating)
+
+}  // namespace unary
+
+using Round = unary_elementwise<unary::round_fn>;
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/unary/round.hpp ----
+// ---- begin tensoracle/ops/unary/exp.hpp ----
+// tensoracle: Exp (e^X, element-wise).
+
+#include <cmath>
+#include <string_view>
+#include <vector>
+
+
+namespace tensoracle::ops {
+
+namespace unary {
+
+struct exp_fn : formula::exp {
+    static constexpr std::string_view op_type = "Exp";
+    static constexpr int opset = 13;
+    static constexpr dtype_set types = types::floating;
+    static constexpr dtype_set out_types = types::floating;
+    using attributes = no_attributes;
     template <int = 0>
     static std::vector<spec::domain_rule> domain() {
         return {detail::overflow_rule("X <= log(max finite)", 0, [](double x, double m) { return x - std::log(m); })};
     }
 };
-TENSORACLE_UNARY(log, "Log", 13, types::floating)
+
+}  // namespace unary
+
+using Exp = unary_elementwise<unary::exp_fn>;
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/unary/exp.hpp ----
+// ---- begin tensoracle/ops/unary/log.hpp ----
+// tensoracle: Log (the natural logarithm of X, element-wise).
+
+#include <string_view>
+#include <vector>
+
+
+namespace tensoracle::ops {
+
+namespace unary {
+
+struct log_fn : formula::log {
+    static constexpr std::string_view op_type = "Log";
+    static constexpr int opset = 13;
+    static constexpr dtype_set types = types::floating;
+    static constexpr dtype_set out_types = types::floating;
+    using attributes = no_attributes;
     template <int = 0>
     static std::vector<spec::domain_rule> domain() { return {rule("X > 0", [](double x) { return -x + eps; })}; }
     static constexpr value_range range{0.1, 10.0};
 };
-TENSORACLE_UNARY(sqrt, "Sqrt", 13, types::floating)
+
+}  // namespace unary
+
+using Log = unary_elementwise<unary::log_fn>;
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/unary/log.hpp ----
+// ---- begin tensoracle/ops/unary/sqrt.hpp ----
+// tensoracle: Sqrt (the square root of X, element-wise).
+
+#include <string_view>
+#include <vector>
+
+
+namespace tensoracle::ops {
+
+namespace unary {
+
+struct sqrt_fn : formula::sqrt {
+    static constexpr std::string_view op_type = "Sqrt";
+    static constexpr int opset = 13;
+    static constexpr dtype_set types = types::floating;
+    static constexpr dtype_set out_types = types::floating;
+    using attributes = no_attributes;
     template <int = 0>
     static std::vector<spec::domain_rule> domain() { return {rule("X >= 0", [](double x) { return -x; })}; }
     static constexpr value_range range{0.0, 10.0};
 };
-TENSORACLE_UNARY(reciprocal, "Reciprocal", 13, types::floating)
+
+}  // namespace unary
+
+using Sqrt = unary_elementwise<unary::sqrt_fn>;
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/unary/sqrt.hpp ----
+// ---- begin tensoracle/ops/unary/reciprocal.hpp ----
+// tensoracle: Reciprocal (1 / X, element-wise).
+
+#include <cmath>
+#include <string_view>
+#include <vector>
+
+
+namespace tensoracle::ops {
+
+namespace unary {
+
+struct reciprocal_fn : formula::reciprocal {
+    static constexpr std::string_view op_type = "Reciprocal";
+    static constexpr int opset = 13;
+    static constexpr dtype_set types = types::floating;
+    static constexpr dtype_set out_types = types::floating;
+    using attributes = no_attributes;
     template <int = 0>
     static std::vector<spec::domain_rule> domain() {
         return {rule("|X| > 0", [](double x) { return -std::fabs(x) + eps; })};
     }
     static constexpr value_range range{0.5, 4.0};
 };
-TENSORACLE_UNARY(sigmoid, "Sigmoid", 13, types::floating)
+
+}  // namespace unary
+
+using Reciprocal = unary_elementwise<unary::reciprocal_fn>;
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/unary/reciprocal.hpp ----
+// ---- begin tensoracle/ops/unary/sigmoid.hpp ----
+// tensoracle: Sigmoid (1 / (1 + e^-X), element-wise).
+
+#include <string_view>
+
+
+namespace tensoracle::ops {
+
+namespace unary {
+
+struct sigmoid_fn : formula::sigmoid {
+    static constexpr std::string_view op_type = "Sigmoid";
+    static constexpr int opset = 13;
+    static constexpr dtype_set types = types::floating;
+    static constexpr dtype_set out_types = types::floating;
+    using attributes = no_attributes;
 };
-TENSORACLE_UNARY(tanh, "Tanh", 13, types::floating)
+
+}  // namespace unary
+
+using Sigmoid = unary_elementwise<unary::sigmoid_fn>;
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/unary/sigmoid.hpp ----
+// ---- begin tensoracle/ops/unary/tanh.hpp ----
+// tensoracle: Tanh (the hyperbolic tangent of X, element-wise).
+
+#include <string_view>
+
+
+namespace tensoracle::ops {
+
+namespace unary {
+
+struct tanh_fn : formula::tanh {
+    static constexpr std::string_view op_type = "Tanh";
+    static constexpr int opset = 13;
+    static constexpr dtype_set types = types::floating;
+    static constexpr dtype_set out_types = types::floating;
+    using attributes = no_attributes;
 };
+
+}  // namespace unary
+
+using Tanh = unary_elementwise<unary::tanh_fn>;
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/unary/tanh.hpp ----
+// ---- begin tensoracle/ops/unary/softplus.hpp ----
+// tensoracle: Softplus (log(e^X + 1), element-wise).
+
+#include <string_view>
+
+
+namespace tensoracle::ops {
+
+namespace unary {
+
 /// Softplus = log(exp(x) + 1), evaluated as max(x, 0) + log1p(exp(-|x|)) so
 /// that it does not overflow for large x (same value where both are finite).
 /// Written per sign so that no kink of max or |.| shows in the derivative at 0.
-TENSORACLE_UNARY(softplus, "Softplus", 1, types::ieee_floating)
+struct softplus_fn : formula::softplus {
+    static constexpr std::string_view op_type = "Softplus";
+    static constexpr int opset = 1;
+    static constexpr dtype_set types = types::ieee_floating;
+    static constexpr dtype_set out_types = types::ieee_floating;
+    using attributes = no_attributes;
 };
-TENSORACLE_UNARY(softsign, "Softsign", 1, types::ieee_floating)
+
+}  // namespace unary
+
+using Softplus = unary_elementwise<unary::softplus_fn>;
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/unary/softplus.hpp ----
+// ---- begin tensoracle/ops/unary/softsign.hpp ----
+// tensoracle: Softsign (X / (1 + |X|), element-wise).
+
+#include <string_view>
+
+
+namespace tensoracle::ops {
+
+namespace unary {
+
+struct softsign_fn : formula::softsign {
+    static constexpr std::string_view op_type = "Softsign";
+    static constexpr int opset = 1;
+    static constexpr dtype_set types = types::ieee_floating;
+    static constexpr dtype_set out_types = types::ieee_floating;
+    using attributes = no_attributes;
 };
+
+}  // namespace unary
+
+using Softsign = unary_elementwise<unary::softsign_fn>;
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/unary/softsign.hpp ----
+// ---- begin tensoracle/ops/unary/erf.hpp ----
+// tensoracle: Erf (the error function of X, element-wise).
+
+#include <cmath>
+#include <string_view>
+#include <type_traits>
+
+
+namespace tensoracle::ops {
+
+namespace unary {
+
 /// Erf also takes integers (ONNX-13): erf in double, truncated to the type.
-TENSORACLE_UNARY(erf, "Erf", 13, types::numeric)
+struct erf_fn : formula::erf {
+    static constexpr std::string_view op_type = "Erf";
+    static constexpr int opset = 13;
+    static constexpr dtype_set types = types::numeric;
+    static constexpr dtype_set out_types = types::numeric;
+    using attributes = no_attributes;
     template <class V>
     static V apply(V x, const attributes& a) {
         if constexpr (std::is_integral_v<V>) {
@@ -11395,26 +13413,186 @@ TENSORACLE_UNARY(erf, "Erf", 13, types::numeric)
     // starts there (the search's smaller scales and all-zeros starts reach 0).
     static spec::hints hints() { return spec::hints{}.integer_range(0, 6.0, 12.0); }
 };
-TENSORACLE_UNARY(sin, "Sin", 7, types::ieee_floating)
+
+}  // namespace unary
+
+using Erf = unary_elementwise<unary::erf_fn>;
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/unary/erf.hpp ----
+// ---- begin tensoracle/ops/unary/sin.hpp ----
+// tensoracle: Sin (the sine of X, element-wise).
+
+#include <string_view>
+
+
+namespace tensoracle::ops {
+
+namespace unary {
+
+struct sin_fn : formula::sin {
+    static constexpr std::string_view op_type = "Sin";
+    static constexpr int opset = 7;
+    static constexpr dtype_set types = types::ieee_floating;
+    static constexpr dtype_set out_types = types::ieee_floating;
+    using attributes = no_attributes;
 };
-TENSORACLE_UNARY(cos, "Cos", 7, types::ieee_floating)
+
+}  // namespace unary
+
+using Sin = unary_elementwise<unary::sin_fn>;
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/unary/sin.hpp ----
+// ---- begin tensoracle/ops/unary/cos.hpp ----
+// tensoracle: Cos (the cosine of X, element-wise).
+
+#include <string_view>
+
+
+namespace tensoracle::ops {
+
+namespace unary {
+
+struct cos_fn : formula::cos {
+    static constexpr std::string_view op_type = "Cos";
+    static constexpr int opset = 7;
+    static constexpr dtype_set types = types::ieee_floating;
+    static constexpr dtype_set out_types = types::ieee_floating;
+    using attributes = no_attributes;
 };
-TENSORACLE_UNARY(tan, "Tan", 7, types::ieee_floating)
+
+}  // namespace unary
+
+using Cos = unary_elementwise<unary::cos_fn>;
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/unary/cos.hpp ----
+// ---- begin tensoracle/ops/unary/tan.hpp ----
+// tensoracle: Tan (the tangent of X, element-wise).
+
+#include <string_view>
+
+
+namespace tensoracle::ops {
+
+namespace unary {
+
+struct tan_fn : formula::tan {
+    static constexpr std::string_view op_type = "Tan";
+    static constexpr int opset = 7;
+    static constexpr dtype_set types = types::ieee_floating;
+    static constexpr dtype_set out_types = types::ieee_floating;
+    using attributes = no_attributes;
     static constexpr value_range range{-1.5, 1.5};
 };
-TENSORACLE_UNARY(asin, "Asin", 7, types::ieee_floating)
+
+}  // namespace unary
+
+using Tan = unary_elementwise<unary::tan_fn>;
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/unary/tan.hpp ----
+// ---- begin tensoracle/ops/unary/asin.hpp ----
+// tensoracle: Asin (the arcsine of X, element-wise).
+
+#include <cmath>
+#include <string_view>
+#include <vector>
+
+
+namespace tensoracle::ops {
+
+namespace unary {
+
+struct asin_fn : formula::asin {
+    static constexpr std::string_view op_type = "Asin";
+    static constexpr int opset = 7;
+    static constexpr dtype_set types = types::ieee_floating;
+    static constexpr dtype_set out_types = types::ieee_floating;
+    using attributes = no_attributes;
     template <int = 0>
     static std::vector<spec::domain_rule> domain() { return {rule("|X| <= 1", [](double x) { return std::fabs(x) - 1.0; })}; }
     static constexpr value_range range{-1.0, 1.0};
 };
-TENSORACLE_UNARY(acos, "Acos", 7, types::ieee_floating)
+
+}  // namespace unary
+
+using Asin = unary_elementwise<unary::asin_fn>;
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/unary/asin.hpp ----
+// ---- begin tensoracle/ops/unary/acos.hpp ----
+// tensoracle: Acos (the arccosine of X, element-wise).
+
+#include <cmath>
+#include <string_view>
+#include <vector>
+
+
+namespace tensoracle::ops {
+
+namespace unary {
+
+struct acos_fn : formula::acos {
+    static constexpr std::string_view op_type = "Acos";
+    static constexpr int opset = 7;
+    static constexpr dtype_set types = types::ieee_floating;
+    static constexpr dtype_set out_types = types::ieee_floating;
+    using attributes = no_attributes;
     template <int = 0>
     static std::vector<spec::domain_rule> domain() { return {rule("|X| <= 1", [](double x) { return std::fabs(x) - 1.0; })}; }
     static constexpr value_range range{-1.0, 1.0};
 };
-TENSORACLE_UNARY(atan, "Atan", 7, types::ieee_floating)
+
+}  // namespace unary
+
+using Acos = unary_elementwise<unary::acos_fn>;
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/unary/acos.hpp ----
+// ---- begin tensoracle/ops/unary/atan.hpp ----
+// tensoracle: Atan (the arctangent of X, element-wise).
+
+#include <string_view>
+
+
+namespace tensoracle::ops {
+
+namespace unary {
+
+struct atan_fn : formula::atan {
+    static constexpr std::string_view op_type = "Atan";
+    static constexpr int opset = 7;
+    static constexpr dtype_set types = types::ieee_floating;
+    static constexpr dtype_set out_types = types::ieee_floating;
+    using attributes = no_attributes;
 };
-TENSORACLE_UNARY(sinh, "Sinh", 9, types::ieee_floating)
+
+}  // namespace unary
+
+using Atan = unary_elementwise<unary::atan_fn>;
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/unary/atan.hpp ----
+// ---- begin tensoracle/ops/unary/sinh.hpp ----
+// tensoracle: Sinh (the hyperbolic sine of X, element-wise).
+
+#include <cmath>
+#include <string_view>
+#include <vector>
+
+
+namespace tensoracle::ops {
+
+namespace unary {
+
+struct sinh_fn : formula::sinh {
+    static constexpr std::string_view op_type = "Sinh";
+    static constexpr int opset = 9;
+    static constexpr dtype_set types = types::ieee_floating;
+    static constexpr dtype_set out_types = types::ieee_floating;
+    using attributes = no_attributes;
     template <int = 0>
     static std::vector<spec::domain_rule> domain() {
         // log(max finite), not log(2 max finite): 2 max is inf in double, which let every float64 Sinh pass.
@@ -11422,36 +13600,189 @@ TENSORACLE_UNARY(sinh, "Sinh", 9, types::ieee_floating)
                                       [](double x, double m) { return std::fabs(x) - std::log(m); })};
     }
 };
-TENSORACLE_UNARY(cosh, "Cosh", 9, types::ieee_floating)
+
+}  // namespace unary
+
+using Sinh = unary_elementwise<unary::sinh_fn>;
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/unary/sinh.hpp ----
+// ---- begin tensoracle/ops/unary/cosh.hpp ----
+// tensoracle: Cosh (the hyperbolic cosine of X, element-wise).
+
+#include <cmath>
+#include <string_view>
+#include <vector>
+
+
+namespace tensoracle::ops {
+
+namespace unary {
+
+struct cosh_fn : formula::cosh {
+    static constexpr std::string_view op_type = "Cosh";
+    static constexpr int opset = 9;
+    static constexpr dtype_set types = types::ieee_floating;
+    static constexpr dtype_set out_types = types::ieee_floating;
+    using attributes = no_attributes;
     template <int = 0>
     static std::vector<spec::domain_rule> domain() {
         return {detail::overflow_rule("|X| <= log(max finite)", 0,
                                       [](double x, double m) { return std::fabs(x) - std::log(m); })};
     }
 };
-TENSORACLE_UNARY(asinh, "Asinh", 9, types::ieee_floating)
+
+}  // namespace unary
+
+using Cosh = unary_elementwise<unary::cosh_fn>;
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/unary/cosh.hpp ----
+// ---- begin tensoracle/ops/unary/asinh.hpp ----
+// tensoracle: Asinh (the inverse hyperbolic sine of X, element-wise).
+
+#include <string_view>
+
+
+namespace tensoracle::ops {
+
+namespace unary {
+
+struct asinh_fn : formula::asinh {
+    static constexpr std::string_view op_type = "Asinh";
+    static constexpr int opset = 9;
+    static constexpr dtype_set types = types::ieee_floating;
+    static constexpr dtype_set out_types = types::ieee_floating;
+    using attributes = no_attributes;
 };
-TENSORACLE_UNARY(acosh, "Acosh", 9, types::ieee_floating)
+
+}  // namespace unary
+
+using Asinh = unary_elementwise<unary::asinh_fn>;
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/unary/asinh.hpp ----
+// ---- begin tensoracle/ops/unary/acosh.hpp ----
+// tensoracle: Acosh (the inverse hyperbolic cosine of X, element-wise).
+
+#include <string_view>
+#include <vector>
+
+
+namespace tensoracle::ops {
+
+namespace unary {
+
+struct acosh_fn : formula::acosh {
+    static constexpr std::string_view op_type = "Acosh";
+    static constexpr int opset = 9;
+    static constexpr dtype_set types = types::ieee_floating;
+    static constexpr dtype_set out_types = types::ieee_floating;
+    using attributes = no_attributes;
     template <int = 0>
     static std::vector<spec::domain_rule> domain() { return {rule("X >= 1", [](double x) { return 1.0 - x; })}; }
     static constexpr value_range range{1.0, 6.0};
 };
-TENSORACLE_UNARY(atanh, "Atanh", 9, types::ieee_floating)
+
+}  // namespace unary
+
+using Acosh = unary_elementwise<unary::acosh_fn>;
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/unary/acosh.hpp ----
+// ---- begin tensoracle/ops/unary/atanh.hpp ----
+// tensoracle: Atanh (the inverse hyperbolic tangent of X, element-wise).
+
+#include <cmath>
+#include <string_view>
+#include <vector>
+
+
+namespace tensoracle::ops {
+
+namespace unary {
+
+struct atanh_fn : formula::atanh {
+    static constexpr std::string_view op_type = "Atanh";
+    static constexpr int opset = 9;
+    static constexpr dtype_set types = types::ieee_floating;
+    static constexpr dtype_set out_types = types::ieee_floating;
+    using attributes = no_attributes;
     template <int = 0>
     static std::vector<spec::domain_rule> domain() {
         return {rule("|X| < 1", [](double x) { return std::fabs(x) - 1.0 + eps; })};
     }
     static constexpr value_range range{-0.95, 0.95};
 };
+
+}  // namespace unary
+
+using Atanh = unary_elementwise<unary::atanh_fn>;
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/unary/atanh.hpp ----
+// ---- begin tensoracle/ops/unary/not.hpp ----
+// tensoracle: Not (logical not of a boolean X, element-wise).
+
+#include <string_view>
+
+
+namespace tensoracle::ops {
+
+namespace unary {
+
 // Not differentiable: boolean in and out.
-TENSORACLE_UNARY(not_, "Not", 1, types::boolean)
+struct not_fn : formula::not_ {
+    static constexpr std::string_view op_type = "Not";
+    static constexpr int opset = 1;
+    static constexpr dtype_set types = types::boolean;
+    static constexpr dtype_set out_types = types::boolean;
+    using attributes = no_attributes;
 };
-TENSORACLE_UNARY(identity, "Identity", 16, types::all)
+
+}  // namespace unary
+
+using Not = unary_elementwise<unary::not_fn>;
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/unary/not.hpp ----
+// ---- begin tensoracle/ops/unary/identity.hpp ----
+// tensoracle: Identity (Y = X).
+
+#include <string_view>
+
+
+namespace tensoracle::ops {
+
+namespace unary {
+
+struct identity_fn : formula::identity {
+    static constexpr std::string_view op_type = "Identity";
+    static constexpr int opset = 16;
+    static constexpr dtype_set types = types::all;
+    static constexpr dtype_set out_types = types::all;
+    using attributes = no_attributes;
     static spec::hints hints() { return spec::hints{}.copies(0); }
 };
-#undef TENSORACLE_UNARY
 
-// Activations with attributes.
+}  // namespace unary
+
+using Identity = unary_elementwise<unary::identity_fn>;
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/unary/identity.hpp ----
+// ---- begin tensoracle/ops/unary/leaky_relu.hpp ----
+// tensoracle: LeakyRelu (X where X >= 0, alpha * X below).
+
+#include <string_view>
+
+#include <boost/hana/adapt_struct.hpp>
+
+
+namespace tensoracle::ops {
+
+namespace unary {
+
 struct leaky_relu_fn : formula::leaky_relu {
     static constexpr std::string_view op_type = "LeakyRelu";
     static constexpr int opset = 16;
@@ -11459,6 +13790,25 @@ struct leaky_relu_fn : formula::leaky_relu {
     static constexpr dtype_set out_types = types::floating;
     using attributes = alpha_attr;
 };
+
+}  // namespace unary
+
+using LeakyRelu = unary_elementwise<unary::leaky_relu_fn>;
+
+}  // namespace tensoracle::ops
+
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::unary::alpha_attr, alpha);
+// ---- end tensoracle/ops/unary/leaky_relu.hpp ----
+// ---- begin tensoracle/ops/unary/elu.hpp ----
+// tensoracle: Elu (X where X >= 0, alpha * (e^X - 1) below).
+
+#include <string_view>
+
+
+namespace tensoracle::ops {
+
+namespace unary {
+
 struct elu_fn : formula::elu {
     static constexpr std::string_view op_type = "Elu";
     static constexpr int opset = 6;
@@ -11466,6 +13816,23 @@ struct elu_fn : formula::elu {
     static constexpr dtype_set out_types = types::ieee_floating;
     using attributes = elu_attr;
 };
+
+}  // namespace unary
+
+using Elu = unary_elementwise<unary::elu_fn>;
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/unary/elu.hpp ----
+// ---- begin tensoracle/ops/unary/celu.hpp ----
+// tensoracle: Celu (max(0, X) + min(0, alpha * (e^(X / alpha) - 1)), element-wise).
+
+#include <string_view>
+
+
+namespace tensoracle::ops {
+
+namespace unary {
+
 struct celu_fn : formula::celu {
     static constexpr std::string_view op_type = "Celu";
     static constexpr int opset = 12;
@@ -11475,6 +13842,25 @@ struct celu_fn : formula::celu {
     /// max(0, x) + min(0, alpha * expm1(x / alpha)), written per sign with the same values (also -0 -> +0 and
     /// NaN -> 0, as max/min give), so that the derivative at 0 is 1 and not max's and min's 0.
 };
+
+}  // namespace unary
+
+using Celu = unary_elementwise<unary::celu_fn>;
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/unary/celu.hpp ----
+// ---- begin tensoracle/ops/unary/selu.hpp ----
+// tensoracle: Selu (gamma * (X where X > 0, alpha * (e^X - 1) elsewhere)).
+
+#include <string_view>
+
+#include <boost/hana/adapt_struct.hpp>
+
+
+namespace tensoracle::ops {
+
+namespace unary {
+
 struct selu_fn : formula::selu {
     static constexpr std::string_view op_type = "Selu";
     static constexpr int opset = 6;
@@ -11482,6 +13868,27 @@ struct selu_fn : formula::selu {
     static constexpr dtype_set out_types = types::ieee_floating;
     using attributes = selu_attr;
 };
+
+}  // namespace unary
+
+using Selu = unary_elementwise<unary::selu_fn>;
+
+}  // namespace tensoracle::ops
+
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::unary::selu_attr, alpha, gamma);
+// ---- end tensoracle/ops/unary/selu.hpp ----
+// ---- begin tensoracle/ops/unary/hard_sigmoid.hpp ----
+// tensoracle: HardSigmoid (max(0, min(1, alpha * X + beta)), element-wise).
+
+#include <string_view>
+
+#include <boost/hana/adapt_struct.hpp>
+
+
+namespace tensoracle::ops {
+
+namespace unary {
+
 struct hard_sigmoid_fn : formula::hard_sigmoid {
     static constexpr std::string_view op_type = "HardSigmoid";
     static constexpr int opset = 6;
@@ -11490,6 +13897,25 @@ struct hard_sigmoid_fn : formula::hard_sigmoid {
     using attributes = hard_sigmoid_attr;
     static constexpr double proxy_slope = 0.1;
 };
+
+}  // namespace unary
+
+using HardSigmoid = unary_elementwise<unary::hard_sigmoid_fn>;
+
+}  // namespace tensoracle::ops
+
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::unary::hard_sigmoid_attr, alpha, beta);
+// ---- end tensoracle/ops/unary/hard_sigmoid.hpp ----
+// ---- begin tensoracle/ops/unary/hard_swish.hpp ----
+// tensoracle: HardSwish (X * max(0, min(1, X / 6 + 1 / 2)), element-wise).
+
+#include <string_view>
+
+
+namespace tensoracle::ops {
+
+namespace unary {
+
 struct hard_swish_fn : formula::hard_swish {
     static constexpr std::string_view op_type = "HardSwish";
     static constexpr int opset = 14;
@@ -11498,6 +13924,26 @@ struct hard_swish_fn : formula::hard_swish {
     using attributes = no_attributes;
     static constexpr double proxy_slope = 0.1;  // derivative is 0 below -3
 };
+
+}  // namespace unary
+
+using HardSwish = unary_elementwise<unary::hard_swish_fn>;
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/unary/hard_swish.hpp ----
+// ---- begin tensoracle/ops/unary/thresholded_relu.hpp ----
+// tensoracle: ThresholdedRelu (X where X > alpha, 0 elsewhere).
+
+#include <string_view>
+#include <utility>
+
+#include <boost/hana/adapt_struct.hpp>
+
+
+namespace tensoracle::ops {
+
+namespace unary {
+
 struct thresholded_relu_fn : formula::thresholded_relu {
     static constexpr std::string_view op_type = "ThresholdedRelu";
     static constexpr int opset = 10;
@@ -11511,6 +13957,28 @@ struct thresholded_relu_fn : formula::thresholded_relu {
         if (a.alpha > 0.0f && !y.in_gap(0.0)) y.gap = std::make_pair(0.0, static_cast<double>(a.alpha));
     }
 };
+
+}  // namespace unary
+
+using ThresholdedRelu = unary_elementwise<unary::thresholded_relu_fn>;
+
+}  // namespace tensoracle::ops
+
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::unary::thresholded_relu_attr, alpha);
+// ---- end tensoracle/ops/unary/thresholded_relu.hpp ----
+// ---- begin tensoracle/ops/unary/shrink.hpp ----
+// tensoracle: Shrink (X + bias below -lambd, X - bias above lambd, 0 between).
+
+#include <string_view>
+#include <type_traits>
+
+#include <boost/hana/adapt_struct.hpp>
+
+
+namespace tensoracle::ops {
+
+namespace unary {
+
 struct shrink_attr {
     float bias = 0.0f;
     float lambd = 0.5f;
@@ -11544,6 +14012,26 @@ struct shrink_fn {
     }
     static constexpr value_range range{-4.0, 4.0};
 };
+
+}  // namespace unary
+
+using Shrink = unary_elementwise<unary::shrink_fn>;
+
+}  // namespace tensoracle::ops
+
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::unary::shrink_attr, bias, lambd);
+// ---- end tensoracle/ops/unary/shrink.hpp ----
+// ---- begin tensoracle/ops/unary/is_nan.hpp ----
+// tensoracle: IsNaN (whether each element of X is NaN).
+
+#include <cmath>
+#include <string_view>
+
+
+namespace tensoracle::ops {
+
+namespace unary {
+
 // Not differentiable: boolean output.
 struct is_nan_fn {
     static constexpr std::string_view op_type = "IsNaN";
@@ -11555,6 +14043,27 @@ struct is_nan_fn {
     template <class V>
     static bool apply(V x, const attributes&) { return std::isnan(x); }
 };
+
+}  // namespace unary
+
+using IsNaN = unary_elementwise<unary::is_nan_fn>;
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/unary/is_nan.hpp ----
+// ---- begin tensoracle/ops/unary/is_inf.hpp ----
+// tensoracle: IsInf (whether each element of X is an infinity of a detected sign).
+
+#include <cmath>
+#include <cstdint>
+#include <string_view>
+
+#include <boost/hana/adapt_struct.hpp>
+
+
+namespace tensoracle::ops {
+
+namespace unary {
+
 struct is_inf_attr {
     std::int64_t detect_negative = 1;
     std::int64_t detect_positive = 1;
@@ -11575,45 +14084,14 @@ struct is_inf_fn {
 
 }  // namespace unary
 
-using Relu = unary_elementwise<unary::relu_fn>;
-using Abs = unary_elementwise<unary::abs_fn>;
-using Neg = unary_elementwise<unary::neg_fn>;
-using Sign = unary_elementwise<unary::sign_fn>;
-using Ceil = unary_elementwise<unary::ceil_fn>;
-using Floor = unary_elementwise<unary::floor_fn>;
-using Round = unary_elementwise<unary::round_fn>;
-using Exp = unary_elementwise<unary::exp_fn>;
-using Log = unary_elementwise<unary::log_fn>;
-using Sqrt = unary_elementwise<unary::sqrt_fn>;
-using Reciprocal = unary_elementwise<unary::reciprocal_fn>;
-using Sigmoid = unary_elementwise<unary::sigmoid_fn>;
-using Tanh = unary_elementwise<unary::tanh_fn>;
-using Softplus = unary_elementwise<unary::softplus_fn>;
-using Softsign = unary_elementwise<unary::softsign_fn>;
-using Erf = unary_elementwise<unary::erf_fn>;
-using Sin = unary_elementwise<unary::sin_fn>;
-using Cos = unary_elementwise<unary::cos_fn>;
-using Tan = unary_elementwise<unary::tan_fn>;
-using Asin = unary_elementwise<unary::asin_fn>;
-using Acos = unary_elementwise<unary::acos_fn>;
-using Atan = unary_elementwise<unary::atan_fn>;
-using Sinh = unary_elementwise<unary::sinh_fn>;
-using Cosh = unary_elementwise<unary::cosh_fn>;
-using Asinh = unary_elementwise<unary::asinh_fn>;
-using Acosh = unary_elementwise<unary::acosh_fn>;
-using Atanh = unary_elementwise<unary::atanh_fn>;
-using Not = unary_elementwise<unary::not__fn>;
-using Identity = unary_elementwise<unary::identity_fn>;
-using LeakyRelu = unary_elementwise<unary::leaky_relu_fn>;
-using Elu = unary_elementwise<unary::elu_fn>;
-using Celu = unary_elementwise<unary::celu_fn>;
-using Selu = unary_elementwise<unary::selu_fn>;
-using HardSigmoid = unary_elementwise<unary::hard_sigmoid_fn>;
-using HardSwish = unary_elementwise<unary::hard_swish_fn>;
-using ThresholdedRelu = unary_elementwise<unary::thresholded_relu_fn>;
-using Shrink = unary_elementwise<unary::shrink_fn>;
-using IsNaN = unary_elementwise<unary::is_nan_fn>;
 using IsInf = unary_elementwise<unary::is_inf_fn>;
+
+}  // namespace tensoracle::ops
+
+TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::unary::is_inf_attr, detect_negative, detect_positive);
+// ---- end tensoracle/ops/unary/is_inf.hpp ----
+
+namespace tensoracle::ops {
 
 /// Every op of this family, for the registry.
 inline constexpr auto unary_ops =
@@ -11623,14 +14101,6 @@ inline constexpr auto unary_ops =
                   IsInf>;
 
 }  // namespace tensoracle::ops
-
-TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::unary::alpha_attr, alpha);
-TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::unary::elu_attr, alpha);
-TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::unary::selu_attr, alpha, gamma);
-TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::unary::hard_sigmoid_attr, alpha, beta);
-TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::unary::thresholded_relu_attr, alpha);
-TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::unary::shrink_attr, bias, lambd);
-TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::unary::is_inf_attr, detect_negative, detect_positive);
 // ---- end tensoracle/ops/unary.hpp ----
 
 namespace tensoracle::ops {
@@ -15686,6 +18156,10 @@ template <class V = double>
 #include <string>
 #include <vector>
 
+#include <boost/hana/accessors.hpp>
+#include <boost/hana/adapt_struct.hpp>
+#include <boost/hana/length.hpp>
+
 // ---- begin tensoracle/core/hash.hpp ----
 // tensoracle: FNV-1a, the kit's stable content hash (config hashes, failure
 // signatures): the same text gives the same 16 hex digits on every machine.
@@ -16143,7 +18617,11 @@ struct config {
     /// first graph whatever the search found.
     std::size_t search_attempts = 8;
 
-    /// A canonical text form: equal configs give equal text.
+    /// A canonical text form: equal configs give equal text. Written out by
+    /// hand, not from the member list below: it is hashed into every case's
+    /// random stream (case_rng), so its text is frozen; a member added later
+    /// is written only when set otherwise (as weights= and motifs= are), so
+    /// that existing configs keep their hash and their cases.
     [[nodiscard]] std::string canonical() const {
         std::ostringstream os;
         auto list = [&](const char* key, std::vector<std::string> v) {
@@ -16220,7 +18698,34 @@ struct config {
     }
 };
 
+namespace detail {
+/// Converts to any member type: counts an aggregate's members (T{m, m, ...}).
+struct any_member {
+    template <class U>
+    operator U() const;  // never defined: used in unevaluated requires-expressions only
+};
+template <class T, class... M>
+constexpr std::size_t aggregate_member_count() {
+    if constexpr (requires { T{M{}..., any_member{}}; }) {
+        return aggregate_member_count<T, M..., any_member>();
+    } else {
+        return sizeof...(M);
+    }
+}
+}  // namespace detail
+
 }  // namespace tensoracle::gen
+
+// The one list of gen::config's members, with their names: the JSON form
+// (gen/config_json.hpp: to_json, config_from_json) walks it, so a member is a
+// JSON key as soon as it is listed here. A member added to the struct but not
+// here fails the static_assert below.
+BOOST_HANA_ADAPT_STRUCT(tensoracle::gen::config, include_ops, exclude_ops, dtypes, min_rank, max_rank, max_nodes, max_elements, max_work, min_dim, max_dim, vulnerable_ops, forward_probability, single_io, initializer_probability, weight_probability, motif_probability, motif_near_miss, builtin_motifs, motif_weights, user_motifs, binning, bins, opset, support, avoid_onnx_shape_inference_bugs, search_iterations, search_work, search_attempts);
+
+static_assert(tensoracle::gen::detail::aggregate_member_count<tensoracle::gen::config>() ==
+                  decltype(boost::hana::length(boost::hana::accessors<tensoracle::gen::config>()))::value,
+              "tensoracle::gen::config: every member must be listed in BOOST_HANA_ADAPT_STRUCT(tensoracle::gen::config, ...) "
+              "in gen/config.hpp, so that its JSON form has it");
 // ---- end tensoracle/gen/config.hpp ----
 // ---- begin tensoracle/gen/instance.hpp ----
 // tensoracle: one valid op instance, solved from the op's own spec.

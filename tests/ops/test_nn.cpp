@@ -221,7 +221,7 @@ TEST_CASE("nn: Conv with a 1x1 identity kernel returns its input") {
         for (std::size_t i = 0; i < c; ++i) {
             for (std::size_t j = 0; j < c; ++j) w(i, j, 0, 0) = i == j ? 1.0 : 0.0;
         }
-        const auto y = ops::conv::compute<double>(x, w, std::nullopt);
+        const auto y = ops::Conv::compute<double>(x, w, std::nullopt);
         CHECK(tensor(y).identical(tensor(x)));
     }
 }
@@ -233,7 +233,7 @@ TEST_CASE("nn: MatMul equals a naive triple loop on random shapes") {
                    K = static_cast<std::size_t>(g.integer(0, 5)), N = static_cast<std::size_t>(g.integer(1, 5));
         const auto a = random_array(g, {B, M, K});
         const auto b = random_array(g, {K, N});  // broadcast over the batch
-        const auto y = ops::matmul::compute<double>(a, b);
+        const auto y = ops::MatMul::compute<double>(a, b);
         REQUIRE(y.shape() == (std::vector<std::size_t>{B, M, N}));
         for (std::size_t bi = 0; bi < B; ++bi) {
             for (std::size_t i = 0; i < M; ++i) {
@@ -257,13 +257,13 @@ TEST_CASE("nn: Conv with group == C equals per-channel convolution") {
         at.group = static_cast<std::int64_t>(C);
         at.pads = {1, 0, 1, 1};
         at.strides = {2, 1};
-        const auto y = ops::conv::compute<double>(x, w, std::nullopt, at);
+        const auto y = ops::Conv::compute<double>(x, w, std::nullopt, at);
         for (std::size_t c = 0; c < C; ++c) {
             array<double> xc = xt::view(x, xt::range(0, 1), xt::range(c, c + 1));
             array<double> wc = xt::view(w, xt::range(c, c + 1));
             ops::conv_attr one = at;
             one.group = 1;
-            const auto yc = ops::conv::compute<double>(xc, wc, std::nullopt, one);
+            const auto yc = ops::Conv::compute<double>(xc, wc, std::nullopt, one);
             array<double> ys = xt::view(y, xt::range(0, 1), xt::range(c, c + 1));
             CHECK(tensor(ys).identical(tensor(yc)));
         }
@@ -279,7 +279,7 @@ TEST_CASE("nn: ConvTranspose is the adjoint of Conv: <conv(x), y> == <x, convT(y
         ca.pads = {g.integer(0, 1), g.integer(0, 1), g.integer(0, 1), g.integer(0, 1)};
         const auto x = random_array(g, {1, 2, 6, 5});
         const auto w = random_array(g, {3, 2, 2, 3});
-        const auto y = ops::conv::compute<double>(x, w, std::nullopt, ca);
+        const auto y = ops::Conv::compute<double>(x, w, std::nullopt, ca);
         const auto r = random_array(g, shape_type(y.shape().begin(), y.shape().end()));
         ops::conv_transpose_attr ta;
         ta.strides = ca.strides;
@@ -292,7 +292,7 @@ TEST_CASE("nn: ConvTranspose is the adjoint of Conv: <conv(x), y> == <x, convT(y
                                       ca.pads[i] - ca.pads[2 + i];
             ta.output_padding.push_back(static_cast<std::int64_t>(x.shape()[2 + i]) - full);
         }
-        const auto xt_ = ops::conv_transpose::compute<double>(r, w, std::nullopt, ta);
+        const auto xt_ = ops::ConvTranspose::compute<double>(r, w, std::nullopt, ta);
         REQUIRE(xt_.shape() == x.shape());
         double lhs = 0, rhs = 0;
         for (std::size_t i = 0; i < y.size(); ++i) lhs += y.data()[i] * r.data()[i];
@@ -464,14 +464,14 @@ TEST_CASE("nn: the work the input search charges Conv, ConvTranspose and the poo
                     taps.visit(o, [&](std::int64_t, std::int64_t) { counted += 1.0; });
                 });
             } else {
-                const auto at_c = to::spec::parse_attributes<ops::conv::attributes>(a, "Conv");
-                const auto at_t = to::spec::parse_attributes<ops::conv_transpose::attributes>(a, "ConvTranspose");
-                const auto p = transpose ? ops::conv_transpose::plan(xs, ws, nullptr, at_t) : ops::conv::plan(xs, ws, nullptr, at_c);
+                const auto at_c = to::spec::parse_attributes<ops::Conv::attributes>(a, "Conv");
+                const auto at_t = to::spec::parse_attributes<ops::ConvTranspose::attributes>(a, "ConvTranspose");
+                const auto p = transpose ? ops::ConvTranspose::plan(xs, ws, nullptr, at_t) : ops::Conv::plan(xs, ws, nullptr, at_c);
                 auto count = [&](auto, auto, auto) { counted += 1.0; };
                 if (transpose) {
-                    ops::conv_transpose::for_each_tap(p, count);
+                    ops::ConvTranspose::for_each_tap(p, count);
                 } else {
-                    ops::conv::for_each_tap(p, count);
+                    ops::Conv::for_each_tap(p, count);
                 }
                 // The bounds tests: one per outer kernel position, window and channel pair.
                 double outer = 1.0, windows = 1.0;
@@ -514,13 +514,13 @@ TEST_CASE("nn: GlobalAveragePool equals AveragePool over the whole plane, and Ge
     const auto x = random_array(g, {2, 3, 4, 5});
     ops::average_pool_attr at;
     at.kernel_shape = {4, 5};
-    const auto a = ops::average_pool::compute<double>(x, at);
-    const auto b = ops::global_average_pool::compute<double>(x);
+    const auto a = ops::AveragePool::compute<double>(x, at);
+    const auto b = ops::GlobalAveragePool::compute<double>(x);
     CHECK(a.shape() == b.shape());
     for (std::size_t i = 0; i < a.size(); ++i) CHECK(a.data()[i] == doctest::Approx(b.data()[i]).epsilon(1e-12));
     const auto m = random_array(g, {3, 4}), n = random_array(g, {4, 2}), c = random_array(g, {2});
-    const auto gm = ops::gemm::compute<double>(m, n, std::optional<array<double>>(c));
-    const auto mm = ops::matmul::compute<double>(m, n);
+    const auto gm = ops::Gemm::compute<double>(m, n, std::optional<array<double>>(c));
+    const auto mm = ops::MatMul::compute<double>(m, n);
     for (std::size_t i = 0; i < 3; ++i) {
         for (std::size_t j = 0; j < 2; ++j) CHECK(gm(i, j) == doctest::Approx(mm(i, j) + c(j)).epsilon(1e-12));
     }
@@ -584,7 +584,7 @@ TEST_CASE("nn: Conv constraint violations through spec::evaluate") {
     // The typed kernel checks the same constraints.
     ops::conv_attr at;
     at.strides = {1, 0};
-    CHECK_THROWS_WITH_AS((void)ops::conv::compute<float>(X.as_array<float>(), W.as_array<float>(), std::nullopt, at),
+    CHECK_THROWS_WITH_AS((void)ops::Conv::compute<float>(X.as_array<float>(), W.as_array<float>(), std::nullopt, at),
                          doctest::Contains("strides >= 1"), to::shape_error);
 }
 
@@ -604,7 +604,7 @@ TEST_CASE("nn: error paths of the other ops") {
     bad("MatMul", {m23, m24}, {}, "contraction dim");
     bad("MatMul", {b23, b33}, {}, "batch dims broadcast at output axis 0");
     bad("MatMul", {m23, tensor(to::array<float>(xt::ones<float>({3})))}, {{"x", std::int64_t{1}}}, "the op has none");
-    CHECK_THROWS_WITH_AS((void)ops::matmul::compute<float>(m23.as_array<float>(), m24.as_array<float>()),
+    CHECK_THROWS_WITH_AS((void)ops::MatMul::compute<float>(m23.as_array<float>(), m24.as_array<float>()),
                          doctest::Contains("MatMul"), to::shape_error);
     // Gemm
     bad("Gemm", {m23, m24}, {}, "inner dims of A' and B' agree");
@@ -646,7 +646,7 @@ TEST_CASE("nn: error paths of the other ops") {
     mp.kernel_shape = {2};
     mp.dilations = {3};
     mp.pads = {1, 1};
-    CHECK_THROWS_WITH_AS((void)ops::max_pool::compute<float>(xt::ones<float>({1, 1, 2}), mp),
+    CHECK_THROWS_WITH_AS((void)ops::MaxPool::compute<float>(xt::ones<float>({1, 1, 2}), mp),
                          doctest::Contains("dilations are at most the input size"), to::error);
     // LRN
     bad("LRN", {x}, {}, "required attribute 'size' is missing");
@@ -671,7 +671,7 @@ TEST_CASE("nn: error paths of the other ops") {
     bad("Resize", {r, std::nullopt, i64({2}, {1, 2})}, {}, "dtype i64");
     bad("Resize", {tensor(to::array<float>(xt::ones<float>({0, 2}))), std::nullopt, std::nullopt, i64({2}, {1, 2})}, {},
         "an empty axis resizes to 0");
-    CHECK_THROWS_WITH_AS((void)ops::resize::compute<float>(r.as_array<float>(), {}, {1.0f, 2.0f}, {1, 2}),
+    CHECK_THROWS_WITH_AS((void)ops::Resize::compute<float>(r.as_array<float>(), {}, {1.0f, 2.0f}, {1, 2}),
                          doctest::Contains("exactly one of scales and sizes"), to::shape_error);
     // Upsample
     bad("Upsample", {r, f32({2}, {1, 0.5})}, {}, "scales must be finite and >= 1");

@@ -774,17 +774,17 @@ TEST_CASE("ReduceSum: axes as input, as attribute, empty, noop, keepdims") {
 
 TEST_CASE("ReduceSum: typed kernel, integer wrap-around, f16 accumulates in float") {
     to::array<std::int32_t> xi = {2147483647, 1, 5};
-    const auto yi = ops::reduce_sum::compute<std::int32_t>(xi, {});
+    const auto yi = ops::ReduceSum::compute<std::int32_t>(xi, {});
     CHECK(yi.shape()[0] == 1);
     CHECK(yi(0) == -2147483643);  // 2^31 - 1 + 1 + 5 wraps modulo 2^32
     to::array<std::int64_t> xl = {std::numeric_limits<std::int64_t>::max(), 1};
-    CHECK(ops::reduce_sum::compute<std::int64_t>(xl, {})(0) == std::numeric_limits<std::int64_t>::min());
+    CHECK(ops::ReduceSum::compute<std::int64_t>(xl, {})(0) == std::numeric_limits<std::int64_t>::min());
     // 2048 + 1 + 1: f16 accumulation would round 2049 back to 2048 twice; float gives 2050.
     to::array<to::float16> xh = {to::float16(2048.0f), to::float16(1.0f), to::float16(1.0f)};
-    CHECK(static_cast<float>(ops::reduce_sum::compute<to::float16>(xh, {})(0)) == 2050.0f);
+    CHECK(static_cast<float>(ops::ReduceSum::compute<to::float16>(xh, {})(0)) == 2050.0f);
     // The axes input of the typed kernel.
     to::array<double> xd = {{1.0, 2.0}, {3.0, 4.0}};
-    const auto yd = ops::reduce_sum::compute<double>(xd, {}, std::vector<std::int64_t>{1});
+    const auto yd = ops::ReduceSum::compute<double>(xd, {}, std::vector<std::int64_t>{1});
     CHECK(yd(0, 0) == 3.0);
     CHECK(yd(1, 0) == 7.0);
 }
@@ -824,7 +824,7 @@ TEST_CASE("Reduce*: integer dtypes") {
     CHECK(values(eval("ReduceMin", {&u})[0]) == std::vector<double>{0});
     // ReduceL1 of INT64_MIN wraps instead of overflowing.
     to::array<std::int64_t> m = {std::numeric_limits<std::int64_t>::min()};
-    CHECK(ops::reduce_l1::compute<std::int64_t>(m, {})(0) == std::numeric_limits<std::int64_t>::min());
+    CHECK(ops::ReduceL1::compute<std::int64_t>(m, {})(0) == std::numeric_limits<std::int64_t>::min());
 }
 
 TEST_CASE("Reduce*: empty reductions follow the documented identities") {
@@ -870,8 +870,8 @@ TEST_CASE("ArgMax/ArgMin: ties, select_last_index, NaN, integers") {
     CHECK(values(eval("ArgMin", {&n})[0]) == std::vector<double>{1});
     CHECK(values(eval("ArgMax", {&n}, {{"select_last_index", std::int64_t{1}}})[0]) == std::vector<double>{3});
     to::array<std::int8_t> xi = {-128, 127, 127, -128};
-    CHECK(ops::arg_min::compute<std::int8_t>(xi, {0, 1, 1})(0) == 3);
-    CHECK(ops::arg_max::compute<std::int8_t>(xi)(0) == 1);
+    CHECK(ops::ArgMin::compute<std::int8_t>(xi, {0, 1, 1})(0) == 3);
+    CHECK(ops::ArgMax::compute<std::int8_t>(xi)(0) == 1);
     const auto u = make({to::dtype::u8, {3}, {3, 200, 200}});
     CHECK(values(eval("ArgMax", {&u})[0]) == std::vector<double>{1});
 }
@@ -896,7 +896,7 @@ TEST_CASE("Softmax, LogSoftmax, Hardmax: hand-computed rows") {
     CHECK(values(eval("LogSoftmax", {&big})[0])[0] == doctest::Approx(-std::log(2.0)).epsilon(1e-6));
     // f16 and bf16 compute in float.
     to::array<to::bfloat16> xb = {to::bfloat16(0.0f), to::bfloat16(0.0f)};
-    CHECK(static_cast<float>(ops::softmax::compute<to::bfloat16>(xb)(1)) == 0.5f);
+    CHECK(static_cast<float>(ops::Softmax::compute<to::bfloat16>(xb)(1)) == 0.5f);
 }
 
 TEST_CASE("LayerNormalization: three outputs, stash_type, broadcast scale, no bias") {
@@ -921,7 +921,7 @@ TEST_CASE("LayerNormalization: three outputs, stash_type, broadcast scale, no bi
     // f64 computes in double.
     to::array<double> xd = {{1.0, 2.0, 3.0, 4.0}};
     to::array<double> sd = {1.0, 1.0, 1.0, 1.0};
-    const auto r = ops::layer_normalization::compute<double>(xd, sd, std::nullopt, {-1, 0.0f, 1});
+    const auto r = ops::LayerNormalization::compute<double>(xd, sd, std::nullopt, {-1, 0.0f, 1});
     CHECK(r.y(0, 0) == doctest::Approx(-1.5 / std::sqrt(1.25)).epsilon(1e-15));
     CHECK(r.inv_std_dev(0, 0) == doctest::Approx(1.0 / std::sqrt(1.25)).epsilon(1e-15));
 }
@@ -1050,9 +1050,9 @@ TEST_CASE("ArgMax points at ReduceMax") {
         const auto x = g.uniform_tensor(to::dtype::i32, s, -3, 3);  // many ties
         const auto r = static_cast<std::int64_t>(s.size());
         const std::int64_t k = g.integer(0, r - 1);
-        const auto idx = ops::arg_max::compute<std::int32_t>(x.as_array<std::int32_t>(), {k, 1, 0});
-        const auto last = ops::arg_max::compute<std::int32_t>(x.as_array<std::int32_t>(), {k, 1, 1});
-        const auto mx = ops::reduce_max::compute<std::int32_t>(x.as_array<std::int32_t>(), {std::vector<std::int64_t>{k}, 1});
+        const auto idx = ops::ArgMax::compute<std::int32_t>(x.as_array<std::int32_t>(), {k, 1, 0});
+        const auto last = ops::ArgMax::compute<std::int32_t>(x.as_array<std::int32_t>(), {k, 1, 1});
+        const auto mx = ops::ReduceMax::compute<std::int32_t>(x.as_array<std::int32_t>(), {std::vector<std::int64_t>{k}, 1});
         const auto xa = x.as_array<std::int32_t>();
         const auto sp = ops::detail::split_at(s, static_cast<std::size_t>(k));
         for (std::size_t o = 0; o < sp.outer; ++o) {
@@ -1070,51 +1070,51 @@ TEST_CASE("ArgMax points at ReduceMax") {
 
 TEST_CASE("typed kernels: bad input is an error naming the op") {
     to::array<float> x = {{1.0f, 2.0f}, {3.0f, 4.0f}};
-    CHECK_THROWS_WITH_AS((void)ops::reduce_sum::compute<float>(x, {std::vector<std::int64_t>{2}}),
+    CHECK_THROWS_WITH_AS((void)ops::ReduceSum::compute<float>(x, {std::vector<std::int64_t>{2}}),
                          doctest::Contains("ReduceSum: axis 2 is out of range for rank 2"), to::shape_error);
-    CHECK_THROWS_WITH_AS((void)ops::reduce_mean::compute<float>(x, {std::vector<std::int64_t>{0, -2}}),
+    CHECK_THROWS_WITH_AS((void)ops::ReduceMean::compute<float>(x, {std::vector<std::int64_t>{0, -2}}),
                          doctest::Contains("ReduceMean: axis -2 is repeated"), to::shape_error);
-    CHECK_THROWS_WITH_AS((void)ops::reduce_sum::compute<float>(x, {std::vector<std::int64_t>{0}}, std::vector<std::int64_t>{1}),
+    CHECK_THROWS_WITH_AS((void)ops::ReduceSum::compute<float>(x, {std::vector<std::int64_t>{0}}, std::vector<std::int64_t>{1}),
                          doctest::Contains("both as the attribute and as the input"), to::error);
-    CHECK_THROWS_WITH_AS((void)ops::reduce_max::compute<float>(x, {std::nullopt, 3}),
+    CHECK_THROWS_WITH_AS((void)ops::ReduceMax::compute<float>(x, {std::nullopt, 3}),
                          doctest::Contains("keepdims must be 0 or 1"), to::error);
-    CHECK_THROWS_WITH_AS((void)ops::arg_max::compute<float>(x, {-3, 1, 0}),
+    CHECK_THROWS_WITH_AS((void)ops::ArgMax::compute<float>(x, {-3, 1, 0}),
                          doctest::Contains("ArgMax: axis -3 is out of range"), to::shape_error);
-    CHECK_THROWS_WITH_AS((void)ops::arg_min::compute<float>(x, {0, 2, 0}), doctest::Contains("keepdims must be 0 or 1"),
+    CHECK_THROWS_WITH_AS((void)ops::ArgMin::compute<float>(x, {0, 2, 0}), doctest::Contains("keepdims must be 0 or 1"),
                          to::error);
-    CHECK_THROWS_WITH_AS((void)ops::arg_min::compute<float>(x, {0, 1, 5}),
+    CHECK_THROWS_WITH_AS((void)ops::ArgMin::compute<float>(x, {0, 1, 5}),
                          doctest::Contains("select_last_index must be 0 or 1"), to::error);
     to::array<float> empty = to::array<float>::from_shape({2, 0});
-    CHECK_THROWS_WITH_AS((void)ops::arg_max::compute<float>(empty, {1, 1, 0}), doctest::Contains("ArgMax: axis 1 is empty"),
+    CHECK_THROWS_WITH_AS((void)ops::ArgMax::compute<float>(empty, {1, 1, 0}), doctest::Contains("ArgMax: axis 1 is empty"),
                          to::shape_error);
-    CHECK_THROWS_WITH_AS((void)ops::softmax::compute<float>(x, {2}), doctest::Contains("Softmax: axis 2 is out of range"),
+    CHECK_THROWS_WITH_AS((void)ops::Softmax::compute<float>(x, {2}), doctest::Contains("Softmax: axis 2 is out of range"),
                          to::shape_error);
     auto scalar = to::array<float>::from_shape({});
     scalar() = 1.0f;
-    CHECK_THROWS_WITH_AS((void)ops::hardmax::compute<float>(scalar), doctest::Contains("Hardmax: axis -1 is out of range for rank 0"),
+    CHECK_THROWS_WITH_AS((void)ops::Hardmax::compute<float>(scalar), doctest::Contains("Hardmax: axis -1 is out of range for rank 0"),
                          to::shape_error);
     to::array<float> bad_scale = {1.0f, 2.0f, 3.0f};
-    CHECK_THROWS_WITH_AS((void)ops::layer_normalization::compute<float>(x, bad_scale, std::nullopt),
+    CHECK_THROWS_WITH_AS((void)ops::LayerNormalization::compute<float>(x, bad_scale, std::nullopt),
                          doctest::Contains("LayerNormalization: Scale [3] does not broadcast"), to::shape_error);
     auto deep_scale = to::array<float>::from_shape({1, 1, 1});
     deep_scale.fill(1.0f);
-    CHECK_THROWS_WITH_AS((void)ops::layer_normalization::compute<float>(x, deep_scale, std::nullopt),
+    CHECK_THROWS_WITH_AS((void)ops::LayerNormalization::compute<float>(x, deep_scale, std::nullopt),
                          doctest::Contains("higher rank than X.shape[axis:]"), to::shape_error);
     to::array<double> p2 = {1.0, 1.0}, p3 = {1.0, 1.0, 1.0};
-    CHECK_THROWS_WITH_AS((void)ops::batch_normalization::compute<float>(x, p2, p2, p2, p2, {1e-5f, 0.9f, 1}),
+    CHECK_THROWS_WITH_AS((void)ops::BatchNormalization::compute<float>(x, p2, p2, p2, p2, {1e-5f, 0.9f, 1}),
                          doctest::Contains("training_mode=1 is not supported"), to::error);
-    CHECK_THROWS_WITH_AS((void)ops::batch_normalization::compute<float>(x, p2, p3, p2, p2),
+    CHECK_THROWS_WITH_AS((void)ops::BatchNormalization::compute<float>(x, p2, p3, p2, p2),
                          doctest::Contains("B must have shape [2]"), to::shape_error);
     to::array<float> v1 = {1.0f, 2.0f};
-    CHECK_THROWS_WITH_AS((void)ops::batch_normalization::compute<float>(v1, p2, p2, p2, p2),
+    CHECK_THROWS_WITH_AS((void)ops::BatchNormalization::compute<float>(v1, p2, p2, p2, p2),
                          doctest::Contains("X must have rank >= 2"), to::shape_error);
     to::array<float> s2 = {1.0f, 1.0f}, s3 = {1.0f, 1.0f, 1.0f};
-    CHECK_THROWS_WITH_AS((void)ops::instance_normalization::compute<float>(x, s2, s2),
+    CHECK_THROWS_WITH_AS((void)ops::InstanceNormalization::compute<float>(x, s2, s2),
                          doctest::Contains("input must have rank >= 3"), to::shape_error);
     to::array<float> x3 = to::array<float>::from_shape({1, 2, 2});
-    CHECK_THROWS_WITH_AS((void)ops::instance_normalization::compute<float>(x3, s3, s2),
+    CHECK_THROWS_WITH_AS((void)ops::InstanceNormalization::compute<float>(x3, s3, s2),
                          doctest::Contains("InstanceNormalization: scale must have shape [2]"), to::shape_error);
-    CHECK_THROWS_WITH_AS((void)ops::lp_normalization::compute<float>(x, {-1, 3}), doctest::Contains("p must be 1 or 2, got 3"),
+    CHECK_THROWS_WITH_AS((void)ops::LpNormalization::compute<float>(x, {-1, 3}), doctest::Contains("p must be 1 or 2, got 3"),
                          to::error);
 }
 
@@ -1324,7 +1324,7 @@ TEST_CASE("symbolic shapes: keepdims=0 output dims follow the axis symbols") {
     const auto x = f32({2, 3, 4}, std::vector<double>(24, 1.0));
     const auto ax = i64({2, 0});
     const to::spec::context c("ReduceSum", {&x, &ax}, ops::get_op("ReduceSum").normalize_attributes({{"keepdims", std::int64_t{0}}}));
-    const auto shapes = ops::reduce_sum::output_shapes(c);
+    const auto shapes = ops::ReduceSum::output_shapes(c);
     REQUIRE(shapes[0].size() == 1);
     CHECK(c.eval(shapes[0][0]) == 3);
     // The expression mentions the axis values symbolically.

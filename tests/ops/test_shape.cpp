@@ -235,7 +235,7 @@ TEST_CASE("Reshape: 0 copies, -1 infers, allowzero keeps 0") {
     CHECK(eval1("Reshape", {iota({0, 3}), i64({3, 0})}, {{"allowzero", std::int64_t{1}}}).shape() == to::shape_type{3, 0});
     CHECK(eval1("Reshape", {iota({}), i64({1, 1})}).shape() == to::shape_type{1, 1});
     // Typed kernel directly.
-    const auto a = ops::reshape::compute<std::int32_t>(to::array<std::int32_t>{{1, 2}, {3, 4}}, std::vector<std::int64_t>{-1});
+    const auto a = ops::Reshape::compute<std::int32_t>(to::array<std::int32_t>{{1, 2}, {3, 4}}, std::vector<std::int64_t>{-1});
     CHECK(a == to::array<std::int32_t>{1, 2, 3, 4});
 }
 
@@ -253,18 +253,18 @@ TEST_CASE("Reshape: violations") {
                          doctest::Contains("unknown attribute 'allow_zero'"), to::error);
     // The kernel checks on its own, too.
     const to::array<float> a{{1, 2, 3}};
-    CHECK_THROWS_WITH_AS((void)ops::reshape::compute<float>(a, std::vector<std::int64_t>{-1, -1}),
+    CHECK_THROWS_WITH_AS((void)ops::Reshape::compute<float>(a, std::vector<std::int64_t>{-1, -1}),
                          doctest::Contains("Reshape: shape has more than one -1"), to::shape_error);
-    CHECK_THROWS_WITH_AS((void)ops::reshape::compute<float>(a, std::vector<std::int64_t>{2}), doctest::Contains("holds 2 elements"), to::shape_error);
-    CHECK_THROWS_WITH_AS((void)ops::reshape::compute<float>(a, std::vector<std::int64_t>{0, 0, 0}), doctest::Contains("copies an input dim"), to::shape_error);
-    CHECK_THROWS_WITH_AS((void)ops::reshape::compute<float>(a, std::vector<std::int64_t>{0, -1}, {1}), doctest::Contains("both 0 and -1"), to::shape_error);
+    CHECK_THROWS_WITH_AS((void)ops::Reshape::compute<float>(a, std::vector<std::int64_t>{2}), doctest::Contains("holds 2 elements"), to::shape_error);
+    CHECK_THROWS_WITH_AS((void)ops::Reshape::compute<float>(a, std::vector<std::int64_t>{0, 0, 0}), doctest::Contains("copies an input dim"), to::shape_error);
+    CHECK_THROWS_WITH_AS((void)ops::Reshape::compute<float>(a, std::vector<std::int64_t>{0, -1}, {1}), doctest::Contains("both 0 and -1"), to::shape_error);
 }
 
 TEST_CASE("Reshape: output shape is symbolic and agrees with the kernel") {
     const auto x = iota({2, 3, 4});
     const auto s = i64({0, -1, 2});
     const to::spec::context c("Reshape", {&x, &s}, ops::get_op("Reshape").normalize_attributes({}));
-    const auto shapes = ops::reshape::output_shapes(c);
+    const auto shapes = ops::Reshape::output_shapes(c);
     REQUIRE(shapes.size() == 1);
     CHECK_FALSE(shapes[0][1].symbols().empty());
     CHECK(to::spec::eval_shapes(c, shapes)[0] == to::shape_type{2, 6, 2});
@@ -283,7 +283,7 @@ TEST_CASE("Transpose") {
                          doctest::Contains("perm has one entry per input axis) with attr.perm.length=1"), to::error);
     CHECK_THROWS_WITH_AS((void)eval("Transpose", {x}, {{"perm", std::vector<std::int64_t>{-1, 0}}}),
                          doctest::Contains("perm[0] is an axis in [0, rank)"), to::shape_error);
-    CHECK_THROWS_WITH_AS((void)ops::transpose::compute<float>(to::array<float>{{1, 2}}, {std::vector<std::int64_t>{1, 1}}),
+    CHECK_THROWS_WITH_AS((void)ops::Transpose::compute<float>(to::array<float>{{1, 2}}, {std::vector<std::int64_t>{1, 1}}),
                          doctest::Contains("Transpose: perm is not a permutation"), to::shape_error);
 }
 
@@ -296,7 +296,7 @@ TEST_CASE("Squeeze") {
     CHECK_THROWS_WITH_AS((void)eval("Squeeze", {iota({1, 3}), i64({1})}), doctest::Contains("the dim at axes[0] is 1"), to::shape_error);
     CHECK_THROWS_WITH_AS((void)eval("Squeeze", {iota({1, 3}), i64({2})}), doctest::Contains("axes[0] is in [-rank, rank)"), to::shape_error);
     CHECK_THROWS_WITH_AS((void)eval("Squeeze", {iota({1, 3}), i64({0, -2})}), doctest::Contains("name different axes"), to::shape_error);
-    CHECK_THROWS_WITH_AS((void)ops::squeeze::compute<float>(to::array<float>{{1, 2}}, std::vector<std::int64_t>{1}),
+    CHECK_THROWS_WITH_AS((void)ops::Squeeze::compute<float>(to::array<float>{{1, 2}}, std::vector<std::int64_t>{1}),
                          doctest::Contains("Squeeze: cannot squeeze axis 1 of size 2"), to::shape_error);
 }
 
@@ -306,7 +306,7 @@ TEST_CASE("Unsqueeze") {
     CHECK_THROWS_WITH_AS((void)eval("Unsqueeze", {iota({3}), i64({2})}), doctest::Contains("in [-out_rank, out_rank)"), to::shape_error);
     CHECK_THROWS_WITH_AS((void)eval("Unsqueeze", {iota({3}), i64({0, -3})}), doctest::Contains("name different axes"), to::shape_error);
     CHECK_THROWS_WITH_AS((void)eval("Unsqueeze", {iota({3})}), doctest::Contains("input 1 ('axes') is required"), to::error);
-    CHECK_THROWS_WITH_AS((void)ops::unsqueeze::compute<float>(to::array<float>{1}, std::vector<std::int64_t>{0, 0}),
+    CHECK_THROWS_WITH_AS((void)ops::Unsqueeze::compute<float>(to::array<float>{1}, std::vector<std::int64_t>{0, 0}),
                          doctest::Contains("Unsqueeze: axis 0 is listed twice"), to::shape_error);
 }
 
@@ -316,7 +316,7 @@ TEST_CASE("Flatten") {
     CHECK(eval1("Flatten", {iota({})}, {{"axis", std::int64_t{0}}}).shape() == to::shape_type{1, 1});
     CHECK_THROWS_WITH_AS((void)eval("Flatten", {iota({2, 3})}, {{"axis", std::int64_t{3}}}), doctest::Contains("axis is in [-rank, rank]"),
                          to::shape_error);
-    CHECK_THROWS_WITH_AS((void)ops::flatten::compute<float>(to::array<float>{1}, {-2}), doctest::Contains("Flatten: axis -2 is out of range"),
+    CHECK_THROWS_WITH_AS((void)ops::Flatten::compute<float>(to::array<float>{1}, {-2}), doctest::Contains("Flatten: axis -2 is out of range"),
                          to::shape_error);
 }
 
@@ -339,7 +339,7 @@ TEST_CASE("Slice: negative steps, clamping, int32 indices") {
                          to::shape_error);
     CHECK_THROWS_WITH_AS((void)eval("Slice", {x, i64({0}), ints(to::dtype::i32, {1}, {2})}), doctest::Contains("type Tind is already i64"),
                          to::dtype_error);
-    CHECK_THROWS_WITH_AS((void)ops::slice::compute<float>(to::array<float>{1, 2}, std::vector<std::int64_t>{0}, std::vector<std::int64_t>{2},
+    CHECK_THROWS_WITH_AS((void)ops::Slice::compute<float>(to::array<float>{1, 2}, std::vector<std::int64_t>{0}, std::vector<std::int64_t>{2},
                                                           std::nullopt, std::vector<std::int64_t>{0}),
                          doctest::Contains("Slice: step is 0"), to::shape_error);
 }
@@ -392,7 +392,7 @@ TEST_CASE("Split: split input, __num_outputs, errors") {
     CHECK_THROWS_WITH_AS((void)eval("Split", {x, i64({-1, 5})}, {{"axis", std::int64_t{1}}}), doctest::Contains("split[0] >= 0"), to::shape_error);
     CHECK_THROWS_WITH_AS((void)eval("Split", {x}, {{"axis", std::int64_t{2}}}), doctest::Contains("axis is in [-rank, rank)"), to::shape_error);
     CHECK_THROWS_WITH_AS((void)eval("Split", {x}, {{"num_outputs", std::int64_t{2}}}), doctest::Contains("known: axis, __num_outputs"), to::error);
-    CHECK_THROWS_WITH_AS((void)ops::split::compute<float>(to::array<float>{1, 2, 3}, std::vector<std::int64_t>{2, 2}),
+    CHECK_THROWS_WITH_AS((void)ops::Split::compute<float>(to::array<float>{1, 2, 3}, std::vector<std::int64_t>{2, 2}),
                          doctest::Contains("Split: split lengths exceed the axis dim 3"), to::shape_error);
 }
 
@@ -404,7 +404,7 @@ TEST_CASE("Expand and Tile") {
     CHECK(eval1("Expand", {iota({1}), i64({0})}).shape() == to::shape_type{0});
     CHECK_THROWS_WITH_AS((void)eval("Expand", {iota({2, 3}), i64({4})}), doctest::Contains("broadcast at output axis 1"), to::shape_error);
     CHECK_THROWS_WITH_AS((void)eval("Expand", {iota({2}), i64({-2})}), doctest::Contains("shape[0] >= 0"), to::shape_error);
-    CHECK_THROWS_WITH_AS((void)ops::expand::compute<float>(to::array<float>{1, 2}, std::vector<std::int64_t>{3}), doctest::Contains("Expand"),
+    CHECK_THROWS_WITH_AS((void)ops::Expand::compute<float>(to::array<float>{1, 2}, std::vector<std::int64_t>{3}), doctest::Contains("Expand"),
                          to::shape_error);
 
     y = eval1("Tile", {iota({2}), i64({3})});
@@ -412,7 +412,7 @@ TEST_CASE("Expand and Tile") {
     CHECK(eval1("Tile", {iota({2, 2}), i64({0, 2})}).shape() == to::shape_type{0, 4});
     CHECK_THROWS_WITH_AS((void)eval("Tile", {iota({2, 2}), i64({2})}), doctest::Contains("repeats has one entry per input axis"), to::shape_error);
     CHECK_THROWS_WITH_AS((void)eval("Tile", {iota({2}), i64({-1})}), doctest::Contains("repeats[0] >= 0"), to::shape_error);
-    CHECK_THROWS_WITH_AS((void)ops::tile::compute<float>(to::array<float>{1}, std::vector<std::int64_t>{-1}),
+    CHECK_THROWS_WITH_AS((void)ops::Tile::compute<float>(to::array<float>{1}, std::vector<std::int64_t>{-1}),
                          doctest::Contains("Tile: repeats[0] is negative"), to::shape_error);
 }
 
@@ -439,7 +439,7 @@ TEST_CASE("Pad: modes, cropping, errors") {
                          to::shape_error);
     CHECK_THROWS_WITH_AS((void)eval("Pad", {x, i64({1, 1}), floats(to::dtype::f32, {2}, {1, 2})}), doctest::Contains("single value"),
                          to::shape_error);
-    CHECK_THROWS_WITH_AS((void)ops::pad::compute<float>(to::array<float>{1, 2}, std::vector<std::int64_t>{2, 0}, 0.0f, {"reflect"}),
+    CHECK_THROWS_WITH_AS((void)ops::Pad::compute<float>(to::array<float>{1, 2}, std::vector<std::int64_t>{2, 0}, 0.0f, {"reflect"}),
                          doctest::Contains("Pad: reflect pads of axis 0"), to::shape_error);
 }
 
@@ -458,7 +458,7 @@ TEST_CASE("Gather and GatherElements: negative indices, out-of-range indices thr
                          to::shape_error);
     CHECK_THROWS_WITH_AS((void)eval("Gather", {iota({}), i64({0})}), doctest::Contains("Gather"), to::shape_error);
     const to::array<float> a{1, 2};
-    CHECK_THROWS_WITH_AS((void)ops::gather::compute<float>(a, to::array<std::int64_t>{2}), doctest::Contains("Gather: index 2"), to::error);
+    CHECK_THROWS_WITH_AS((void)ops::Gather::compute<float>(a, to::array<std::int64_t>{2}), doctest::Contains("Gather: index 2"), to::error);
 
     y = eval1("GatherElements", {x, ints(to::dtype::i64, {2, 2}, {-1, 0, 0, 1})}, {{"axis", std::int64_t{1}}});
     CHECK(as_doubles(y) == std::vector<double>{2, 1, 3, 4});
@@ -513,7 +513,7 @@ TEST_CASE("ConstantOfShape") {
     CHECK_THROWS_WITH_AS((void)eval("ConstantOfShape", {i64({2})}, {{"value", floats(to::dtype::bf16, {1}, {1})}}),
                          doctest::Contains("value's dtype is one of"), to::shape_error);
     CHECK_THROWS_WITH_AS((void)eval("ConstantOfShape", {i64({2})}, {{"value", std::int64_t{1}}}), doctest::Contains("must be a tensor"), to::error);
-    CHECK_THROWS_WITH_AS((void)ops::constant_of_shape::compute<float>(std::vector<std::int64_t>{-1}, 1.0f),
+    CHECK_THROWS_WITH_AS((void)ops::ConstantOfShape::compute<float>(std::vector<std::int64_t>{-1}, 1.0f),
                          doctest::Contains("ConstantOfShape: a shape value is negative"), to::shape_error);
 }
 
@@ -535,9 +535,9 @@ TEST_CASE("Range") {
     const auto lo = ints(to::dtype::i64, {}, {std::numeric_limits<std::int64_t>::min()});
     const auto hi = ints(to::dtype::i64, {}, {std::numeric_limits<std::int64_t>::max()});
     CHECK_THROWS_WITH_AS((void)eval("Range", {lo, hi, i64_scalar(1)}), doctest::Contains("overflow"), to::error);
-    CHECK_THROWS_WITH_AS((void)ops::range::compute<std::int64_t>(0, std::int64_t{1} << 50, 1), doctest::Contains("Range: the output would have"),
+    CHECK_THROWS_WITH_AS((void)ops::Range::compute<std::int64_t>(0, std::int64_t{1} << 50, 1), doctest::Contains("Range: the output would have"),
                          to::error);
-    CHECK_THROWS_WITH_AS((void)ops::range::compute<double>(0, 1, 0), doctest::Contains("Range: delta is 0"), to::error);
+    CHECK_THROWS_WITH_AS((void)ops::Range::compute<double>(0, 1, 0), doctest::Contains("Range: delta is 0"), to::error);
     CHECK_THROWS_WITH_AS((void)eval("Range", {floats(to::dtype::f32, {1}, {0}), floats(to::dtype::f32, {}, {1}), floats(to::dtype::f32, {}, {1})}),
                          doctest::Contains("has rank 1"), to::shape_error);
 }

@@ -1,0 +1,27 @@
+// tensoracle: Add (A + B, broadcast; integers wrap).
+#pragma once
+
+#include <string_view>
+
+#include "tensoracle/ops/binary/detail/broadcast_elementwise.hpp"
+#include "tensoracle/ops/formulas.hpp"
+
+namespace tensoracle::ops {
+
+namespace binary {
+
+// The per-element formula comes from ops/formulas.hpp (shared with CUDA).
+struct add_fn : formula::add {
+    static constexpr std::string_view op_type = "Add";
+    static constexpr int opset = 14;
+    static constexpr dtype_set types = types::numeric;
+    static constexpr dtype_set out_types = types::numeric;
+    using attributes = no_attributes;
+    static constexpr corner_kind corner_facts = corner_kind::plain;
+};
+
+}  // namespace binary
+
+using Add = broadcast_elementwise<binary::add_fn>;
+
+}  // namespace tensoracle::ops

@@ -1,0 +1,28 @@
+// tensoracle: Max (the element-wise largest of one or more broadcast inputs; NaN wins).
+#pragma once
+
+#include <string_view>
+
+#include "tensoracle/ops/binary/detail/broadcast_elementwise.hpp"
+#include "tensoracle/ops/formulas.hpp"
+
+namespace tensoracle::ops {
+
+namespace binary {
+
+// The per-element formula comes from ops/formulas.hpp (shared with CUDA).
+struct max_fn : formula::max {
+    static constexpr std::string_view op_type = "Max";
+    static constexpr int opset = 13;
+    static constexpr dtype_set types = types::numeric;
+    static constexpr dtype_set out_types = types::numeric;
+    using attributes = no_attributes;
+    static constexpr corner_kind corner_facts = corner_kind::max;
+    static constexpr bool variadic = true;
+};
+
+}  // namespace binary
+
+using Max = broadcast_elementwise<binary::max_fn>;
+
+}  // namespace tensoracle::ops

@@ -1,0 +1,31 @@
+// tensoracle: ReduceL1 (the sum of |x| over the reduced axes).
+#pragma once
+
+#include <cmath>
+#include <span>
+
+#include "tensoracle/ops/detail/reduce_util.hpp"
+#include "tensoracle/ops/reduce/detail/reduce_formula.hpp"
+#include "tensoracle/ops/reduce/detail/reduce_op.hpp"
+#include "tensoracle/spec/entry.hpp"
+
+namespace tensoracle::ops {
+
+namespace reduce {
+// reduced = sum(|x|)
+TENSORACLE_REDUCE(l1, "ReduceL1", sum_types)
+    static spec::value_facts group_facts(const spec::value_facts& x, double n) {
+        return sum_facts(spec::facts::image(x, [](double v) { return std::fabs(v); }), n);
+    }
+    template <class T, class A>
+    static A reduce(std::span<const A> v) {
+        A s{0};
+        for (const A& x : v) s = detail::acc_add(s, detail::acc_abs(x));
+        return s;
+    }
+};
+}  // namespace reduce
+
+using ReduceL1 = reduce_op<reduce::l1_fn>;
+
+}  // namespace tensoracle::ops

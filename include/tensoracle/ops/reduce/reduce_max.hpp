@@ -1,0 +1,45 @@
+// tensoracle: ReduceMax (the maximum over the reduced axes, NaN propagating).
+#pragma once
+
+#include <limits>
+#include <span>
+#include <type_traits>
+
+#include "tensoracle/core/scalar.hpp"
+#include "tensoracle/ops/reduce/detail/reduce_formula.hpp"
+#include "tensoracle/ops/reduce/detail/reduce_op.hpp"
+#include "tensoracle/spec/entry.hpp"
+
+namespace tensoracle::ops {
+
+namespace reduce {
+// reduced = max(x) (empty: -inf / lowest; NaN propagates)
+TENSORACLE_REDUCE(max, "ReduceMax", minmax_types)
+    static constexpr bool within_input = true;
+    template <class T, class A>
+    static A reduce(std::span<const A> v) {
+        A m;
+        if constexpr (std::is_integral_v<A>) {
+            m = static_cast<A>(std::numeric_limits<T>::lowest());
+        } else {
+            m = -std::numeric_limits<A>::infinity();
+        }
+        for (const A& x : v) {
+            if constexpr (!std::is_integral_v<A>) {
+                if (math::isnan(x)) return x;
+            }
+            m = x > m ? x : m;  // a tie keeps the earlier element: the result carries its derivative
+        }
+        return m;
+    }
+    /// 1 at the element reduce() returns (the first NaN, else the first maximum), 0 elsewhere.
+    template <class V>
+    static void partials(std::span<const V> v, std::span<V> d) {
+        select_partials(v, d, -std::numeric_limits<V>::infinity(), [](const V& x, const V& m) { return x > m; });
+    }
+};
+}  // namespace reduce
+
+using ReduceMax = reduce_op<reduce::max_fn>;
+
+}  // namespace tensoracle::ops

@@ -1,0 +1,30 @@
+// tensoracle: Asin (the arcsine of X, element-wise).
+#pragma once
+
+#include <cmath>
+#include <string_view>
+#include <vector>
+
+#include "tensoracle/ops/formulas.hpp"
+#include "tensoracle/ops/unary/detail/unary_elementwise.hpp"
+
+namespace tensoracle::ops {
+
+namespace unary {
+
+struct asin_fn : formula::asin {
+    static constexpr std::string_view op_type = "Asin";
+    static constexpr int opset = 7;
+    static constexpr dtype_set types = types::ieee_floating;
+    static constexpr dtype_set out_types = types::ieee_floating;
+    using attributes = no_attributes;
+    template <int = 0>
+    static std::vector<spec::domain_rule> domain() { return {rule("|X| <= 1", [](double x) { return std::fabs(x) - 1.0; })}; }
+    static constexpr value_range range{-1.0, 1.0};
+};
+
+}  // namespace unary
+
+using Asin = unary_elementwise<unary::asin_fn>;
+
+}  // namespace tensoracle::ops

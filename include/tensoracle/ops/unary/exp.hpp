@@ -1,0 +1,31 @@
+// tensoracle: Exp (e^X, element-wise).
+#pragma once
+
+#include <cmath>
+#include <string_view>
+#include <vector>
+
+#include "tensoracle/ops/formulas.hpp"
+#include "tensoracle/ops/unary/detail/unary_elementwise.hpp"
+
+namespace tensoracle::ops {
+
+namespace unary {
+
+struct exp_fn : formula::exp {
+    static constexpr std::string_view op_type = "Exp";
+    static constexpr int opset = 13;
+    static constexpr dtype_set types = types::floating;
+    static constexpr dtype_set out_types = types::floating;
+    using attributes = no_attributes;
+    template <int = 0>
+    static std::vector<spec::domain_rule> domain() {
+        return {detail::overflow_rule("X <= log(max finite)", 0, [](double x, double m) { return x - std::log(m); })};
+    }
+};
+
+}  // namespace unary
+
+using Exp = unary_elementwise<unary::exp_fn>;
+
+}  // namespace tensoracle::ops

@@ -1,0 +1,29 @@
+// tensoracle: Log (the natural logarithm of X, element-wise).
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "tensoracle/ops/formulas.hpp"
+#include "tensoracle/ops/unary/detail/unary_elementwise.hpp"
+
+namespace tensoracle::ops {
+
+namespace unary {
+
+struct log_fn : formula::log {
+    static constexpr std::string_view op_type = "Log";
+    static constexpr int opset = 13;
+    static constexpr dtype_set types = types::floating;
+    static constexpr dtype_set out_types = types::floating;
+    using attributes = no_attributes;
+    template <int = 0>
+    static std::vector<spec::domain_rule> domain() { return {rule("X > 0", [](double x) { return -x + eps; })}; }
+    static constexpr value_range range{0.1, 10.0};
+};
+
+}  // namespace unary
+
+using Log = unary_elementwise<unary::log_fn>;
+
+}  // namespace tensoracle::ops

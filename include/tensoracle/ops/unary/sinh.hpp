@@ -1,0 +1,33 @@
+// tensoracle: Sinh (the hyperbolic sine of X, element-wise).
+#pragma once
+
+#include <cmath>
+#include <string_view>
+#include <vector>
+
+#include "tensoracle/ops/formulas.hpp"
+#include "tensoracle/ops/unary/detail/unary_elementwise.hpp"
+
+namespace tensoracle::ops {
+
+namespace unary {
+
+struct sinh_fn : formula::sinh {
+    static constexpr std::string_view op_type = "Sinh";
+    static constexpr int opset = 9;
+    static constexpr dtype_set types = types::ieee_floating;
+    static constexpr dtype_set out_types = types::ieee_floating;
+    using attributes = no_attributes;
+    template <int = 0>
+    static std::vector<spec::domain_rule> domain() {
+        // log(max finite), not log(2 max finite): 2 max is inf in double, which let every float64 Sinh pass.
+        return {detail::overflow_rule("|X| <= log(max finite)", 0,
+                                      [](double x, double m) { return std::fabs(x) - std::log(m); })};
+    }
+};
+
+}  // namespace unary
+
+using Sinh = unary_elementwise<unary::sinh_fn>;
+
+}  // namespace tensoracle::ops
