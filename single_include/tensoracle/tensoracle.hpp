@@ -8234,12 +8234,7 @@ template <class A>
 // ---- end tensoracle/ops/detail/reduce_util.hpp ----
 // ---- begin tensoracle/ops/reduce/detail/reduce_formula.hpp ----
 // tensoracle: what the Reduce* formulas (reduce::*_fn of ReduceSum ... ReduceLogSumExp)
-// share: the TENSORACLE_REDUCE struct opener, their dtype sets, value-facts helpers and
-// select_partials (ReduceMax, ReduceMin).
-//
-// TENSORACLE_REDUCE(NAME, OPTYPE, TYPES) opens `struct NAME##_fn {` with op_type,
-// opset 13 and types; the op file writes the members and the closing `};`. It stays
-// defined (the formulas live in one file per op).
+// share: their dtype sets, value-facts helpers and select_partials (ReduceMax, ReduceMin).
 
 #include <algorithm>
 #include <cmath>
@@ -8287,12 +8282,6 @@ inline spec::value_facts sum_facts(const spec::value_facts& e, double n) { retur
 inline spec::value_facts square_facts(const spec::value_facts& x) {
     return spec::facts::image(x, [](double v) { return v * v; });
 }
-
-#define TENSORACLE_REDUCE(NAME, OPTYPE, TYPES)               \
-    struct NAME##_fn {                                        \
-        static constexpr std::string_view op_type = OPTYPE;  \
-        static constexpr int opset = 13;                      \
-        static constexpr dtype_set types = TYPES;
 
 inline constexpr dtype_set sum_types = types::floating | types::indices;
 inline constexpr dtype_set minmax_types = types::floating | spec::dtypes_of(dtype::i8, dtype::u8, dtype::i32, dtype::i64);
@@ -8654,7 +8643,10 @@ namespace tensoracle::ops {
 
 namespace reduce {
 // reduced = sum(x)
-TENSORACLE_REDUCE(sum, "ReduceSum", sum_types)
+struct sum_fn {
+    static constexpr std::string_view op_type = "ReduceSum";
+    static constexpr int opset = 13;
+    static constexpr dtype_set types = sum_types;
     static constexpr bool axes_input = true;
     static spec::value_facts group_facts(const spec::value_facts& x, double n) { return sum_facts(x, n); }
     template <class T, class A>
@@ -8686,7 +8678,10 @@ namespace tensoracle::ops {
 
 namespace reduce {
 // reduced = sum(x) / count (empty: 0 / 0 = NaN)
-TENSORACLE_REDUCE(mean, "ReduceMean", sum_types)
+struct mean_fn {
+    static constexpr std::string_view op_type = "ReduceMean";
+    static constexpr int opset = 13;
+    static constexpr dtype_set types = sum_types;
     /// Inside the input's range (not integral: a mean of integers need not be one).
     static spec::value_facts group_facts(const spec::value_facts& x, double) { return affine_facts(x, 1.0, 0.0); }
     static constexpr bool real_valued = true;  // integer inputs: computed in double, truncated (numpy astype)
@@ -8719,7 +8714,10 @@ namespace tensoracle::ops {
 
 namespace reduce {
 // reduced = max(x) (empty: -inf / lowest; NaN propagates)
-TENSORACLE_REDUCE(max, "ReduceMax", minmax_types)
+struct max_fn {
+    static constexpr std::string_view op_type = "ReduceMax";
+    static constexpr int opset = 13;
+    static constexpr dtype_set types = minmax_types;
     static constexpr bool within_input = true;
     template <class T, class A>
     static A reduce(std::span<const A> v) {
@@ -8761,7 +8759,10 @@ namespace tensoracle::ops {
 
 namespace reduce {
 // reduced = min(x) (empty: +inf / max; NaN propagates)
-TENSORACLE_REDUCE(min, "ReduceMin", minmax_types)
+struct min_fn {
+    static constexpr std::string_view op_type = "ReduceMin";
+    static constexpr int opset = 13;
+    static constexpr dtype_set types = minmax_types;
     static constexpr bool within_input = true;
     template <class T, class A>
     static A reduce(std::span<const A> v) {
@@ -8802,7 +8803,10 @@ namespace tensoracle::ops {
 
 namespace reduce {
 // reduced = prod(x) (empty: 1)
-TENSORACLE_REDUCE(prod, "ReduceProd", sum_types)
+struct prod_fn {
+    static constexpr std::string_view op_type = "ReduceProd";
+    static constexpr int opset = 13;
+    static constexpr dtype_set types = sum_types;
     template <class T, class A>
     static A reduce(std::span<const A> v) {
         A p{1};
@@ -8832,7 +8836,10 @@ namespace tensoracle::ops {
 
 namespace reduce {
 // reduced = sum(|x|)
-TENSORACLE_REDUCE(l1, "ReduceL1", sum_types)
+struct l1_fn {
+    static constexpr std::string_view op_type = "ReduceL1";
+    static constexpr int opset = 13;
+    static constexpr dtype_set types = sum_types;
     static spec::value_facts group_facts(const spec::value_facts& x, double n) {
         return sum_facts(spec::facts::image(x, [](double v) { return std::fabs(v); }), n);
     }
@@ -8864,7 +8871,10 @@ namespace tensoracle::ops {
 
 namespace reduce {
 // reduced = sqrt(sum(x^2))
-TENSORACLE_REDUCE(l2, "ReduceL2", sum_types)
+struct l2_fn {
+    static constexpr std::string_view op_type = "ReduceL2";
+    static constexpr int opset = 13;
+    static constexpr dtype_set types = sum_types;
     static spec::value_facts group_facts(const spec::value_facts& x, double n) {
         return spec::facts::image(sum_facts(square_facts(x), n), [](double v) { return std::sqrt(v); });
     }
@@ -8907,7 +8917,10 @@ namespace tensoracle::ops {
 
 namespace reduce {
 // reduced = sum(x^2)
-TENSORACLE_REDUCE(sum_square, "ReduceSumSquare", sum_types)
+struct sum_square_fn {
+    static constexpr std::string_view op_type = "ReduceSumSquare";
+    static constexpr int opset = 13;
+    static constexpr dtype_set types = sum_types;
     static spec::value_facts group_facts(const spec::value_facts& x, double n) { return sum_facts(square_facts(x), n); }
     template <class T, class A>
     static A reduce(std::span<const A> v) {
@@ -8942,7 +8955,10 @@ namespace tensoracle::ops {
 
 namespace reduce {
 // reduced = log(sum(x)) (empty: -inf)
-TENSORACLE_REDUCE(log_sum, "ReduceLogSum", sum_types)
+struct log_sum_fn {
+    static constexpr std::string_view op_type = "ReduceLogSum";
+    static constexpr int opset = 13;
+    static constexpr dtype_set types = sum_types;
     static constexpr bool real_valued = true;  // integer inputs: computed in double, truncated (numpy astype)
     static spec::value_facts group_facts(const spec::value_facts& x, double n) {
         return spec::facts::image(sum_facts(x, n), [](double v) { return std::log(v); });
@@ -9035,7 +9051,10 @@ A log_sum_exp(std::span<const A> v) {
 }
 
 // reduced = log(sum(exp(x))), computed as max + log(sum(exp(x - max))) (value-preserving)
-TENSORACLE_REDUCE(log_sum_exp, "ReduceLogSumExp", sum_types)
+struct log_sum_exp_fn {
+    static constexpr std::string_view op_type = "ReduceLogSumExp";
+    static constexpr int opset = 13;
+    static constexpr dtype_set types = sum_types;
     static constexpr bool real_valued = true;  // integer inputs: computed in double, truncated (numpy astype)
     /// max(x) <= LSE <= max(x) + log n: every group of n values in [lo, hi] lies in [lo + log n, hi + log n].
     static spec::value_facts group_facts(const spec::value_facts& x, double n) { return affine_facts(x, 1.0, std::log(n)); }

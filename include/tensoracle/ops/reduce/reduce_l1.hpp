@@ -13,7 +13,10 @@ namespace tensoracle::ops {
 
 namespace reduce {
 // reduced = sum(|x|)
-TENSORACLE_REDUCE(l1, "ReduceL1", sum_types)
+struct l1_fn {
+    static constexpr std::string_view op_type = "ReduceL1";
+    static constexpr int opset = 13;
+    static constexpr dtype_set types = sum_types;
     static spec::value_facts group_facts(const spec::value_facts& x, double n) {
         return sum_facts(spec::facts::image(x, [](double v) { return std::fabs(v); }), n);
     }

@@ -18,7 +18,10 @@ namespace tensoracle::ops {
 
 namespace reduce {
 // reduced = sqrt(sum(x^2))
-TENSORACLE_REDUCE(l2, "ReduceL2", sum_types)
+struct l2_fn {
+    static constexpr std::string_view op_type = "ReduceL2";
+    static constexpr int opset = 13;
+    static constexpr dtype_set types = sum_types;
     static spec::value_facts group_facts(const spec::value_facts& x, double n) {
         return spec::facts::image(sum_facts(square_facts(x), n), [](double v) { return std::sqrt(v); });
     }

@@ -18,7 +18,10 @@ namespace tensoracle::ops {
 
 namespace reduce {
 // reduced = log(sum(x)) (empty: -inf)
-TENSORACLE_REDUCE(log_sum, "ReduceLogSum", sum_types)
+struct log_sum_fn {
+    static constexpr std::string_view op_type = "ReduceLogSum";
+    static constexpr int opset = 13;
+    static constexpr dtype_set types = sum_types;
     static constexpr bool real_valued = true;  // integer inputs: computed in double, truncated (numpy astype)
     static spec::value_facts group_facts(const spec::value_facts& x, double n) {
         return spec::facts::image(sum_facts(x, n), [](double v) { return std::log(v); });

@@ -38,7 +38,10 @@ A log_sum_exp(std::span<const A> v) {
 }
 
 // reduced = log(sum(exp(x))), computed as max + log(sum(exp(x - max))) (value-preserving)
-TENSORACLE_REDUCE(log_sum_exp, "ReduceLogSumExp", sum_types)
+struct log_sum_exp_fn {
+    static constexpr std::string_view op_type = "ReduceLogSumExp";
+    static constexpr int opset = 13;
+    static constexpr dtype_set types = sum_types;
     static constexpr bool real_valued = true;  // integer inputs: computed in double, truncated (numpy astype)
     /// max(x) <= LSE <= max(x) + log n: every group of n values in [lo, hi] lies in [lo + log n, hi + log n].
     static spec::value_facts group_facts(const spec::value_facts& x, double n) { return affine_facts(x, 1.0, std::log(n)); }

@@ -14,7 +14,10 @@ namespace tensoracle::ops {
 
 namespace reduce {
 // reduced = max(x) (empty: -inf / lowest; NaN propagates)
-TENSORACLE_REDUCE(max, "ReduceMax", minmax_types)
+struct max_fn {
+    static constexpr std::string_view op_type = "ReduceMax";
+    static constexpr int opset = 13;
+    static constexpr dtype_set types = minmax_types;
     static constexpr bool within_input = true;
     template <class T, class A>
     static A reduce(std::span<const A> v) {

@@ -12,7 +12,10 @@ namespace tensoracle::ops {
 
 namespace reduce {
 // reduced = sum(x) / count (empty: 0 / 0 = NaN)
-TENSORACLE_REDUCE(mean, "ReduceMean", sum_types)
+struct mean_fn {
+    static constexpr std::string_view op_type = "ReduceMean";
+    static constexpr int opset = 13;
+    static constexpr dtype_set types = sum_types;
     /// Inside the input's range (not integral: a mean of integers need not be one).
     static spec::value_facts group_facts(const spec::value_facts& x, double) { return affine_facts(x, 1.0, 0.0); }
     static constexpr bool real_valued = true;  // integer inputs: computed in double, truncated (numpy astype)

@@ -14,7 +14,10 @@ namespace tensoracle::ops {
 
 namespace reduce {
 // reduced = min(x) (empty: +inf / max; NaN propagates)
-TENSORACLE_REDUCE(min, "ReduceMin", minmax_types)
+struct min_fn {
+    static constexpr std::string_view op_type = "ReduceMin";
+    static constexpr int opset = 13;
+    static constexpr dtype_set types = minmax_types;
     static constexpr bool within_input = true;
     template <class T, class A>
     static A reduce(std::span<const A> v) {

@@ -14,7 +14,10 @@ namespace tensoracle::ops {
 
 namespace reduce {
 // reduced = prod(x) (empty: 1)
-TENSORACLE_REDUCE(prod, "ReduceProd", sum_types)
+struct prod_fn {
+    static constexpr std::string_view op_type = "ReduceProd";
+    static constexpr int opset = 13;
+    static constexpr dtype_set types = sum_types;
     template <class T, class A>
     static A reduce(std::span<const A> v) {
         A p{1};

@@ -13,7 +13,10 @@ namespace tensoracle::ops {
 
 namespace reduce {
 // reduced = sum(x)
-TENSORACLE_REDUCE(sum, "ReduceSum", sum_types)
+struct sum_fn {
+    static constexpr std::string_view op_type = "ReduceSum";
+    static constexpr int opset = 13;
+    static constexpr dtype_set types = sum_types;
     static constexpr bool axes_input = true;
     static spec::value_facts group_facts(const spec::value_facts& x, double n) { return sum_facts(x, n); }
     template <class T, class A>

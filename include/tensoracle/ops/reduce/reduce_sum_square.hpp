@@ -13,7 +13,10 @@ namespace tensoracle::ops {
 
 namespace reduce {
 // reduced = sum(x^2)
-TENSORACLE_REDUCE(sum_square, "ReduceSumSquare", sum_types)
+struct sum_square_fn {
+    static constexpr std::string_view op_type = "ReduceSumSquare";
+    static constexpr int opset = 13;
+    static constexpr dtype_set types = sum_types;
     static spec::value_facts group_facts(const spec::value_facts& x, double n) { return sum_facts(square_facts(x), n); }
     template <class T, class A>
     static A reduce(std::span<const A> v) {

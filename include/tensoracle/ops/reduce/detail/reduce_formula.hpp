@@ -1,10 +1,5 @@
 // tensoracle: what the Reduce* formulas (reduce::*_fn of ReduceSum ... ReduceLogSumExp)
-// share: the TENSORACLE_REDUCE struct opener, their dtype sets, value-facts helpers and
-// select_partials (ReduceMax, ReduceMin).
-//
-// TENSORACLE_REDUCE(NAME, OPTYPE, TYPES) opens `struct NAME##_fn {` with op_type,
-// opset 13 and types; the op file writes the members and the closing `};`. It stays
-// defined (the formulas live in one file per op).
+// share: their dtype sets, value-facts helpers and select_partials (ReduceMax, ReduceMin).
 #pragma once
 
 #include <algorithm>
@@ -55,12 +50,6 @@ inline spec::value_facts sum_facts(const spec::value_facts& e, double n) { retur
 inline spec::value_facts square_facts(const spec::value_facts& x) {
     return spec::facts::image(x, [](double v) { return v * v; });
 }
-
-#define TENSORACLE_REDUCE(NAME, OPTYPE, TYPES)               \
-    struct NAME##_fn {                                        \
-        static constexpr std::string_view op_type = OPTYPE;  \
-        static constexpr int opset = 13;                      \
-        static constexpr dtype_set types = TYPES;
 
 inline constexpr dtype_set sum_types = types::floating | types::indices;
 inline constexpr dtype_set minmax_types = types::floating | spec::dtypes_of(dtype::i8, dtype::u8, dtype::i32, dtype::i64);
