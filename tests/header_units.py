@@ -75,7 +75,7 @@ def plan_chains(closure, headers):
     return chains
 
 
-OP_FILE = re.compile(r"^tensoracle/ops/[a-z0-9_]+/[a-z0-9_]+\.hpp$")
+OP_FILE = re.compile(r"^tensoracle/ops/(?!detail/)[a-z0-9_]+/[a-z0-9_]+\.hpp$")
 
 
 def plan_op_units(closure, op_headers, headers):
@@ -111,9 +111,13 @@ def main():
         unknown = [h for h in headers if h not in closure]
         if unknown:
             sys.exit(f"header check: {', '.join(unknown)} not under {args.include_dir}/tensoracle")
-        op_headers = sorted(h for h in headers if OP_FILE.match(h))
-        chains = plan_chains(closure, [h for h in headers if h not in op_headers])
+        op_headers = [h for h in headers if OP_FILE.match(h)]
         prelude = plan_op_units(closure, op_headers, headers) if op_headers else []
+        # The ops' shared detail headers that include the whole prelude too are
+        # checked the same way, rather than each heading a chain of its own.
+        op_headers = sorted(op_headers + [h for h in headers if h.startswith("tensoracle/ops/") and h not in op_headers
+                                          and h not in prelude and prelude and set(prelude) <= closure[h]])
+        chains = plan_chains(closure, [h for h in headers if h not in op_headers])
         args.out_dir.mkdir(parents=True, exist_ok=True)
         names = {f"unit_{n:02d}.cpp" for n in range(len(chains))}
         for old in args.out_dir.glob("unit_*.cpp"):
