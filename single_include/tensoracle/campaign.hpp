@@ -192,9 +192,9 @@ inline bool drain(int fd, std::string& sink, bool& truncated, std::size_t limit)
 /// The parent's ends of live children's pipes, and a lock held from creating a
 /// child's pipes until its own ends are closed in the parent. Campaign lanes
 /// start children from several threads: a child forked while another thread's
-/// pipes were half set up kept that pipe's write end open for as long as it
-/// lived, so a run that had finished waited for EOF and was read as a hang
-/// (a forked child without exec kept every live child's pipes). Under the lock
+/// pipes are half set up keeps that pipe's write end open for as long as it
+/// lives, so a run that has finished waits for EOF and reads as a hang
+/// (a forked child without exec keeps every live child's pipes). Under the lock
 /// no thread forks while another's child ends are open, and every child closes
 /// the registered ends first thing. The lock is a flag, not a mutex: a forked
 /// child that starts children of its own must be able to release its copy.
@@ -1070,8 +1070,8 @@ struct guide_options {
     double motif_probability = 0.6;       ///< and splices a motif at this share of its draws
     /// A parent of more nodes than this is drawn proportionally less often (its
     /// energy times parent_nodes / nodes), as AFL favours small inputs: each
-    /// mutation adds nodes, and without it mutants of mutants grew from 24 to 47
-    /// nodes over a 2,000-case ORT run, halving the cases run per second.
+    /// mutation adds nodes, and without it mutants of mutants grow from 24 to 47
+    /// nodes over a 2,000-case ORT run, which halves the cases run per second.
     std::size_t parent_nodes = 24;
 
     void validate() const {
@@ -1193,8 +1193,8 @@ public:
     /// its case given by `load` (nullopt: not available, not kept). Counts every
     /// line's features and each derived line's parent. Returns the ids kept.
     /// A case no backend ran is not a parent (as AFL keeps crashing inputs out of
-    /// its queue): its descendants inherit the failure, and in a 2,000-case ORT run
-    /// one AveragePool refusal kept that way spread to 319 cases, 16% of the run.
+    /// its queue): its descendants inherit the failure; in a 2,000-case ORT run
+    /// one AveragePool refusal kept as a parent spreads to 319 cases, 16% of the run.
     std::vector<std::string> absorb(std::vector<const nlohmann::json*> lines,
                                     const std::function<std::optional<io::generated_case>(const std::string&)>& load) {
         std::sort(lines.begin(), lines.end(), [](const auto* a, const auto* b) { return a->at("index").template get<std::uint64_t>() < b->at("index").template get<std::uint64_t>(); });
@@ -2485,8 +2485,8 @@ public:
             std::string late;  // a first run that timed out and a second that did not
             if (r.run.status == run_status::hang && o_.recheck) {
                 // A time-out is a claim only if it repeats with room to spare: a loaded
-                // machine ends runs late (and stop 39's false hangs were another
-                // lane's child holding this run's pipe open).
+                // machine ends runs late, as does a run whose pipe another lane's child
+                // holds open (process.hpp's child_pipes guards against that).
                 auto again = detail::run_on(be, dir, "again_" + std::to_string(b), expected.size(), 2.0 * o_.timeout_seconds);
                 if (again.status == run_status::hang) {
                     r.run.message += "; a second run timed out too, with twice the limit";

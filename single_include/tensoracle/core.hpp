@@ -840,8 +840,8 @@ using shape_type = std::vector<std::size_t>;
 /// throws dtype_error naming both; `to<T>()` converts with value_cast.
 ///
 /// Why not a std::variant of ten xt::xarray types: that instantiates ten
-/// container classes in every translation unit that includes the kit (it
-/// doubled the umbrella header's compile time, see benchmarks/).
+/// container classes in every translation unit that includes the kit (that
+/// doubles the umbrella header's compile time, benchmarks/compile_time.py).
 class tensor {
 public:
     /// An empty float32 tensor of shape [0].

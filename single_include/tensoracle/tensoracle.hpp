@@ -15233,7 +15233,7 @@ public:
         --t_.depth_;
         t_.nodes_.clear();
         // Keep the storage for the next scope (a search takes thousands of
-        // VJPs; growing the tape again each time was a third of its time),
+        // VJPs, and growing the tape again each time would be a third of its time),
         // unless it is large enough to matter to the process.
         if (t_.nodes_.capacity() * sizeof(typename tape<V>::node) > kept_bytes) t_.nodes_.shrink_to_fit();
     }
@@ -19218,7 +19218,7 @@ private:
     // A subexpression the spec shares (a normalized axis, a running count of
     // kept dims) is compiled once per constraint and read by every parent:
     // the constraint stays a DAG. Expanded into a tree, a Squeeze's output
-    // dims grew with the cube of the rank and took most of its solving time.
+    // dims would grow with the cube of the rank and take most of its solving time.
     // Narrowing stays sound on a DAG: a node holds one value, so whatever one
     // parent requires of it holds for every parent (narrow meets, never resets).
     std::int32_t flatten_operand(const std::shared_ptr<const spec::expr::node>& c, const std::vector<variable>& vars,
@@ -19635,9 +19635,9 @@ private:
     std::vector<std::int32_t> slots_;     // variable indices by name hash (open addressing; -1: empty)
     // flatten's shared subexpressions compiled so far in this constraint, by
     // address: open addressing, at most half full, emptied through the list
-    // of used slots. A hash map allocated a node per entry, and specs share
-    // many (every dim a constraint and a shape both hold): that was a sixth
-    // of all the generator's allocations.
+    // of used slots. A hash map would allocate a node per entry, and specs
+    // share many (every dim a constraint and a shape both hold): a sixth of
+    // all the generator's allocations.
     struct shared_table {
         std::vector<std::pair<const void*, std::int32_t>> slots;
         std::vector<std::size_t> used;
@@ -20225,10 +20225,10 @@ inline constexpr std::int64_t unknown_placeholder = -(std::int64_t{1} << 40);
 /// Choice points the solver may spend on a system narrowed to bins before
 /// fewer bins are tried.
 inline constexpr std::size_t binned_solver_nodes = 256;
-/// Choice points for the system without bins, the last try: over 1,000
-/// generated 10-node graphs, 10,437 of 10,446 solved systems needed at most
-/// 1,024, while the 62 systems given up on (Reshape's element count, mostly)
-/// spent 4,000 each, most of all search work (solver_options' default).
+/// Choice points for the system without bins, the last try: nearly every
+/// solved system needs at most 1,024 (10,437 of 10,446 over 1,000 generated
+/// 10-node graphs), while one given up on (Reshape's element count, mostly)
+/// would spend all of solver_options' default 4,000, most of all search work.
 inline constexpr std::size_t unbinned_solver_nodes = 1024;
 
 namespace detail {
@@ -20785,7 +20785,7 @@ struct instance_hooks {
         }
         sys.constraints = std::move(cs);
         // Room for what is added below (lengths, output dims and sizes, input sizes, the
-        // placeholder's shape): the vector grew two or three times per instance.
+        // placeholder's shape): without it the vector grows two or three times per instance.
         sys.constraints.reserve(sys.constraints.size() + 4 * cfg.max_rank + 2 * in.size() + 8);
 
         // Length inference: propagate the length rules without our guesses.
@@ -20811,8 +20811,8 @@ struct instance_hooks {
         // Our length guesses may be what conflicts: guess again (mostly all
         // equal, the usual rule; sometimes independent) while rounds remain.
         // A redraw that repeats a failed guess would fail again: with one
-        // list and one guess (axes on a rank-0 input) every redraw did, for
-        // 14 rounds. Give up once the draws find nothing new.
+        // list and one guess (axes on a rank-0 input) every redraw does, for
+        // every round left. Give up once the draws find nothing new.
         auto redraw_lengths = [&]() {
             if (links.empty() || guessed_lengths.empty() || round + 2 >= max_rounds) return false;
             failed_lengths.push_back(length_guesses());
@@ -20932,8 +20932,8 @@ struct instance_hooks {
             }
             if (hooks.observe) hooks.observe(*binned);
             // Bins are a preference: a binned system the search does not solve quickly is
-            // dropped to fewer bins rather than searched to the end (that was the heavy
-            // tail of generation time). The system without bins gets a larger budget.
+            // dropped to fewer bins rather than searched to the end (which would be the
+            // heavy tail of generation time). The system without bins gets a larger budget.
             solver_options so;
             so.max_nodes = unbinned_solver_nodes;
             if (!bins.empty()) {
@@ -20953,7 +20953,7 @@ struct instance_hooks {
 
         // --- materialize ----------------------------------------------------
         // Values by name through the compiled system's table (a map of every
-        // variable's name was a few percent of generation).
+        // variable's name would cost a few percent of generation).
         auto value_of = [&](std::string_view symbol, std::size_t hash) -> std::int64_t {
             const auto v = compiled.variable_index(symbol, hash, sys.variables);
             if (!v) throw error("tensoracle::gen::generate_instance", "symbol '" + std::string(symbol) + "' has no value");
@@ -22798,15 +22798,15 @@ struct search_options {
     /// A start whose target loss has not dropped by 1% for this many steps is left
     /// for the next start, as is one that has taken `steps_per_start` steps in all
     /// (targets that keep trading places). Short starts let a 256-evaluation budget
-    /// reach the later start kinds and scales: on five 512-graph samples of the
-    /// benchmark (seeds 1, 11, 12, 13, 21) 24 / 48 succeeded on 2,502 graphs of 2,560
-    /// and 48 / 96 on 2,489, fewer on every sample, with more evaluations per graph.
+    /// reach the later start kinds and scales: twice these lengths succeed on fewer
+    /// graphs of every sample of the search benchmark, with more evaluations per
+    /// graph (docs/FIGURES.md).
     std::size_t stalled_steps_per_start = 24;
     std::size_t steps_per_start = 48;
     /// A start that has spent this share of `work_budget` is left for the next
-    /// one too: on a graph with a large Conv, 44 steps of a slowly shrinking loss
-    /// spent the whole budget in the first start, and the later start kinds
-    /// (all zeros: a Cosh of that Conv is then finite) were never tried.
+    /// one too: otherwise a slowly shrinking loss through a large Conv can spend
+    /// the whole budget in the first start, and the later start kinds (all zeros,
+    /// which makes a Cosh of that Conv finite at once) are never tried.
     double work_share_per_start = 0.25;
 };
 
@@ -23162,8 +23162,8 @@ inline std::vector<tensor> estimate_gradient(const spec::domain_rule& rule, std:
     // at x = 0, a sum of Pow(x, e) over 60,000 float16 elements fits at e = 0;
     // a gradient steps over such points), every other such start with every
     // floating value zero (a product of Ceil(Cosh(Tan(w))) padded with a free
-    // constant needs both at 0: 1 chance in 4 otherwise; on five 512-graph
-    // samples 2,512 successes became 2,520); the positive part of each range (a
+    // constant needs both at 0: 1 chance in 4 otherwise; it adds 8 successes
+    // over the search benchmark's five samples); the positive part of each range (a
     // domain behind a sign change, Acosh(Floor(1 / x)) needs x > 0 in every
     // element, is a local minimum the gradient does not leave); values from 1 up,
     // every other such start with each free value all ones with probability 1/2

@@ -100,7 +100,7 @@ public:
         --t_.depth_;
         t_.nodes_.clear();
         // Keep the storage for the next scope (a search takes thousands of
-        // VJPs; growing the tape again each time was a third of its time),
+        // VJPs, and growing the tape again each time would be a third of its time),
         // unless it is large enough to matter to the process.
         if (t_.nodes_.capacity() * sizeof(typename tape<V>::node) > kept_bytes) t_.nodes_.shrink_to_fit();
     }

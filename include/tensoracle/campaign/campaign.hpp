@@ -481,8 +481,8 @@ public:
             std::string late;  // a first run that timed out and a second that did not
             if (r.run.status == run_status::hang && o_.recheck) {
                 // A time-out is a claim only if it repeats with room to spare: a loaded
-                // machine ends runs late (and stop 39's false hangs were another
-                // lane's child holding this run's pipe open).
+                // machine ends runs late, as does a run whose pipe another lane's child
+                // holds open (process.hpp's child_pipes guards against that).
                 auto again = detail::run_on(be, dir, "again_" + std::to_string(b), expected.size(), 2.0 * o_.timeout_seconds);
                 if (again.status == run_status::hang) {
                     r.run.message += "; a second run timed out too, with twice the limit";

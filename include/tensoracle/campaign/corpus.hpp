@@ -73,8 +73,8 @@ struct guide_options {
     double motif_probability = 0.6;       ///< and splices a motif at this share of its draws
     /// A parent of more nodes than this is drawn proportionally less often (its
     /// energy times parent_nodes / nodes), as AFL favours small inputs: each
-    /// mutation adds nodes, and without it mutants of mutants grew from 24 to 47
-    /// nodes over a 2,000-case ORT run, halving the cases run per second.
+    /// mutation adds nodes, and without it mutants of mutants grow from 24 to 47
+    /// nodes over a 2,000-case ORT run, which halves the cases run per second.
     std::size_t parent_nodes = 24;
 
     void validate() const {
@@ -196,8 +196,8 @@ public:
     /// its case given by `load` (nullopt: not available, not kept). Counts every
     /// line's features and each derived line's parent. Returns the ids kept.
     /// A case no backend ran is not a parent (as AFL keeps crashing inputs out of
-    /// its queue): its descendants inherit the failure, and in a 2,000-case ORT run
-    /// one AveragePool refusal kept that way spread to 319 cases, 16% of the run.
+    /// its queue): its descendants inherit the failure; in a 2,000-case ORT run
+    /// one AveragePool refusal kept as a parent spreads to 319 cases, 16% of the run.
     std::vector<std::string> absorb(std::vector<const nlohmann::json*> lines,
                                     const std::function<std::optional<io::generated_case>(const std::string&)>& load) {
         std::sort(lines.begin(), lines.end(), [](const auto* a, const auto* b) { return a->at("index").template get<std::uint64_t>() < b->at("index").template get<std::uint64_t>(); });

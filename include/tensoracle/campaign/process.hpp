@@ -156,9 +156,9 @@ inline bool drain(int fd, std::string& sink, bool& truncated, std::size_t limit)
 /// The parent's ends of live children's pipes, and a lock held from creating a
 /// child's pipes until its own ends are closed in the parent. Campaign lanes
 /// start children from several threads: a child forked while another thread's
-/// pipes were half set up kept that pipe's write end open for as long as it
-/// lived, so a run that had finished waited for EOF and was read as a hang
-/// (a forked child without exec kept every live child's pipes). Under the lock
+/// pipes are half set up keeps that pipe's write end open for as long as it
+/// lives, so a run that has finished waits for EOF and reads as a hang
+/// (a forked child without exec keeps every live child's pipes). Under the lock
 /// no thread forks while another's child ends are open, and every child closes
 /// the registered ends first thing. The lock is a flag, not a mutex: a forked
 /// child that starts children of its own must be able to release its copy.

@@ -56,15 +56,15 @@ struct search_options {
     /// A start whose target loss has not dropped by 1% for this many steps is left
     /// for the next start, as is one that has taken `steps_per_start` steps in all
     /// (targets that keep trading places). Short starts let a 256-evaluation budget
-    /// reach the later start kinds and scales: on five 512-graph samples of the
-    /// benchmark (seeds 1, 11, 12, 13, 21) 24 / 48 succeeded on 2,502 graphs of 2,560
-    /// and 48 / 96 on 2,489, fewer on every sample, with more evaluations per graph.
+    /// reach the later start kinds and scales: twice these lengths succeed on fewer
+    /// graphs of every sample of the search benchmark, with more evaluations per
+    /// graph (docs/FIGURES.md).
     std::size_t stalled_steps_per_start = 24;
     std::size_t steps_per_start = 48;
     /// A start that has spent this share of `work_budget` is left for the next
-    /// one too: on a graph with a large Conv, 44 steps of a slowly shrinking loss
-    /// spent the whole budget in the first start, and the later start kinds
-    /// (all zeros: a Cosh of that Conv is then finite) were never tried.
+    /// one too: otherwise a slowly shrinking loss through a large Conv can spend
+    /// the whole budget in the first start, and the later start kinds (all zeros,
+    /// which makes a Cosh of that Conv finite at once) are never tried.
     double work_share_per_start = 0.25;
 };
 
@@ -420,8 +420,8 @@ inline std::vector<tensor> estimate_gradient(const spec::domain_rule& rule, std:
     // at x = 0, a sum of Pow(x, e) over 60,000 float16 elements fits at e = 0;
     // a gradient steps over such points), every other such start with every
     // floating value zero (a product of Ceil(Cosh(Tan(w))) padded with a free
-    // constant needs both at 0: 1 chance in 4 otherwise; on five 512-graph
-    // samples 2,512 successes became 2,520); the positive part of each range (a
+    // constant needs both at 0: 1 chance in 4 otherwise; it adds 8 successes
+    // over the search benchmark's five samples); the positive part of each range (a
     // domain behind a sign change, Acosh(Floor(1 / x)) needs x > 0 in every
     // element, is a local minimum the gradient does not leave); values from 1 up,
     // every other such start with each free value all ones with probability 1/2

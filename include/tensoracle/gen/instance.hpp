@@ -117,10 +117,10 @@ inline constexpr std::int64_t unknown_placeholder = -(std::int64_t{1} << 40);
 /// Choice points the solver may spend on a system narrowed to bins before
 /// fewer bins are tried.
 inline constexpr std::size_t binned_solver_nodes = 256;
-/// Choice points for the system without bins, the last try: over 1,000
-/// generated 10-node graphs, 10,437 of 10,446 solved systems needed at most
-/// 1,024, while the 62 systems given up on (Reshape's element count, mostly)
-/// spent 4,000 each, most of all search work (solver_options' default).
+/// Choice points for the system without bins, the last try: nearly every
+/// solved system needs at most 1,024 (10,437 of 10,446 over 1,000 generated
+/// 10-node graphs), while one given up on (Reshape's element count, mostly)
+/// would spend all of solver_options' default 4,000, most of all search work.
 inline constexpr std::size_t unbinned_solver_nodes = 1024;
 
 namespace detail {
@@ -677,7 +677,7 @@ struct instance_hooks {
         }
         sys.constraints = std::move(cs);
         // Room for what is added below (lengths, output dims and sizes, input sizes, the
-        // placeholder's shape): the vector grew two or three times per instance.
+        // placeholder's shape): without it the vector grows two or three times per instance.
         sys.constraints.reserve(sys.constraints.size() + 4 * cfg.max_rank + 2 * in.size() + 8);
 
         // Length inference: propagate the length rules without our guesses.
@@ -703,8 +703,8 @@ struct instance_hooks {
         // Our length guesses may be what conflicts: guess again (mostly all
         // equal, the usual rule; sometimes independent) while rounds remain.
         // A redraw that repeats a failed guess would fail again: with one
-        // list and one guess (axes on a rank-0 input) every redraw did, for
-        // 14 rounds. Give up once the draws find nothing new.
+        // list and one guess (axes on a rank-0 input) every redraw does, for
+        // every round left. Give up once the draws find nothing new.
         auto redraw_lengths = [&]() {
             if (links.empty() || guessed_lengths.empty() || round + 2 >= max_rounds) return false;
             failed_lengths.push_back(length_guesses());
@@ -824,8 +824,8 @@ struct instance_hooks {
             }
             if (hooks.observe) hooks.observe(*binned);
             // Bins are a preference: a binned system the search does not solve quickly is
-            // dropped to fewer bins rather than searched to the end (that was the heavy
-            // tail of generation time). The system without bins gets a larger budget.
+            // dropped to fewer bins rather than searched to the end (which would be the
+            // heavy tail of generation time). The system without bins gets a larger budget.
             solver_options so;
             so.max_nodes = unbinned_solver_nodes;
             if (!bins.empty()) {
@@ -845,7 +845,7 @@ struct instance_hooks {
 
         // --- materialize ----------------------------------------------------
         // Values by name through the compiled system's table (a map of every
-        // variable's name was a few percent of generation).
+        // variable's name would cost a few percent of generation).
         auto value_of = [&](std::string_view symbol, std::size_t hash) -> std::int64_t {
             const auto v = compiled.variable_index(symbol, hash, sys.variables);
             if (!v) throw error("tensoracle::gen::generate_instance", "symbol '" + std::string(symbol) + "' has no value");

@@ -439,7 +439,7 @@ private:
     // A subexpression the spec shares (a normalized axis, a running count of
     // kept dims) is compiled once per constraint and read by every parent:
     // the constraint stays a DAG. Expanded into a tree, a Squeeze's output
-    // dims grew with the cube of the rank and took most of its solving time.
+    // dims would grow with the cube of the rank and take most of its solving time.
     // Narrowing stays sound on a DAG: a node holds one value, so whatever one
     // parent requires of it holds for every parent (narrow meets, never resets).
     std::int32_t flatten_operand(const std::shared_ptr<const spec::expr::node>& c, const std::vector<variable>& vars,
@@ -856,9 +856,9 @@ private:
     std::vector<std::int32_t> slots_;     // variable indices by name hash (open addressing; -1: empty)
     // flatten's shared subexpressions compiled so far in this constraint, by
     // address: open addressing, at most half full, emptied through the list
-    // of used slots. A hash map allocated a node per entry, and specs share
-    // many (every dim a constraint and a shape both hold): that was a sixth
-    // of all the generator's allocations.
+    // of used slots. A hash map would allocate a node per entry, and specs
+    // share many (every dim a constraint and a shape both hold): a sixth of
+    // all the generator's allocations.
     struct shared_table {
         std::vector<std::pair<const void*, std::int32_t>> slots;
         std::vector<std::size_t> used;
