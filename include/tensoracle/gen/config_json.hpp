@@ -68,18 +68,16 @@ namespace tensoracle::gen {
 
 namespace detail {
 // The JSON form of each kind of config member; dtypes are written by name.
-inline nlohmann::json member_json(const std::vector<dtype>& v) {
+template <class Dtypes>
+nlohmann::json dtype_names(const Dtypes& ds) {
     auto names = nlohmann::json::array();
-    for (const auto d : v) names.push_back(std::string(name(d)));
+    for (const dtype d : ds) names.push_back(std::string(name(d)));
     return names;
 }
+inline nlohmann::json member_json(const std::vector<dtype>& v) { return dtype_names(v); }
 inline nlohmann::json member_json(const std::map<std::string, std::set<dtype>>& support) {
     auto j = nlohmann::json::object();
-    for (const auto& [op, ds] : support) {
-        auto list = nlohmann::json::array();
-        for (const auto d : ds) list.push_back(std::string(name(d)));
-        j[op] = list;
-    }
+    for (const auto& [op, ds] : support) j[op] = dtype_names(ds);
     return j;
 }
 inline nlohmann::json member_json(const std::vector<motif>& motifs) {
@@ -92,17 +90,18 @@ nlohmann::json member_json(const T& v) {
     return v;
 }
 
+template <class Dtypes>
+Dtypes dtypes_from_names(const nlohmann::json& v) {
+    Dtypes out;
+    for (const auto& n : v) out.insert(out.end(), dtype_from_name(n.get<std::string>()));
+    return out;
+}
 inline void read_member(std::vector<dtype>& out, const nlohmann::json& v, const std::string&) {
-    out.clear();
-    for (const auto& n : v) out.push_back(dtype_from_name(n.get<std::string>()));
+    out = dtypes_from_names<std::vector<dtype>>(v);
 }
 inline void read_member(std::map<std::string, std::set<dtype>>& out, const nlohmann::json& v, const std::string&) {
     out.clear();
-    for (const auto& [op, list] : v.items()) {
-        std::set<dtype> ds;
-        for (const auto& n : list) ds.insert(dtype_from_name(n.get<std::string>()));
-        out[op] = ds;
-    }
+    for (const auto& [op, list] : v.items()) out[op] = dtypes_from_names<std::set<dtype>>(list);
 }
 /// Inline, or the path of a JSON file holding the list (a compiler team's own patterns).
 inline void read_member(std::vector<motif>& out, const nlohmann::json& value, const std::string& at) {
