@@ -1373,6 +1373,22 @@ private:
 
 }  // namespace tensoracle::spec
 // ---- end tensoracle/spec/hints.hpp ----
+// ---- begin tensoracle/spec/mixins.hpp ----
+// tensoracle: base classes that state, once, the spec facts most ops share, so
+// an op file writes only what is particular to its op.
+//
+//   struct cosh_fn : formula::cosh, spec::elementwise_signature<"Cosh", 9, types::ieee_floating> {};
+//   struct Trilu : spec::like_input<0> { ... };   // output 0: input 0's shape and dtype
+//   struct Resize : spec::differentiable_input<0> { ... };   // derivatives in X only
+//
+// A member the op declares itself hides the inherited one, so an op whose output
+// dtype is not its input's simply writes output_dtypes and keeps the rest.
+
+#include <algorithm>
+#include <cstddef>
+#include <string_view>
+#include <vector>
+
 // ---- begin tensoracle/spec/op.hpp ----
 // tensoracle: the operator-spec contract, the symbolic context specs are
 // written against, and the type-erased entry the registry keeps for each op.
@@ -1401,6 +1417,9 @@ private:
 //   elementwise = true                     each output element depends on its broadcast position only
 // There is no sampling member: the generator (gen/) draws instances from the
 // constraints, dtypes and hints above, so a spec states validity only once.
+// Members most ops state alike come from base classes (spec/mixins.hpp:
+// elementwise_signature, like_input, dtype_of_input, shape_of_input; and
+// one_shape_model below), so an op file holds only what is its own.
 //
 // The kit's specs declare these members `template <int = 0>`: a non-template
 // member's body is compiled in every file including the spec, with the
@@ -1933,6 +1952,74 @@ using accumulator_t = std::conditional_t<floating_element<T> && sizeof(T) == 2, 
 
 }  // namespace tensoracle::spec
 // ---- end tensoracle/spec/op.hpp ----
+
+namespace tensoracle::spec {
+
+/// An ONNX op type as a template argument: `elementwise_signature<"Relu", ...>`.
+template <std::size_t N>
+struct op_name {
+    char text[N]{};
+    consteval op_name(const char (&name)[N]) { std::copy_n(name, N, text); }  // NOLINT: implicit on purpose
+    [[nodiscard]] constexpr std::string_view view() const { return {text, N - 1}; }
+};
+
+/// What an element-wise formula struct (ops/unary, ops/binary) tells the family
+/// template besides its arithmetic: the ONNX op type and the opset of the
+/// schema it follows, the input dtypes (the output has the input's dtype) and
+/// its attributes (none unless said).
+template <op_name Name, int Opset, dtype_set Types, class Attributes = no_attributes>
+struct elementwise_signature {
+    static constexpr std::string_view op_type = Name.view();
+    static constexpr int opset = Opset;
+    static constexpr dtype_set types = Types;
+    static constexpr dtype_set out_types = Types;
+    using attributes = Attributes;
+};
+
+/// An element-wise predicate (comparisons, logic, IsNaN): a boolean output
+/// whatever the input dtype.
+template <op_name Name, int Opset, dtype_set Types, class Attributes = no_attributes>
+struct predicate_signature : elementwise_signature<Name, Opset, Types, Attributes> {
+    static constexpr dtype_set out_types = types::boolean;
+    static constexpr dtype output_dtype = dtype::boolean;
+};
+
+/// output_dtypes: the one output has input I's dtype.
+template <std::size_t I>
+struct dtype_of_input {
+    template <int = 0>
+    static std::vector<dtype> output_dtypes(const context& c) {
+        return {c.input_dtype(I)};
+    }
+};
+
+/// output_shapes: the one output has input I's shape.
+template <std::size_t I>
+struct shape_of_input {
+    template <int = 0>
+    static shape_exprs output_shapes(const context& c) {
+        return {c.shape(I)};
+    }
+};
+
+/// differentiable_inputs: input I only, when it is floating; the other inputs
+/// are parameters (geometry, a target dtype), not data.
+template <std::size_t I>
+struct differentiable_input {
+    template <int = 0>
+    static std::vector<std::size_t> differentiable_inputs(const context& c) {
+        if (!info(c.input_dtype(I)).is_floating) return {};
+        return {I};
+    }
+};
+
+/// Both: the one output is shaped and typed like input I (normalizations,
+/// element-wise ops with extra operands, masks).
+template <std::size_t I>
+struct like_input : dtype_of_input<I>, shape_of_input<I> {};
+
+}  // namespace tensoracle::spec
+// ---- end tensoracle/spec/mixins.hpp ----
 
 namespace tensoracle::spec {
 
@@ -2810,6 +2897,38 @@ inline shape_type strides_of(const shape_type& s) {
     return st;
 }
 
+/// output_dtypes of an element-wise family over formula F: F::output_dtype where F
+/// states one (predicates: boolean), else input 0's dtype.
+template <class F>
+struct formula_output_dtypes {
+    static std::vector<dtype> output_dtypes(const context& c) {
+        if constexpr (requires { F::output_dtype; }) {
+            return {F::output_dtype};
+        } else {
+            return {c.input_dtype(0)};
+        }
+    }
+};
+
+/// run and run_real of an op whose kernel is `Op::compute<T>(x, attributes)` on its
+/// one input, typed by the spec's input dtypes; inherit it as `one_input_kernel<Op>`.
+template <class Op>
+struct one_input_kernel {
+    template <int = 0>
+    static std::vector<tensor> run(const context& c) {
+        const auto a = parse_attributes<typename Op::attributes>(c.attributes(), Op::op_type);
+        return single_output(dispatch<Op::inputs[0].types>(c.input_dtype(0), Op::op_type, [&](auto t) {
+            using T = typename decltype(t)::type;
+            return tensor(Op::template compute<T>(c.input(0).as_array<T>(), a));
+        }));
+    }
+    /// The same kernel on AD scalars S (ad/op_derivatives.hpp).
+    template <class S>
+    static std::vector<array<S>> run_real(const context& c, const std::vector<array<S>>& x) {
+        return {Op::template compute<S>(x[0], parse_attributes<typename Op::attributes>(c.attributes(), Op::op_type))};
+    }
+};
+
 }  // namespace tensoracle::ops::detail
 // ---- end tensoracle/ops/detail/common.hpp ----
 
@@ -2817,7 +2936,7 @@ namespace tensoracle::ops {
 
 /// Two (or, with F::variadic, one or more) inputs broadcast together.
 template <class F>
-struct broadcast_elementwise {
+struct broadcast_elementwise : detail::formula_output_dtypes<F> {
     static constexpr std::string_view op_type = F::op_type;
     static constexpr int opset = F::opset;
     using attributes = typename F::attributes;
@@ -2849,13 +2968,6 @@ struct broadcast_elementwise {
         return out;
     }
     static spec::shape_exprs output_shapes(const spec::context& c) { return {detail::broadcast_shape(c, all_inputs(c))}; }
-    static std::vector<dtype> output_dtypes(const spec::context& c) {
-        if constexpr (requires { F::output_dtype; }) {
-            return {F::output_dtype};
-        } else {
-            return {c.input_dtype(0)};
-        }
-    }
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         std::vector<std::size_t> ranks(rank + 1);
         for (std::size_t r = 0; r <= rank; ++r) ranks[r] = r;
@@ -2998,12 +3110,7 @@ namespace tensoracle::ops {
 namespace binary {
 
 // The per-element formula comes from ops/formulas.hpp (shared with CUDA).
-struct add_fn : formula::add {
-    static constexpr std::string_view op_type = "Add";
-    static constexpr int opset = 14;
-    static constexpr dtype_set types = types::numeric;
-    static constexpr dtype_set out_types = types::numeric;
-    using attributes = no_attributes;
+struct add_fn : formula::add, spec::elementwise_signature<"Add", 14, types::numeric> {
     static constexpr corner_kind corner_facts = corner_kind::plain;
 };
 
@@ -3024,12 +3131,7 @@ namespace tensoracle::ops {
 namespace binary {
 
 // The per-element formula comes from ops/formulas.hpp (shared with CUDA).
-struct sub_fn : formula::sub {
-    static constexpr std::string_view op_type = "Sub";
-    static constexpr int opset = 14;
-    static constexpr dtype_set types = types::numeric;
-    static constexpr dtype_set out_types = types::numeric;
-    using attributes = no_attributes;
+struct sub_fn : formula::sub, spec::elementwise_signature<"Sub", 14, types::numeric> {
     static constexpr corner_kind corner_facts = corner_kind::plain;
     static void hints(spec::hints& h) { h.when_operands_equal(spec::value_facts::constant(0.0)); }
 };
@@ -3051,12 +3153,7 @@ namespace tensoracle::ops {
 namespace binary {
 
 // The per-element formula comes from ops/formulas.hpp (shared with CUDA).
-struct mul_fn : formula::mul {
-    static constexpr std::string_view op_type = "Mul";
-    static constexpr int opset = 14;
-    static constexpr dtype_set types = types::numeric;
-    static constexpr dtype_set out_types = types::numeric;
-    using attributes = no_attributes;
+struct mul_fn : formula::mul, spec::elementwise_signature<"Mul", 14, types::numeric> {
     static constexpr corner_kind corner_facts = corner_kind::plain;
 };
 
@@ -3085,12 +3182,7 @@ namespace tensoracle::ops {
 namespace binary {
 
 // The per-element formula comes from ops/formulas.hpp (shared with CUDA).
-struct div_fn : formula::div {
-    static constexpr std::string_view op_type = "Div";
-    static constexpr int opset = 14;
-    static constexpr dtype_set types = types::numeric;
-    static constexpr dtype_set out_types = types::numeric;
-    using attributes = no_attributes;
+struct div_fn : formula::div, spec::elementwise_signature<"Div", 14, types::numeric> {
     template <class V>
     static V apply(V a, V b, const attributes&) {
         if constexpr (std::is_integral_v<V>) {
@@ -3143,7 +3235,7 @@ namespace tensoracle::ops {
 /// Same-type operands compute in the accumulator type; mixed ones in double,
 /// rounded once to X's type (numpy's promotion, then ONNX's cast to T). On AD
 /// scalars both operands are the scalar type; an integer Y is a constant.
-struct Pow {
+struct Pow : spec::dtype_of_input<0> {
     static constexpr std::string_view op_type = "Pow";
     static constexpr int opset = 15;
     using attributes = spec::no_attributes;
@@ -3157,8 +3249,6 @@ struct Pow {
     static std::vector<spec::constraint> constraints(const spec::context& c) { return detail::broadcast_constraints(c, {0, 1}); }
     template <int = 0>
     static spec::shape_exprs output_shapes(const spec::context& c) { return {detail::broadcast_shape(c, {0, 1})}; }
-    template <int = 0>
-    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!types.contains(out)) return {};
@@ -3323,12 +3413,7 @@ namespace binary {
 struct mod_attr {
     std::int64_t fmod = 0;
 };
-struct mod_fn {
-    static constexpr std::string_view op_type = "Mod";
-    static constexpr int opset = 13;
-    static constexpr dtype_set types = types::numeric;
-    static constexpr dtype_set out_types = types::numeric;
-    using attributes = mod_attr;
+struct mod_fn : spec::elementwise_signature<"Mod", 13, types::numeric, mod_attr> {
     template <class V>
     static V apply(V a, V b, const attributes& at) {
         if constexpr (std::is_integral_v<V>) {
@@ -3374,12 +3459,7 @@ namespace tensoracle::ops {
 namespace binary {
 
 // The per-element formula comes from ops/formulas.hpp (shared with CUDA).
-struct max_fn : formula::max {
-    static constexpr std::string_view op_type = "Max";
-    static constexpr int opset = 13;
-    static constexpr dtype_set types = types::numeric;
-    static constexpr dtype_set out_types = types::numeric;
-    using attributes = no_attributes;
+struct max_fn : formula::max, spec::elementwise_signature<"Max", 13, types::numeric> {
     static constexpr corner_kind corner_facts = corner_kind::max;
     static constexpr bool variadic = true;
 };
@@ -3401,12 +3481,7 @@ namespace tensoracle::ops {
 namespace binary {
 
 // The per-element formula comes from ops/formulas.hpp (shared with CUDA).
-struct min_fn : formula::min {
-    static constexpr std::string_view op_type = "Min";
-    static constexpr int opset = 13;
-    static constexpr dtype_set types = types::numeric;
-    static constexpr dtype_set out_types = types::numeric;
-    using attributes = no_attributes;
+struct min_fn : formula::min, spec::elementwise_signature<"Min", 13, types::numeric> {
     static constexpr corner_kind corner_facts = corner_kind::min;
     static constexpr bool variadic = true;
 };
@@ -3428,12 +3503,7 @@ namespace tensoracle::ops {
 namespace binary {
 
 // The per-element formula comes from ops/formulas.hpp (shared with CUDA).
-struct sum_fn : formula::sum {
-    static constexpr std::string_view op_type = "Sum";
-    static constexpr int opset = 13;
-    static constexpr dtype_set types = types::floating;
-    static constexpr dtype_set out_types = types::floating;
-    using attributes = no_attributes;
+struct sum_fn : formula::sum, spec::elementwise_signature<"Sum", 13, types::floating> {
     static constexpr corner_kind corner_facts = corner_kind::plain;
     static constexpr bool variadic = true;
 };
@@ -3456,12 +3526,7 @@ namespace tensoracle::ops {
 namespace binary {
 
 // The per-element formula comes from ops/formulas.hpp (shared with CUDA).
-struct mean_fn : formula::mean {
-    static constexpr std::string_view op_type = "Mean";
-    static constexpr int opset = 13;
-    static constexpr dtype_set types = types::floating;
-    static constexpr dtype_set out_types = types::floating;
-    using attributes = no_attributes;
+struct mean_fn : formula::mean, spec::elementwise_signature<"Mean", 13, types::floating> {
     static constexpr bool variadic = true;
     template <class V>
     static V finish(V v, std::size_t n) { return v / static_cast<V>(n); }
@@ -3484,13 +3549,7 @@ namespace tensoracle::ops {
 namespace binary {
 
 // Not differentiable: comparisons and logic have boolean outputs.
-struct equal_fn {
-    static constexpr std::string_view op_type = "Equal";
-    static constexpr int opset = 13;
-    static constexpr dtype_set types = types::all;
-    static constexpr dtype_set out_types = types::boolean;
-    static constexpr dtype output_dtype = dtype::boolean;
-    using attributes = no_attributes;
+struct equal_fn : spec::predicate_signature<"Equal", 13, types::all> {
     template <class V>
     static bool apply(V a, V b, const attributes&) {
         return a == b;
@@ -3514,13 +3573,7 @@ namespace tensoracle::ops {
 namespace binary {
 
 // Not differentiable: comparisons and logic have boolean outputs.
-struct less_fn {
-    static constexpr std::string_view op_type = "Less";
-    static constexpr int opset = 13;
-    static constexpr dtype_set types = types::numeric;
-    static constexpr dtype_set out_types = types::boolean;
-    static constexpr dtype output_dtype = dtype::boolean;
-    using attributes = no_attributes;
+struct less_fn : spec::predicate_signature<"Less", 13, types::numeric> {
     template <class V>
     static bool apply(V a, V b, const attributes&) {
         return a < b;
@@ -3544,13 +3597,7 @@ namespace tensoracle::ops {
 namespace binary {
 
 // Not differentiable: comparisons and logic have boolean outputs.
-struct greater_fn {
-    static constexpr std::string_view op_type = "Greater";
-    static constexpr int opset = 13;
-    static constexpr dtype_set types = types::numeric;
-    static constexpr dtype_set out_types = types::boolean;
-    static constexpr dtype output_dtype = dtype::boolean;
-    using attributes = no_attributes;
+struct greater_fn : spec::predicate_signature<"Greater", 13, types::numeric> {
     template <class V>
     static bool apply(V a, V b, const attributes&) {
         return a > b;
@@ -3574,13 +3621,7 @@ namespace tensoracle::ops {
 namespace binary {
 
 // Not differentiable: comparisons and logic have boolean outputs.
-struct less_or_equal_fn {
-    static constexpr std::string_view op_type = "LessOrEqual";
-    static constexpr int opset = 16;
-    static constexpr dtype_set types = types::numeric;
-    static constexpr dtype_set out_types = types::boolean;
-    static constexpr dtype output_dtype = dtype::boolean;
-    using attributes = no_attributes;
+struct less_or_equal_fn : spec::predicate_signature<"LessOrEqual", 16, types::numeric> {
     template <class V>
     static bool apply(V a, V b, const attributes&) {
         return a <= b;
@@ -3604,13 +3645,7 @@ namespace tensoracle::ops {
 namespace binary {
 
 // Not differentiable: comparisons and logic have boolean outputs.
-struct greater_or_equal_fn {
-    static constexpr std::string_view op_type = "GreaterOrEqual";
-    static constexpr int opset = 16;
-    static constexpr dtype_set types = types::numeric;
-    static constexpr dtype_set out_types = types::boolean;
-    static constexpr dtype output_dtype = dtype::boolean;
-    using attributes = no_attributes;
+struct greater_or_equal_fn : spec::predicate_signature<"GreaterOrEqual", 16, types::numeric> {
     template <class V>
     static bool apply(V a, V b, const attributes&) {
         return a >= b;
@@ -3634,13 +3669,7 @@ namespace tensoracle::ops {
 namespace binary {
 
 // Not differentiable: comparisons and logic have boolean outputs.
-struct logical_and_fn {
-    static constexpr std::string_view op_type = "And";
-    static constexpr int opset = 7;
-    static constexpr dtype_set types = types::boolean;
-    static constexpr dtype_set out_types = types::boolean;
-    static constexpr dtype output_dtype = dtype::boolean;
-    using attributes = no_attributes;
+struct logical_and_fn : spec::predicate_signature<"And", 7, types::boolean> {
     template <class V>
     static bool apply(V a, V b, const attributes&) {
         return a && b;
@@ -3664,13 +3693,7 @@ namespace tensoracle::ops {
 namespace binary {
 
 // Not differentiable: comparisons and logic have boolean outputs.
-struct logical_or_fn {
-    static constexpr std::string_view op_type = "Or";
-    static constexpr int opset = 7;
-    static constexpr dtype_set types = types::boolean;
-    static constexpr dtype_set out_types = types::boolean;
-    static constexpr dtype output_dtype = dtype::boolean;
-    using attributes = no_attributes;
+struct logical_or_fn : spec::predicate_signature<"Or", 7, types::boolean> {
     template <class V>
     static bool apply(V a, V b, const attributes&) {
         return a || b;
@@ -3694,13 +3717,7 @@ namespace tensoracle::ops {
 namespace binary {
 
 // Not differentiable: comparisons and logic have boolean outputs.
-struct logical_xor_fn {
-    static constexpr std::string_view op_type = "Xor";
-    static constexpr int opset = 7;
-    static constexpr dtype_set types = types::boolean;
-    static constexpr dtype_set out_types = types::boolean;
-    static constexpr dtype output_dtype = dtype::boolean;
-    using attributes = no_attributes;
+struct logical_xor_fn : spec::predicate_signature<"Xor", 7, types::boolean> {
     template <class V>
     static bool apply(V a, V b, const attributes&) {
         return a != b;
@@ -3726,7 +3743,7 @@ using Xor = broadcast_elementwise<binary::logical_xor_fn>;
 namespace tensoracle::ops {
 
 /// Where(condition, X, Y): X where condition holds, else Y; all three broadcast.
-struct Where {
+struct Where : spec::dtype_of_input<1> {
     static constexpr std::string_view op_type = "Where";
     static constexpr int opset = 16;
     using attributes = spec::no_attributes;
@@ -3741,8 +3758,6 @@ struct Where {
     }
     template <int = 0>
     static spec::shape_exprs output_shapes(const spec::context& c) { return {detail::broadcast_shape(c, {0, 1, 2})}; }
-    template <int = 0>
-    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(1)}; }
     template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         std::vector<std::size_t> ranks(rank + 1);
@@ -3802,7 +3817,7 @@ struct Where {
 namespace tensoracle::ops {
 
 /// PRelu(X, slope): slope broadcasts to X (unidirectionally).
-struct PRelu {
+struct PRelu : spec::like_input<0> {
     static constexpr std::string_view op_type = "PRelu";
     static constexpr int opset = 16;
     using attributes = spec::no_attributes;
@@ -3821,10 +3836,6 @@ struct PRelu {
         }
         return out;
     }
-    template <int = 0>
-    static spec::shape_exprs output_shapes(const spec::context& c) { return {c.shape(0)}; }
-    template <int = 0>
-    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!types.contains(out)) return {};
@@ -3894,7 +3905,7 @@ struct PRelu {
 namespace tensoracle::ops {
 
 /// Clip(input, min?, max?): min and max are optional scalars.
-struct Clip {
+struct Clip : spec::like_input<0> {
     static constexpr std::string_view op_type = "Clip";
     static constexpr int opset = 13;
     using attributes = spec::no_attributes;
@@ -3913,10 +3924,6 @@ struct Clip {
         }
         return out;
     }
-    template <int = 0>
-    static spec::shape_exprs output_shapes(const spec::context& c) { return {c.shape(0)}; }
-    template <int = 0>
-    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!types.contains(out)) return {};
@@ -4008,7 +4015,7 @@ struct cast_attr {
 /// Cast(input) to the dtype named by attribute `to` (value_cast semantics:
 /// float->int truncates and saturates, NaN->0; int->int wraps). ONNX leaves a
 /// float outside the integer target's range undefined: the domain keeps it in.
-struct Cast {
+struct Cast : spec::shape_of_input<0> {
     static constexpr std::string_view op_type = "Cast";
     static constexpr int opset = 13;
     using attributes = cast_attr;
@@ -4018,8 +4025,6 @@ struct Cast {
 
     template <int = 0>
     static std::vector<spec::constraint> constraints(const spec::context&) { return {}; }
-    template <int = 0>
-    static spec::shape_exprs output_shapes(const spec::context& c) { return {c.shape(0)}; }
     template <int = 0>
     static std::vector<dtype> output_dtypes(const spec::context& c) {
         return {dtype_from_onnx(static_cast<int>(spec::parse_attributes<attributes>(c.attributes(), op_type).to))};
@@ -4226,7 +4231,8 @@ inline std::vector<std::size_t> all_ranks(std::size_t max_rank) {
 }  // namespace misc
 
 /// CastLike(input, target_type): Cast to target_type's dtype.
-struct CastLike {
+// Derivatives: input only: target_type gives its dtype, not its values.
+struct CastLike : spec::dtype_of_input<1>, spec::shape_of_input<0>, spec::differentiable_input<0> {
     static constexpr std::string_view op_type = "CastLike";
     static constexpr int opset = 15;
     using attributes = spec::no_attributes;
@@ -4235,10 +4241,6 @@ struct CastLike {
     static constexpr std::array<spec::value_spec, 1> outputs{{{"output", spec::types::all, {}, "T2"}}};
     template <int = 0>
     static std::vector<spec::constraint> constraints(const spec::context&) { return {}; }
-    template <int = 0>
-    static spec::shape_exprs output_shapes(const spec::context& c) { return {c.shape(0)}; }
-    template <int = 0>
-    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(1)}; }
     template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         return {{spec::types::all.members(), {rank}}, {{out}, misc::all_ranks(8)}};  // target_type: any rank
@@ -4249,11 +4251,6 @@ struct CastLike {
     }
     template <int = 0>
     static std::vector<tensor> run(const spec::context& c) { return {c.input(0).cast(c.input_dtype(1))}; }
-    /// input only: target_type gives its dtype, not its values.
-    static std::vector<std::size_t> differentiable_inputs(const spec::context& c) {
-        if (!info(c.input_dtype(0)).is_floating) return {};
-        return {0};
-    }
     /// The kernel on AD scalar S. Floating to floating has the value of run()
     /// (rounded to the target dtype) and passes the derivative through as the
     /// identity, as frameworks differentiate a cast, rather than the zero
@@ -4394,7 +4391,7 @@ struct cumsum_attr {
 
 /// CumSum(x, axis): running sums along axis (exclusive: without the element
 /// itself; reverse: from the end). Integer sums wrap.
-struct CumSum {
+struct CumSum : spec::like_input<0> {
     static constexpr std::string_view op_type = "CumSum";
     static constexpr int opset = 14;
     using attributes = cumsum_attr;
@@ -4410,10 +4407,6 @@ struct CumSum {
         if (axis.size() == 1) out.push_back({axis[0] >= -r && axis[0] < r, "axis in [-rank, rank)"});
         return out;
     }
-    template <int = 0>
-    static spec::shape_exprs output_shapes(const spec::context& c) { return {c.shape(0)}; }
-    template <int = 0>
-    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!types.contains(out) || rank == 0) return {};
@@ -4529,7 +4522,7 @@ struct eye_like_attr {
 
 /// EyeLike(input): a 2-D tensor of input's shape with ones on diagonal k.
 // Not differentiable: the output is 0/1 by position; the input gives only its shape.
-struct EyeLike {
+struct EyeLike : spec::shape_of_input<0> {
     static constexpr std::string_view op_type = "EyeLike";
     static constexpr int opset = 9;
     using attributes = eye_like_attr;
@@ -4538,8 +4531,6 @@ struct EyeLike {
     static constexpr std::array<spec::value_spec, 1> outputs{{{"output", types, {2, 2}, "T2"}}};
     template <int = 0>
     static std::vector<spec::constraint> constraints(const spec::context&) { return {}; }
-    template <int = 0>
-    static spec::shape_exprs output_shapes(const spec::context& c) { return {c.shape(0)}; }
     template <int = 0>
     static std::vector<dtype> output_dtypes(const spec::context& c) {
         const auto a = spec::parse_attributes<attributes>(c.attributes(), op_type);
@@ -4612,7 +4603,7 @@ struct one_hot_attr {
 
 /// OneHot(indices, depth, values): values[1] where the index (negative counts
 /// from depth) matches, values[0] elsewhere; out-of-range indices match nothing.
-struct OneHot {
+struct OneHot : spec::dtype_of_input<2> {
     static constexpr std::string_view op_type = "OneHot";
     // OneHot-11's schema lists no bfloat16.
     static constexpr spec::dtype_set onnx11_numeric = spec::types::ieee_floating | spec::types::integers;
@@ -4652,8 +4643,6 @@ struct OneHot {
         }
         return {out};
     }
-    template <int = 0>
-    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(2)}; }
     template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (rank == 0) return {};
@@ -5350,7 +5339,7 @@ namespace tensoracle::ops {
 
 /// MatMul(A, B): numpy matmul. 1-D A is (1, K) and 1-D B is (K, 1) with the
 /// added axis removed from the result; leading (batch) dims broadcast.
-struct MatMul : spec::one_shape_model<MatMul> {
+struct MatMul : spec::one_shape_model<MatMul>, spec::dtype_of_input<0> {
     static constexpr std::string_view op_type = "MatMul";
     static constexpr int opset = 13;
     using attributes = spec::no_attributes;
@@ -5396,8 +5385,6 @@ struct MatMul : spec::one_shape_model<MatMul> {
         auto m = shape_model(c.shape(0), c.shape(1));
         return {std::move(m.constraints), {std::move(m.y)}};
     }
-    template <int = 0>
-    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!types.contains(out)) return {};
@@ -5631,7 +5618,7 @@ struct gemm_attr {
 
 /// Gemm(A, B, C?) = alpha * A' B' + beta * C, A' = transA ? A^T : A (M x K),
 /// B' = transB ? B^T : B (K x N); C broadcasts unidirectionally to (M, N).
-struct Gemm : nn::two_inputs_and_optional_third<Gemm>, spec::one_shape_model<Gemm> {
+struct Gemm : nn::two_inputs_and_optional_third<Gemm>, spec::one_shape_model<Gemm>, spec::dtype_of_input<0> {
     static constexpr std::string_view op_type = "Gemm";
     static constexpr int opset = 13;
     using attributes = gemm_attr;
@@ -5678,8 +5665,6 @@ struct Gemm : nn::two_inputs_and_optional_third<Gemm>, spec::one_shape_model<Gem
         auto m = context_model(c);
         return {std::move(m.constraints), {std::move(m.y)}};
     }
-    template <int = 0>
-    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!types.contains(out) || rank != 2) return {};
@@ -5836,6 +5821,41 @@ TENSORACLE_ADAPT_ATTRIBUTES(tensoracle::ops::gemm_attr, alpha, beta, transA, tra
 
 #include <boost/hana/adapt_struct.hpp>
 
+// ---- begin tensoracle/ops/nn/detail/conv_family.hpp ----
+// tensoracle: conv_family<Op>, the spec members Conv and ConvTranspose state alike.
+
+#include <cstddef>
+#include <utility>
+#include <vector>
+
+
+namespace tensoracle::ops {
+
+namespace nn {
+/// Conv and ConvTranspose: validity and shapes come from one model of the dims
+/// (Op::shape_model(Op::context_dims(c))); X and W have rank 3-5 and one dtype,
+/// B is a vector; there are no domain rules.
+template <class Op>
+struct conv_family {
+    template <int = 0>
+    static spec::constraints_with_shapes constraints_and_shapes(const spec::context& c) {
+        auto m = Op::shape_model(Op::context_dims(c));
+        return {std::move(m.constraints), {std::move(m.y)}};
+    }
+    template <int = 0>
+    static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
+        if (!Op::types.contains(out) || rank < 3 || rank > 5) return {};
+        return {{{out}, {rank}}, {{out}, {rank}}, {{out}, {1}}};
+    }
+    template <int = 0>
+    static std::vector<spec::domain_rule> domain(const spec::attribute_map&) {
+        return {};
+    }
+};
+}  // namespace nn
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/nn/detail/conv_family.hpp ----
 // ---- begin tensoracle/ops/nn/detail/conv_taps.hpp ----
 // tensoracle: the multiply-adds of Conv and ConvTranspose over a conv_plan: the plan, which
 // outputs no tap reaches (and the value facts that follow), the visited-taps work estimate,
@@ -6094,7 +6114,8 @@ struct conv_attr {
 /// Conv(X, W, B?): X (N, C, D1..Dn), W (M, C/group, k1..kn), B (M).
 /// Y[b, m, o] = B[m] + sum_{c < C/group} sum_{k} X[b, g*C/group + c, s*o + d*k - pad_begin] * W[m, c, k]
 /// with g = m / (M/group) and zero padding (positions outside X contribute 0).
-struct Conv : nn::two_inputs_and_optional_third<Conv>, nn::tap_kernel<Conv>, spec::one_shape_model<Conv> {
+struct Conv : nn::two_inputs_and_optional_third<Conv>, nn::tap_kernel<Conv>, nn::conv_family<Conv>,
+              spec::one_shape_model<Conv>, spec::dtype_of_input<0> {
     static constexpr std::string_view op_type = "Conv";
     static constexpr int opset = 11;
     using attributes = conv_attr;
@@ -6156,20 +6177,6 @@ struct Conv : nn::two_inputs_and_optional_third<Conv>, nn::tap_kernel<Conv>, spe
         detail::nn::fill_conv_dims(d, c, a.auto_pad, op_type);
         return d;
     }
-    template <int = 0>
-    static spec::constraints_with_shapes constraints_and_shapes(const spec::context& c) {
-        auto m = shape_model(context_dims(c));
-        return {std::move(m.constraints), {std::move(m.y)}};
-    }
-    template <int = 0>
-    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
-    template <int = 0>
-    static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
-        if (!types.contains(out) || rank < 3 || rank > 5) return {};
-        return {{{out}, {rank}}, {{out}, {rank}}, {{out}, {1}}};
-    }
-    template <int = 0>
-    static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
 
     /// The multiply-adds of X (shape xs) and W (shape ws), checked.
     static nn::conv_plan plan(const shape_type& xs, const shape_type& ws, const shape_type* bs, const attributes& at) {
@@ -6387,7 +6394,8 @@ struct conv_transpose_attr {
 /// Y[b, g*M/group + m, s*j + d*k - pad_begin] += X[b, g*C/group + c, j] * W[g*C/group + c, m, k],
 /// Y starts at B; the full size per axis is s*(x-1) + output_padding + d*(k-1) + 1 - pads.
 struct ConvTranspose : nn::two_inputs_and_optional_third<ConvTranspose>, nn::tap_kernel<ConvTranspose>,
-                       spec::one_shape_model<ConvTranspose> {
+                       nn::conv_family<ConvTranspose>, spec::one_shape_model<ConvTranspose>,
+                       spec::dtype_of_input<0> {
     static constexpr std::string_view op_type = "ConvTranspose";
     static constexpr int opset = 11;
     using attributes = conv_transpose_attr;
@@ -6486,20 +6494,6 @@ struct ConvTranspose : nn::two_inputs_and_optional_third<ConvTranspose>, nn::tap
         d.output_shape = c.attr_ints("output_shape");
         return d;
     }
-    template <int = 0>
-    static spec::constraints_with_shapes constraints_and_shapes(const spec::context& c) {
-        auto m = shape_model(context_dims(c));
-        return {std::move(m.constraints), {std::move(m.y)}};
-    }
-    template <int = 0>
-    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
-    template <int = 0>
-    static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
-        if (!types.contains(out) || rank < 3 || rank > 5) return {};
-        return {{{out}, {rank}}, {{out}, {rank}}, {{out}, {1}}};
-    }
-    template <int = 0>
-    static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
 
     /// The multiply-adds of X (shape xs) and W (shape ws), checked.
     static nn::conv_plan plan(const shape_type& xs, const shape_type& ws, const shape_type* bs, const attributes& at) {
@@ -6967,7 +6961,8 @@ struct average_pool_attr {
 /// AveragePool(X): mean over each window; the divisor counts the window's
 /// positions inside X (count_include_pad=0) or inside the padded input
 /// (count_include_pad=1; positions past the end pad, from ceil_mode, are not counted).
-struct AveragePool : spec::one_shape_model<AveragePool> {
+struct AveragePool : spec::one_shape_model<AveragePool>, spec::dtype_of_input<0>,
+                     detail::one_input_kernel<AveragePool> {
     static constexpr std::string_view op_type = "AveragePool";
     static constexpr int opset = 11;
     using attributes = average_pool_attr;
@@ -6987,8 +6982,6 @@ struct AveragePool : spec::one_shape_model<AveragePool> {
         auto m = context_model(c);
         return {std::move(m.constraints), {std::move(m.y)}};
     }
-    template <int = 0>
-    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!types.contains(out) || rank < 3 || rank > 5) return {};
@@ -7041,19 +7034,6 @@ struct AveragePool : spec::one_shape_model<AveragePool> {
         return g;
     }
     template <int = 0>
-    static std::vector<tensor> run(const spec::context& c) {
-        const auto at = spec::parse_attributes<attributes>(c.attributes(), op_type);
-        return detail::single_output(detail::dispatch<types>(c.input_dtype(0), op_type, [&](auto t) {
-            using T = typename decltype(t)::type;
-            return tensor(compute<T>(c.input(0).as_array<T>(), at));
-        }));
-    }
-    /// The kernel on AD scalar S.
-    template <class S>
-    static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
-        return {compute<S>(x[0], spec::parse_attributes<attributes>(c.attributes(), op_type))};
-    }
-    template <int = 0>
     static spec::hints hints() {
         return spec::hints{}
             .choice("auto_pad", {std::string("NOTSET"), std::string("SAME_UPPER"), std::string("SAME_LOWER"), std::string("VALID")}, 0.4)
@@ -7090,7 +7070,7 @@ namespace tensoracle::ops {
 namespace nn {
 /// Y[n, c, 1, ..., 1] = mean (or max) of X[n, c, :, ..., :].
 template <bool Max>
-struct global_pool {
+struct global_pool : spec::dtype_of_input<0> {
     static constexpr std::string_view op_type = Max ? "GlobalMaxPool" : "GlobalAveragePool";
     static constexpr int opset = 1;
     using attributes = spec::no_attributes;
@@ -7110,7 +7090,6 @@ struct global_pool {
         for (std::size_t i = 2; i < c.rank(0); ++i) y.emplace_back(1);
         return {y};
     }
-    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!types.contains(out) || rank < 3) return {};
         return {{{out}, {rank}}};
@@ -7207,7 +7186,8 @@ struct lrn_attr {
 
 /// LRN(X): Y = X / (bias + alpha / size * square_sum)^beta, square_sum over the
 /// channels [c - floor((size-1)/2), c + ceil((size-1)/2)] clipped to [0, C).
-struct LRN {
+// On AD scalars (run_real) beta stays a constant exponent of a positive base.
+struct LRN : spec::like_input<0>, detail::one_input_kernel<LRN> {
     static constexpr std::string_view op_type = "LRN";
     static constexpr int opset = 13;
     using attributes = lrn_attr;
@@ -7219,10 +7199,6 @@ struct LRN {
     static std::vector<spec::constraint> constraints(const spec::context& c) {
         return {{spec::expr(c.rank(0)) >= 3, "X has rank >= 3: (N, C, D1, ...)"}, {c.attr("size") >= 1, "size >= 1"}};
     }
-    template <int = 0>
-    static spec::shape_exprs output_shapes(const spec::context& c) { return {c.shape(0)}; }
-    template <int = 0>
-    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!types.contains(out) || rank < 3) return {};
@@ -7290,19 +7266,6 @@ struct LRN {
             }
         }
         return y;
-    }
-    template <int = 0>
-    static std::vector<tensor> run(const spec::context& c) {
-        const auto at = spec::parse_attributes<attributes>(c.attributes(), op_type);
-        return detail::single_output(detail::dispatch<types>(c.input_dtype(0), op_type, [&](auto t) {
-            using T = typename decltype(t)::type;
-            return tensor(compute<T>(c.input(0).as_array<T>(), at));
-        }));
-    }
-    /// The kernel on AD scalar S; beta is a constant exponent of a positive base.
-    template <class S>
-    static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
-        return {compute<S>(x[0], spec::parse_attributes<attributes>(c.attributes(), op_type))};
     }
     template <int = 0>
     static spec::hints hints() {
@@ -7602,7 +7565,9 @@ namespace tensoracle::ops {
 
 /// Resize(X, roi?, scales?, sizes?): exactly one of scales (float32) and sizes
 /// (int64) is given and non-empty; roi is used by tf_crop_and_resize only.
-struct Resize {
+// Derivatives: X only: roi and scales are grid parameters (the coordinates are computed
+// in double, and scales also fix the output shape), not data.
+struct Resize : spec::dtype_of_input<0>, spec::differentiable_input<0> {
     static constexpr std::string_view op_type = "Resize";
     static constexpr int opset = 13;
     using attributes = resize_attr;
@@ -7650,8 +7615,6 @@ struct Resize {
         for (const auto v : d) y.emplace_back(v);
         return {y};
     }
-    template <int = 0>
-    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!types.contains(out)) return {};
@@ -7718,12 +7681,6 @@ struct Resize {
             using T = typename decltype(t)::type;
             return tensor(compute<T>(c.input(0).as_array<T>(), p.roi, p.scales, p.sizes, at));
         }));
-    }
-    /// X only: roi and scales are grid parameters (the coordinates are computed
-    /// in double, and scales also fix the output shape), not data.
-    static std::vector<std::size_t> differentiable_inputs(const spec::context& c) {
-        if (!info(c.input_dtype(0)).is_floating) return {};
-        return {0};
     }
     /// The kernel on AD scalar S. The interpolation weights depend on
     /// coordinates only, so Y is linear in X; an integer X has no floating output.
@@ -7822,7 +7779,8 @@ struct upsample_attr {
 
 /// Upsample-9(X, scales): deprecated Resize; asymmetric coordinates, nearest
 /// rounds down, linear interpolates; scales >= 1, output floor(x * scale).
-struct Upsample {
+// Derivatives: X only: the (float) scales set the geometry, they are not data.
+struct Upsample : spec::dtype_of_input<0>, spec::differentiable_input<0> {
     static constexpr std::string_view op_type = "Upsample";
     static constexpr int opset = 9;
     static constexpr int last_opset = 9;  // deprecated from opset 10 on (Resize replaces it)
@@ -7861,8 +7819,6 @@ struct Upsample {
         return {y};
     }
     template <int = 0>
-    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
-    template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!types.contains(out)) return {};
         return {{{out}, {rank}}, {{dtype::f32}, {1}}};
@@ -7887,11 +7843,6 @@ struct Upsample {
     static std::vector<float> scales_of(const spec::context& c) {
         const auto v = c.input(1).values<float>();
         return {v.begin(), v.end()};
-    }
-    /// X only: the (float) scales set the geometry, they are not data.
-    static std::vector<std::size_t> differentiable_inputs(const spec::context& c) {
-        if (!info(c.input_dtype(0)).is_floating) return {};
-        return {0};
     }
     /// The kernel on AD scalar S (linear in X); an integer X has no floating output.
     template <class S>
@@ -8234,13 +8185,15 @@ template <class A>
 // ---- end tensoracle/ops/detail/reduce_util.hpp ----
 // ---- begin tensoracle/ops/reduce/detail/reduce_formula.hpp ----
 // tensoracle: what the Reduce* formulas (reduce::*_fn of ReduceSum ... ReduceLogSumExp)
-// share: their dtype sets, value-facts helpers and select_partials (ReduceMax, ReduceMin).
+// share: their dtype sets, value-facts helpers and select_reduce and select_partials
+// (ReduceMax, ReduceMin).
 
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <span>
 #include <string_view>
+#include <type_traits>
 
 
 namespace tensoracle::ops {
@@ -8248,6 +8201,20 @@ namespace tensoracle::ops {
 namespace reduce {
 using spec::dtype_set;
 namespace types = spec::types;
+
+/// A selecting reduction: the first NaN, else the running value (from `init`, an
+/// empty group's result) replaced by each element `better` than it.
+template <class A, class Better>
+A select_reduce(std::span<const A> v, A init, Better better) {
+    A m = init;
+    for (const A& x : v) {
+        if constexpr (!std::is_integral_v<A>) {
+            if (math::isnan(x)) return x;
+        }
+        m = better(x, m) ? x : m;
+    }
+    return m;
+}
 
 /// Partials of a selecting reduction, walked as its reduce() walks: 1 at the
 /// element it returns (the first NaN, else the last element `better` than the
@@ -8331,7 +8298,7 @@ concept real_valued_reduction = requires { F::real_valued; };
 
 /// A Reduce* op from its formula F (F::reduce<T, A> maps one group, as A, to A).
 template <class F>
-struct reduce_op {
+struct reduce_op : spec::dtype_of_input<0> {
     static constexpr std::string_view op_type = F::op_type;
     static constexpr int opset = F::opset;
     static constexpr bool axes_input = requires { F::axes_input; };
@@ -8380,7 +8347,6 @@ struct reduce_op {
         if (axes.empty() && noop(a)) return {c.shape(0)};
         return {detail::reduced_dims(c.shape(0), axes, a.keepdims != 0, op_type)};
     }
-    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!F::types.contains(out)) return {};
         std::vector<std::size_t> ranks;
@@ -8721,19 +8687,13 @@ struct max_fn {
     static constexpr bool within_input = true;
     template <class T, class A>
     static A reduce(std::span<const A> v) {
-        A m;
+        // A tie keeps the earlier element: the result carries its derivative.
+        const auto better = [](const A& x, const A& m) { return x > m; };
         if constexpr (std::is_integral_v<A>) {
-            m = static_cast<A>(std::numeric_limits<T>::lowest());
+            return select_reduce(v, static_cast<A>(std::numeric_limits<T>::lowest()), better);
         } else {
-            m = -std::numeric_limits<A>::infinity();
+            return select_reduce(v, A(-std::numeric_limits<A>::infinity()), better);
         }
-        for (const A& x : v) {
-            if constexpr (!std::is_integral_v<A>) {
-                if (math::isnan(x)) return x;
-            }
-            m = x > m ? x : m;  // a tie keeps the earlier element: the result carries its derivative
-        }
-        return m;
     }
     /// 1 at the element reduce() returns (the first NaN, else the first maximum), 0 elsewhere.
     template <class V>
@@ -8766,19 +8726,12 @@ struct min_fn {
     static constexpr bool within_input = true;
     template <class T, class A>
     static A reduce(std::span<const A> v) {
-        A m;
+        const auto better = [](const A& x, const A& m) { return x < m; };
         if constexpr (std::is_integral_v<A>) {
-            m = static_cast<A>(std::numeric_limits<T>::max());
+            return select_reduce(v, static_cast<A>(std::numeric_limits<T>::max()), better);
         } else {
-            m = std::numeric_limits<A>::infinity();
+            return select_reduce(v, A(std::numeric_limits<A>::infinity()), better);
         }
-        for (const A& x : v) {
-            if constexpr (!std::is_integral_v<A>) {
-                if (math::isnan(x)) return x;
-            }
-            m = x < m ? x : m;
-        }
-        return m;
     }
     template <class V>
     static void partials(std::span<const V> v, std::span<V> d) {
@@ -9282,8 +9235,9 @@ struct softmax_attr {
 }  // namespace reduce
 
 /// Softmax / LogSoftmax / Hardmax (13): F applied to each 1-D slice along `axis`.
+// Hardmax's derivative is 0 wherever its output is defined (one-hot constants).
 template <class F>
-struct axis_normalizer {
+struct axis_normalizer : spec::like_input<0>, detail::one_input_kernel<axis_normalizer<F>> {
     static constexpr std::string_view op_type = F::op_type;
     static constexpr int opset = 13;
     using attributes = reduce::softmax_attr;
@@ -9293,8 +9247,6 @@ struct axis_normalizer {
     static std::vector<spec::constraint> constraints(const spec::context& c) {
         return {detail::axis_in_range(c.attr("axis"), c.rank(0), "axis")};
     }
-    static spec::shape_exprs output_shapes(const spec::context& c) { return {c.shape(0)}; }
-    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!spec::types::floating.contains(out) || rank == 0) return {};
         return {{{out}, {rank}}};
@@ -9318,18 +9270,6 @@ struct axis_normalizer {
             }
         }
         return y;
-    }
-    static std::vector<tensor> run(const spec::context& c) {
-        const auto a = spec::parse_attributes<attributes>(c.attributes(), op_type);
-        return detail::single_output(detail::dispatch<inputs[0].types>(c.input_dtype(0), op_type, [&](auto t) {
-            using T = typename decltype(t)::type;
-            return tensor(compute<T>(c.input(0).as_array<T>(), a));
-        }));
-    }
-    /// Hardmax's derivative is 0 wherever its output is defined (one-hot constants).
-    template <class S>
-    static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
-        return {compute<S>(x[0], spec::parse_attributes<attributes>(c.attributes(), op_type))};
     }
     /// The VJP, one slice along `axis` at a time (F::vjp; ad/op_derivatives.hpp).
     template <class V>
@@ -9381,11 +9321,16 @@ namespace reduce {
 // a constant (constant_of) so that AD scalars get the unshifted derivative exactly.
 struct softmax_fn {
     static constexpr std::string_view op_type = "Softmax";
+    /// The shift m: the row maximum, as a constant.
     template <class A>
-    static void apply(std::vector<A>& v) {
+    static A shift(const std::vector<A>& v) {
         A m = -std::numeric_limits<A>::infinity();
         for (const A& x : v) m = std::max(m, x);
-        m = constant_of(m);
+        return constant_of(m);
+    }
+    template <class A>
+    static void apply(std::vector<A>& v) {
+        const A m = shift(v);
         A s = 0;
         for (A& x : v) s += (x = math::exp(x - m));
         for (A& x : v) x /= s;
@@ -9433,9 +9378,7 @@ struct log_softmax_fn {
     static constexpr std::string_view op_type = "LogSoftmax";
     template <class A>
     static void apply(std::vector<A>& v) {
-        A m = -std::numeric_limits<A>::infinity();
-        for (const A& x : v) m = std::max(m, x);
-        m = constant_of(m);
+        const A m = softmax_fn::shift(v);
         A s = 0;
         for (const A& x : v) s += math::exp(x - m);
         const A ls = math::log(s);
@@ -9821,7 +9764,7 @@ struct batch_norm_attr {
 
 /// BatchNormalization (15), inference mode:
 /// Y = (X - input_mean[c]) / sqrt(input_var[c] + epsilon) * scale[c] + B[c], c = axis 1.
-struct BatchNormalization {
+struct BatchNormalization : spec::like_input<0> {
     static constexpr std::string_view op_type = "BatchNormalization";
     static constexpr int opset = 15;
     using attributes = reduce::batch_norm_attr;
@@ -9843,10 +9786,6 @@ struct BatchNormalization {
         }
         return out;
     }
-    template <int = 0>
-    static spec::shape_exprs output_shapes(const spec::context& c) { return {c.shape(0)}; }
-    template <int = 0>
-    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!spec::types::floating.contains(out) || rank < 2) return {};
@@ -9953,7 +9892,7 @@ struct instance_norm_attr {
 
 /// InstanceNormalization (6): per (n, c), over the spatial axes 2..:
 /// y = scale[c] * (x - mean) / sqrt(var + epsilon) + B[c] (population variance).
-struct InstanceNormalization {
+struct InstanceNormalization : spec::like_input<0> {
     static constexpr std::string_view op_type = "InstanceNormalization";
     static constexpr int opset = 6;
     using attributes = reduce::instance_norm_attr;
@@ -9967,10 +9906,6 @@ struct InstanceNormalization {
         return {{c.dim(1, 0) == c.dim(0, 1), "scale has one value per channel (input axis 1)"},
                 {c.dim(2, 0) == c.dim(0, 1), "B has one value per channel (input axis 1)"}};
     }
-    template <int = 0>
-    static spec::shape_exprs output_shapes(const spec::context& c) { return {c.shape(0)}; }
-    template <int = 0>
-    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!spec::types::floating.contains(out) || rank < 3) return {};
@@ -10079,7 +10014,7 @@ struct lp_norm_attr {
 
 /// LpNormalization (1): y = x / ||x||_p along `axis`, p in {1, 2}. A zero
 /// vector gives 0 / 0 = NaN (as the ONNX reference); the domain excludes it.
-struct LpNormalization {
+struct LpNormalization : spec::like_input<0>, detail::one_input_kernel<LpNormalization> {
     static constexpr std::string_view op_type = "LpNormalization";
     static constexpr int opset = 1;
     using attributes = reduce::lp_norm_attr;
@@ -10092,10 +10027,6 @@ struct LpNormalization {
         return {detail::axis_in_range(c.attr("axis"), c.rank(0), "axis"),
                 {p == spec::expr(1) || p == spec::expr(2), "p is 1 or 2"}};
     }
-    template <int = 0>
-    static spec::shape_exprs output_shapes(const spec::context& c) { return {c.shape(0)}; }
-    template <int = 0>
-    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!spec::types::floating.contains(out) || rank == 0) return {};
@@ -10148,18 +10079,6 @@ struct LpNormalization {
             }
         }
         return y;
-    }
-    template <int = 0>
-    static std::vector<tensor> run(const spec::context& c) {
-        const auto a = spec::parse_attributes<attributes>(c.attributes(), op_type);
-        return detail::single_output(detail::dispatch<inputs[0].types>(c.input_dtype(0), op_type, [&](auto t) {
-            using T = typename decltype(t)::type;
-            return tensor(compute<T>(c.input(0).as_array<T>(), a));
-        }));
-    }
-    template <class S>
-    static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
-        return {compute<S>(x[0], spec::parse_attributes<attributes>(c.attributes(), op_type))};
     }
     template <int = 0>
     static spec::hints hints() { return spec::hints{}.choice("p", {std::int64_t{1}, std::int64_t{2}}, 0.7).facts(facts); }
@@ -10472,7 +10391,7 @@ struct reshape_attr {
 /// Reshape-14(data, shape): 0 copies the input dim at the same position
 /// (unless allowzero != 0, where it is a literal 0), -1 (at most one) is
 /// inferred from the element count.
-struct Reshape {
+struct Reshape : spec::dtype_of_input<0> {
     static constexpr std::string_view op_type = "Reshape";
     static constexpr int opset = 14;
     using attributes = reshape_attr;
@@ -10519,8 +10438,6 @@ struct Reshape {
         for (std::size_t i = 0; i < v.size(); ++i) out.push_back(select(v[i] == -1, total / shape_util::emax(p, spec::expr(1)), res[i]));
         return {out};
     }
-    template <int = 0>
-    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t) {
         if (!spec::types::all.contains(out)) return {};
@@ -10616,7 +10533,7 @@ struct transpose_attr {
 
 /// Transpose-13(data): output axis i is input axis perm[i]; perm defaults to
 /// the reversed axes. perm must be a permutation of [0, rank).
-struct Transpose {
+struct Transpose : spec::dtype_of_input<0> {
     static constexpr std::string_view op_type = "Transpose";
     template <int = 0>
     static spec::hints hints() { return spec::hints{}.copies(0); }  // every element carries over
@@ -10650,8 +10567,6 @@ struct Transpose {
         }
         return {out};
     }
-    template <int = 0>
-    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!spec::types::all.contains(out)) return {};
@@ -10731,7 +10646,7 @@ namespace tensoracle::ops {
 /// axes, every dim of size 1. An empty axes input removes nothing (ONNX's numpy
 /// reference and shape inference; onnxruntime removes every dim of 1): the
 /// generator never draws one.
-struct Squeeze {
+struct Squeeze : spec::dtype_of_input<0> {
     static constexpr std::string_view op_type = "Squeeze";
     template <int = 0>
     static spec::hints hints() { return spec::hints{}.copies(0).nonempty_values(1); }  // every element carries over
@@ -10791,8 +10706,6 @@ struct Squeeze {
         }
         return {out};
     }
-    template <int = 0>
-    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!spec::types::all.contains(out)) return {};
@@ -10857,7 +10770,7 @@ namespace tensoracle::ops {
 
 /// Unsqueeze-13(data, axes): inserts dims of 1 at the listed axes of the
 /// output (axes normalized against the output rank, any order, no repeats).
-struct Unsqueeze {
+struct Unsqueeze : spec::dtype_of_input<0> {
     static constexpr std::string_view op_type = "Unsqueeze";
     template <int = 0>
     static spec::hints hints() { return spec::hints{}.copies(0); }  // every element carries over
@@ -10897,8 +10810,6 @@ struct Unsqueeze {
         }
         return {out};
     }
-    template <int = 0>
-    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!spec::types::all.contains(out) || rank == 0) return {};
@@ -10961,7 +10872,7 @@ struct flatten_attr {
 };
 
 /// Flatten-13(input): [prod(dims[:axis]), prod(dims[axis:])], axis in [-r, r].
-struct Flatten {
+struct Flatten : spec::dtype_of_input<0> {
     static constexpr std::string_view op_type = "Flatten";
     template <int = 0>
     static spec::hints hints() { return spec::hints{}.copies(0); }  // every element carries over
@@ -10987,8 +10898,6 @@ struct Flatten {
         }
         return {{spec::product(outer), spec::product(inner)}};
     }
-    template <int = 0>
-    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!spec::types::all.contains(out) || rank != 2) return {};
@@ -11050,7 +10959,7 @@ namespace tensoracle::ops {
 /// from the end (+ dim); then starts are clamped to [0, dim] (step > 0) or
 /// [0, dim - 1] (step < 0), ends to [0, dim] or [-1, dim - 1]. Axes default
 /// to [0, len(starts)), steps to 1; steps must be non-zero.
-struct Slice {
+struct Slice : spec::dtype_of_input<0> {
     static constexpr std::string_view op_type = "Slice";
     template <int = 0>
     static spec::hints hints() { return spec::hints{}.nan_faithful().facts(spec::facts::selection_of(0)); }  // a subset of the elements
@@ -11132,8 +11041,6 @@ struct Slice {
         }
         return {out};
     }
-    template <int = 0>
-    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!spec::types::all.contains(out)) return {};
@@ -11236,7 +11143,7 @@ struct concat_attr {
 };
 
 /// Concat-13(inputs...): joined along axis; every other dim must match.
-struct Concat {
+struct Concat : spec::dtype_of_input<0> {
     static constexpr std::string_view op_type = "Concat";
     /// Every element of every input, in one tensor.
     template <int = 0>
@@ -11284,8 +11191,6 @@ struct Concat {
         }
         return {out};
     }
-    template <int = 0>
-    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!spec::types::all.contains(out) || rank == 0) return {};
@@ -11557,7 +11462,7 @@ namespace tensoracle::ops {
 
 /// Expand-13(input, shape): input broadcast with `shape` (bidirectionally:
 /// a 1 in shape keeps the input's dim).
-struct Expand {
+struct Expand : spec::dtype_of_input<0> {
     static constexpr std::string_view op_type = "Expand";
     template <int = 0>
     static spec::hints hints() { return spec::hints{}.copies(0); }  // every element carries over
@@ -11597,8 +11502,6 @@ struct Expand {
         }
         return {out};
     }
-    template <int = 0>
-    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!spec::types::all.contains(out)) return {};
@@ -11649,7 +11552,7 @@ struct Expand {
 namespace tensoracle::ops {
 
 /// Tile-13(input, repeats): output dim i is dim i * repeats[i].
-struct Tile {
+struct Tile : spec::dtype_of_input<0> {
     static constexpr std::string_view op_type = "Tile";
     template <int = 0>
     static spec::hints hints() { return spec::hints{}.copies(0); }  // every element carries over
@@ -11673,8 +11576,6 @@ struct Tile {
         for (std::size_t i = 0; i < c.rank(0); ++i) out.push_back(c.dim(0, i) * (i < v.size() ? v[i] : spec::expr(1)));
         return {out};
     }
-    template <int = 0>
-    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!spec::types::all.contains(out)) return {};
@@ -11750,7 +11651,7 @@ struct pad_attr {
 /// border; reflect mirrors without repeating the border (needs every pad <=
 /// dim - 1, as onnxruntime). constant_value (a scalar, default 0) is used only
 /// in constant mode.
-struct Pad {
+struct Pad : spec::dtype_of_input<0> {
     static constexpr std::string_view op_type = "Pad";
     static constexpr int opset = 13;
     using attributes = pad_attr;
@@ -11789,8 +11690,6 @@ struct Pad {
         for (std::size_t j = 0; j < r; ++j) out.push_back(c.dim(0, j) + p[j] + p[j + r]);
         return {out};
     }
-    template <int = 0>
-    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!spec::types::all.contains(out)) return {};
@@ -11941,7 +11840,7 @@ struct gather_attr {
 /// Gather-13(data, indices): out[i_0..i_{a-1}, j.., i_{a+1}..] =
 /// data[i_0..i_{a-1}, indices[j..], i_{a+1}..]; indices in [-dim, dim),
 /// negative ones count from the end; out-of-range indices throw.
-struct Gather {
+struct Gather : spec::dtype_of_input<0> {
     static constexpr std::string_view op_type = "Gather";
     static constexpr int opset = 13;
     using attributes = gather_attr;
@@ -11968,8 +11867,6 @@ struct Gather {
         }
         return {out};
     }
-    template <int = 0>
-    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!spec::types::all.contains(out)) return {};
@@ -12059,7 +11956,7 @@ struct gather_elements_attr {
 /// GatherElements-13(data, indices): out[i] = data[i with i[axis] replaced by
 /// indices[i]]; same ranks, indices dims <= data dims off the axis (as
 /// onnxruntime); indices in [-dim, dim), out-of-range ones throw.
-struct GatherElements {
+struct GatherElements : spec::dtype_of_input<0>, spec::shape_of_input<1> {
     static constexpr std::string_view op_type = "GatherElements";
     static constexpr int opset = 13;
     using attributes = gather_elements_attr;
@@ -12081,10 +11978,6 @@ struct GatherElements {
         }
         return out;
     }
-    template <int = 0>
-    static spec::shape_exprs output_shapes(const spec::context& c) { return {c.shape(1)}; }
-    template <int = 0>
-    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!spec::types::all.contains(out) || rank == 0) return {};
@@ -12162,7 +12055,7 @@ struct trilu_attr {
 /// Trilu-14(input, k?): keeps, in each of the last two dims' matrices, the
 /// elements with j - i >= k (upper != 0) or j - i <= k (upper == 0); zeroes
 /// the rest. k is a scalar (rank 0, or one value), default 0.
-struct Trilu {
+struct Trilu : spec::like_input<0> {
     static constexpr std::string_view op_type = "Trilu";
     static constexpr int opset = 14;
     using attributes = trilu_attr;
@@ -12175,10 +12068,6 @@ struct Trilu {
         if (c.has_input(1) && c.rank(1) == 1) return {{c.dim(1, 0) == 1, "k is a single value"}};
         return {};
     }
-    template <int = 0>
-    static spec::shape_exprs output_shapes(const spec::context& c) { return {c.shape(0)}; }
-    template <int = 0>
-    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!spec::types::all.contains(out) || rank < 2) return {};
@@ -12530,7 +12419,7 @@ namespace tensoracle::ops {
 /// [0, max(ceil((limit - start) / delta), 0)). delta must be non-zero. Integer
 /// inputs are symbols (the length is symbolic); float inputs are computed in
 /// double (count and values) and rounded once to T.
-struct Range {
+struct Range : spec::dtype_of_input<0> {
     static constexpr std::string_view op_type = "Range";
     static constexpr int opset = 11;
     using attributes = spec::no_attributes;
@@ -12582,8 +12471,6 @@ struct Range {
         }
         return {{spec::expr(count(c.input(0), c.input(1), c.input(2)))}};
     }
-    template <int = 0>
-    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!types.contains(out) || rank != 1) return {};
@@ -12662,7 +12549,7 @@ struct depth_to_space_attr {
 /// DepthToSpace-13(input [N, C, H, W]) -> [N, C / b², H * b, W * b]:
 /// DCR: out[n, c, h*b + i, w*b + j] = in[n, (i*b + j) * C/b² + c, h, w];
 /// CRD: out[n, c, h*b + i, w*b + j] = in[n, c * b² + i*b + j, h, w].
-struct DepthToSpace {
+struct DepthToSpace : spec::dtype_of_input<0> {
     static constexpr std::string_view op_type = "DepthToSpace";
     static constexpr int opset = 13;
     using attributes = depth_to_space_attr;
@@ -12682,8 +12569,6 @@ struct DepthToSpace {
         const auto b = c.attr("blocksize");
         return {{c.dim(0, 0), c.dim(0, 1) / shape_util::emax(b * b, spec::expr(1)), c.dim(0, 2) * b, c.dim(0, 3) * b}};
     }
-    template <int = 0>
-    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!spec::types::all.contains(out) || rank != 4) return {};
@@ -12751,7 +12636,7 @@ struct space_to_depth_attr {
 
 /// SpaceToDepth-13(input [N, C, H, W]) -> [N, C * b², H / b, W / b]:
 /// out[n, (i*b + j) * C + c, h, w] = in[n, c, h*b + i, w*b + j].
-struct SpaceToDepth {
+struct SpaceToDepth : spec::dtype_of_input<0> {
     static constexpr std::string_view op_type = "SpaceToDepth";
     static constexpr int opset = 13;
     using attributes = space_to_depth_attr;
@@ -12771,8 +12656,6 @@ struct SpaceToDepth {
         const auto bb = shape_util::emax(b, spec::expr(1));
         return {{c.dim(0, 0), c.dim(0, 1) * b * b, c.dim(0, 2) / bb, c.dim(0, 3) / bb}};
     }
-    template <int = 0>
-    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!spec::types::all.contains(out) || rank != 4) return {};
@@ -12875,7 +12758,7 @@ struct value_range {
 };
 
 template <class F>
-struct unary_elementwise {
+struct unary_elementwise : spec::shape_of_input<0>, detail::formula_output_dtypes<F> {
     static constexpr std::string_view op_type = F::op_type;
     static constexpr int opset = F::opset;
     using attributes = typename F::attributes;
@@ -12892,14 +12775,6 @@ struct unary_elementwise {
     }();
 
     static std::vector<spec::constraint> constraints(const spec::context&) { return {}; }
-    static spec::shape_exprs output_shapes(const spec::context& c) { return {c.shape(0)}; }
-    static std::vector<dtype> output_dtypes(const spec::context& c) {
-        if constexpr (requires { F::output_dtype; }) {
-            return {F::output_dtype};
-        } else {
-            return {c.input_dtype(0)};
-        }
-    }
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if constexpr (requires { F::output_dtype; }) {
             if (out != F::output_dtype) return {};
@@ -13013,12 +12888,7 @@ namespace tensoracle::ops {
 
 namespace unary {
 
-struct relu_fn : formula::relu {
-    static constexpr std::string_view op_type = "Relu";
-    static constexpr int opset = 14;
-    static constexpr dtype_set types = types::signed_numeric;
-    static constexpr dtype_set out_types = types::signed_numeric;
-    using attributes = no_attributes;
+struct relu_fn : formula::relu, spec::elementwise_signature<"Relu", 14, types::signed_numeric> {
     static constexpr double proxy_slope = 0.1;  // derivative is 0 for x < 0
     static constexpr bool keeps_integers = true;
 };
@@ -13039,12 +12909,7 @@ namespace tensoracle::ops {
 
 namespace unary {
 
-struct abs_fn : formula::abs {
-    static constexpr std::string_view op_type = "Abs";
-    static constexpr int opset = 13;
-    static constexpr dtype_set types = types::numeric;
-    static constexpr dtype_set out_types = types::numeric;
-    using attributes = no_attributes;
+struct abs_fn : formula::abs, spec::elementwise_signature<"Abs", 13, types::numeric> {
     static constexpr bool keeps_integers = true;
 };
 
@@ -13064,12 +12929,7 @@ namespace tensoracle::ops {
 
 namespace unary {
 
-struct neg_fn : formula::neg {
-    static constexpr std::string_view op_type = "Neg";
-    static constexpr int opset = 13;
-    static constexpr dtype_set types = types::signed_numeric;
-    static constexpr dtype_set out_types = types::signed_numeric;
-    using attributes = no_attributes;
+struct neg_fn : formula::neg, spec::elementwise_signature<"Neg", 13, types::signed_numeric> {
     static constexpr bool keeps_integers = true;
 };
 
@@ -13089,12 +12949,7 @@ namespace tensoracle::ops {
 
 namespace unary {
 
-struct sign_fn : formula::sign {
-    static constexpr std::string_view op_type = "Sign";
-    static constexpr int opset = 13;
-    static constexpr dtype_set types = types::numeric;
-    static constexpr dtype_set out_types = types::numeric;
-    using attributes = no_attributes;
+struct sign_fn : formula::sign, spec::elementwise_signature<"Sign", 13, types::numeric> {
     static constexpr double proxy_slope = 0.1;
     static constexpr bool integral_output = true;
 };
@@ -13115,12 +12970,7 @@ namespace tensoracle::ops {
 
 namespace unary {
 
-struct ceil_fn : formula::ceil {
-    static constexpr std::string_view op_type = "Ceil";
-    static constexpr int opset = 13;
-    static constexpr dtype_set types = types::floating;
-    static constexpr dtype_set out_types = types::floating;
-    using attributes = no_attributes;
+struct ceil_fn : formula::ceil, spec::elementwise_signature<"Ceil", 13, types::floating> {
     static constexpr double proxy_slope = 0.1;
     static constexpr bool integral_output = true;
 };
@@ -13141,12 +12991,7 @@ namespace tensoracle::ops {
 
 namespace unary {
 
-struct floor_fn : formula::floor {
-    static constexpr std::string_view op_type = "Floor";
-    static constexpr int opset = 13;
-    static constexpr dtype_set types = types::floating;
-    static constexpr dtype_set out_types = types::floating;
-    using attributes = no_attributes;
+struct floor_fn : formula::floor, spec::elementwise_signature<"Floor", 13, types::floating> {
     static constexpr double proxy_slope = 0.1;
     static constexpr bool integral_output = true;
 };
@@ -13168,12 +13013,7 @@ namespace tensoracle::ops {
 namespace unary {
 
 /// Round: halves go to the even neighbour (ONNX and IEEE default).
-struct round_fn : formula::round {
-    static constexpr std::string_view op_type = "Round";
-    static constexpr int opset = 11;
-    static constexpr dtype_set types = types::ieee_floating;
-    static constexpr dtype_set out_types = types::ieee_floating;
-    using attributes = no_attributes;
+struct round_fn : formula::round, spec::elementwise_signature<"Round", 11, types::ieee_floating> {
     static constexpr double proxy_slope = 0.1;
     static constexpr bool integral_output = true;
 };
@@ -13196,12 +13036,7 @@ namespace tensoracle::ops {
 
 namespace unary {
 
-struct exp_fn : formula::exp {
-    static constexpr std::string_view op_type = "Exp";
-    static constexpr int opset = 13;
-    static constexpr dtype_set types = types::floating;
-    static constexpr dtype_set out_types = types::floating;
-    using attributes = no_attributes;
+struct exp_fn : formula::exp, spec::elementwise_signature<"Exp", 13, types::floating> {
     template <int = 0>
     static std::vector<spec::domain_rule> domain() {
         return {detail::overflow_rule("X <= log(max finite)", 0, [](double x, double m) { return x - std::log(m); })};
@@ -13225,12 +13060,7 @@ namespace tensoracle::ops {
 
 namespace unary {
 
-struct log_fn : formula::log {
-    static constexpr std::string_view op_type = "Log";
-    static constexpr int opset = 13;
-    static constexpr dtype_set types = types::floating;
-    static constexpr dtype_set out_types = types::floating;
-    using attributes = no_attributes;
+struct log_fn : formula::log, spec::elementwise_signature<"Log", 13, types::floating> {
     template <int = 0>
     static std::vector<spec::domain_rule> domain() { return {rule("X > 0", [](double x) { return -x + eps; })}; }
     static constexpr value_range range{0.1, 10.0};
@@ -13253,12 +13083,7 @@ namespace tensoracle::ops {
 
 namespace unary {
 
-struct sqrt_fn : formula::sqrt {
-    static constexpr std::string_view op_type = "Sqrt";
-    static constexpr int opset = 13;
-    static constexpr dtype_set types = types::floating;
-    static constexpr dtype_set out_types = types::floating;
-    using attributes = no_attributes;
+struct sqrt_fn : formula::sqrt, spec::elementwise_signature<"Sqrt", 13, types::floating> {
     template <int = 0>
     static std::vector<spec::domain_rule> domain() { return {rule("X >= 0", [](double x) { return -x; })}; }
     static constexpr value_range range{0.0, 10.0};
@@ -13282,12 +13107,7 @@ namespace tensoracle::ops {
 
 namespace unary {
 
-struct reciprocal_fn : formula::reciprocal {
-    static constexpr std::string_view op_type = "Reciprocal";
-    static constexpr int opset = 13;
-    static constexpr dtype_set types = types::floating;
-    static constexpr dtype_set out_types = types::floating;
-    using attributes = no_attributes;
+struct reciprocal_fn : formula::reciprocal, spec::elementwise_signature<"Reciprocal", 13, types::floating> {
     template <int = 0>
     static std::vector<spec::domain_rule> domain() {
         return {rule("|X| > 0", [](double x) { return -std::fabs(x) + eps; })};
@@ -13311,13 +13131,7 @@ namespace tensoracle::ops {
 
 namespace unary {
 
-struct sigmoid_fn : formula::sigmoid {
-    static constexpr std::string_view op_type = "Sigmoid";
-    static constexpr int opset = 13;
-    static constexpr dtype_set types = types::floating;
-    static constexpr dtype_set out_types = types::floating;
-    using attributes = no_attributes;
-};
+struct sigmoid_fn : formula::sigmoid, spec::elementwise_signature<"Sigmoid", 13, types::floating> {};
 
 }  // namespace unary
 
@@ -13335,13 +13149,7 @@ namespace tensoracle::ops {
 
 namespace unary {
 
-struct tanh_fn : formula::tanh {
-    static constexpr std::string_view op_type = "Tanh";
-    static constexpr int opset = 13;
-    static constexpr dtype_set types = types::floating;
-    static constexpr dtype_set out_types = types::floating;
-    using attributes = no_attributes;
-};
+struct tanh_fn : formula::tanh, spec::elementwise_signature<"Tanh", 13, types::floating> {};
 
 }  // namespace unary
 
@@ -13362,13 +13170,7 @@ namespace unary {
 /// Softplus = log(exp(x) + 1), evaluated as max(x, 0) + log1p(exp(-|x|)) so
 /// that it does not overflow for large x (same value where both are finite).
 /// Written per sign so that no kink of max or |.| shows in the derivative at 0.
-struct softplus_fn : formula::softplus {
-    static constexpr std::string_view op_type = "Softplus";
-    static constexpr int opset = 1;
-    static constexpr dtype_set types = types::ieee_floating;
-    static constexpr dtype_set out_types = types::ieee_floating;
-    using attributes = no_attributes;
-};
+struct softplus_fn : formula::softplus, spec::elementwise_signature<"Softplus", 1, types::ieee_floating> {};
 
 }  // namespace unary
 
@@ -13386,13 +13188,7 @@ namespace tensoracle::ops {
 
 namespace unary {
 
-struct softsign_fn : formula::softsign {
-    static constexpr std::string_view op_type = "Softsign";
-    static constexpr int opset = 1;
-    static constexpr dtype_set types = types::ieee_floating;
-    static constexpr dtype_set out_types = types::ieee_floating;
-    using attributes = no_attributes;
-};
+struct softsign_fn : formula::softsign, spec::elementwise_signature<"Softsign", 1, types::ieee_floating> {};
 
 }  // namespace unary
 
@@ -13413,12 +13209,7 @@ namespace tensoracle::ops {
 namespace unary {
 
 /// Erf also takes integers (ONNX-13): erf in double, truncated to the type.
-struct erf_fn : formula::erf {
-    static constexpr std::string_view op_type = "Erf";
-    static constexpr int opset = 13;
-    static constexpr dtype_set types = types::numeric;
-    static constexpr dtype_set out_types = types::numeric;
-    using attributes = no_attributes;
+struct erf_fn : formula::erf, spec::elementwise_signature<"Erf", 13, types::numeric> {
     template <class V>
     static V apply(V x, const attributes& a) {
         if constexpr (std::is_integral_v<V>) {
@@ -13449,13 +13240,7 @@ namespace tensoracle::ops {
 
 namespace unary {
 
-struct sin_fn : formula::sin {
-    static constexpr std::string_view op_type = "Sin";
-    static constexpr int opset = 7;
-    static constexpr dtype_set types = types::ieee_floating;
-    static constexpr dtype_set out_types = types::ieee_floating;
-    using attributes = no_attributes;
-};
+struct sin_fn : formula::sin, spec::elementwise_signature<"Sin", 7, types::ieee_floating> {};
 
 }  // namespace unary
 
@@ -13473,13 +13258,7 @@ namespace tensoracle::ops {
 
 namespace unary {
 
-struct cos_fn : formula::cos {
-    static constexpr std::string_view op_type = "Cos";
-    static constexpr int opset = 7;
-    static constexpr dtype_set types = types::ieee_floating;
-    static constexpr dtype_set out_types = types::ieee_floating;
-    using attributes = no_attributes;
-};
+struct cos_fn : formula::cos, spec::elementwise_signature<"Cos", 7, types::ieee_floating> {};
 
 }  // namespace unary
 
@@ -13497,12 +13276,7 @@ namespace tensoracle::ops {
 
 namespace unary {
 
-struct tan_fn : formula::tan {
-    static constexpr std::string_view op_type = "Tan";
-    static constexpr int opset = 7;
-    static constexpr dtype_set types = types::ieee_floating;
-    static constexpr dtype_set out_types = types::ieee_floating;
-    using attributes = no_attributes;
+struct tan_fn : formula::tan, spec::elementwise_signature<"Tan", 7, types::ieee_floating> {
     static constexpr value_range range{-1.5, 1.5};
 };
 
@@ -13524,12 +13298,7 @@ namespace tensoracle::ops {
 
 namespace unary {
 
-struct asin_fn : formula::asin {
-    static constexpr std::string_view op_type = "Asin";
-    static constexpr int opset = 7;
-    static constexpr dtype_set types = types::ieee_floating;
-    static constexpr dtype_set out_types = types::ieee_floating;
-    using attributes = no_attributes;
+struct asin_fn : formula::asin, spec::elementwise_signature<"Asin", 7, types::ieee_floating> {
     template <int = 0>
     static std::vector<spec::domain_rule> domain() { return {rule("|X| <= 1", [](double x) { return std::fabs(x) - 1.0; })}; }
     static constexpr value_range range{-1.0, 1.0};
@@ -13553,12 +13322,7 @@ namespace tensoracle::ops {
 
 namespace unary {
 
-struct acos_fn : formula::acos {
-    static constexpr std::string_view op_type = "Acos";
-    static constexpr int opset = 7;
-    static constexpr dtype_set types = types::ieee_floating;
-    static constexpr dtype_set out_types = types::ieee_floating;
-    using attributes = no_attributes;
+struct acos_fn : formula::acos, spec::elementwise_signature<"Acos", 7, types::ieee_floating> {
     template <int = 0>
     static std::vector<spec::domain_rule> domain() { return {rule("|X| <= 1", [](double x) { return std::fabs(x) - 1.0; })}; }
     static constexpr value_range range{-1.0, 1.0};
@@ -13580,13 +13344,7 @@ namespace tensoracle::ops {
 
 namespace unary {
 
-struct atan_fn : formula::atan {
-    static constexpr std::string_view op_type = "Atan";
-    static constexpr int opset = 7;
-    static constexpr dtype_set types = types::ieee_floating;
-    static constexpr dtype_set out_types = types::ieee_floating;
-    using attributes = no_attributes;
-};
+struct atan_fn : formula::atan, spec::elementwise_signature<"Atan", 7, types::ieee_floating> {};
 
 }  // namespace unary
 
@@ -13606,12 +13364,7 @@ namespace tensoracle::ops {
 
 namespace unary {
 
-struct sinh_fn : formula::sinh {
-    static constexpr std::string_view op_type = "Sinh";
-    static constexpr int opset = 9;
-    static constexpr dtype_set types = types::ieee_floating;
-    static constexpr dtype_set out_types = types::ieee_floating;
-    using attributes = no_attributes;
+struct sinh_fn : formula::sinh, spec::elementwise_signature<"Sinh", 9, types::ieee_floating> {
     template <int = 0>
     static std::vector<spec::domain_rule> domain() {
         // log(max finite), not log(2 max finite): 2 max is inf in double, which let every float64 Sinh pass.
@@ -13638,12 +13391,7 @@ namespace tensoracle::ops {
 
 namespace unary {
 
-struct cosh_fn : formula::cosh {
-    static constexpr std::string_view op_type = "Cosh";
-    static constexpr int opset = 9;
-    static constexpr dtype_set types = types::ieee_floating;
-    static constexpr dtype_set out_types = types::ieee_floating;
-    using attributes = no_attributes;
+struct cosh_fn : formula::cosh, spec::elementwise_signature<"Cosh", 9, types::ieee_floating> {
     template <int = 0>
     static std::vector<spec::domain_rule> domain() {
         return {detail::overflow_rule("|X| <= log(max finite)", 0,
@@ -13667,13 +13415,7 @@ namespace tensoracle::ops {
 
 namespace unary {
 
-struct asinh_fn : formula::asinh {
-    static constexpr std::string_view op_type = "Asinh";
-    static constexpr int opset = 9;
-    static constexpr dtype_set types = types::ieee_floating;
-    static constexpr dtype_set out_types = types::ieee_floating;
-    using attributes = no_attributes;
-};
+struct asinh_fn : formula::asinh, spec::elementwise_signature<"Asinh", 9, types::ieee_floating> {};
 
 }  // namespace unary
 
@@ -13692,12 +13434,7 @@ namespace tensoracle::ops {
 
 namespace unary {
 
-struct acosh_fn : formula::acosh {
-    static constexpr std::string_view op_type = "Acosh";
-    static constexpr int opset = 9;
-    static constexpr dtype_set types = types::ieee_floating;
-    static constexpr dtype_set out_types = types::ieee_floating;
-    using attributes = no_attributes;
+struct acosh_fn : formula::acosh, spec::elementwise_signature<"Acosh", 9, types::ieee_floating> {
     template <int = 0>
     static std::vector<spec::domain_rule> domain() { return {rule("X >= 1", [](double x) { return 1.0 - x; })}; }
     static constexpr value_range range{1.0, 6.0};
@@ -13721,12 +13458,7 @@ namespace tensoracle::ops {
 
 namespace unary {
 
-struct atanh_fn : formula::atanh {
-    static constexpr std::string_view op_type = "Atanh";
-    static constexpr int opset = 9;
-    static constexpr dtype_set types = types::ieee_floating;
-    static constexpr dtype_set out_types = types::ieee_floating;
-    using attributes = no_attributes;
+struct atanh_fn : formula::atanh, spec::elementwise_signature<"Atanh", 9, types::ieee_floating> {
     template <int = 0>
     static std::vector<spec::domain_rule> domain() {
         return {rule("|X| < 1", [](double x) { return std::fabs(x) - 1.0 + eps; })};
@@ -13751,13 +13483,7 @@ namespace tensoracle::ops {
 namespace unary {
 
 // Not differentiable: boolean in and out.
-struct not_fn : formula::not_ {
-    static constexpr std::string_view op_type = "Not";
-    static constexpr int opset = 1;
-    static constexpr dtype_set types = types::boolean;
-    static constexpr dtype_set out_types = types::boolean;
-    using attributes = no_attributes;
-};
+struct not_fn : formula::not_, spec::elementwise_signature<"Not", 1, types::boolean> {};
 
 }  // namespace unary
 
@@ -13775,12 +13501,7 @@ namespace tensoracle::ops {
 
 namespace unary {
 
-struct identity_fn : formula::identity {
-    static constexpr std::string_view op_type = "Identity";
-    static constexpr int opset = 16;
-    static constexpr dtype_set types = types::all;
-    static constexpr dtype_set out_types = types::all;
-    using attributes = no_attributes;
+struct identity_fn : formula::identity, spec::elementwise_signature<"Identity", 16, types::all> {
     static spec::hints hints() { return spec::hints{}.copies(0); }
 };
 
@@ -13802,12 +13523,7 @@ namespace tensoracle::ops {
 
 namespace unary {
 
-struct leaky_relu_fn : formula::leaky_relu {
-    static constexpr std::string_view op_type = "LeakyRelu";
-    static constexpr int opset = 16;
-    static constexpr dtype_set types = types::floating;
-    static constexpr dtype_set out_types = types::floating;
-    using attributes = alpha_attr;
+struct leaky_relu_fn : formula::leaky_relu, spec::elementwise_signature<"LeakyRelu", 16, types::floating, alpha_attr> {
 };
 
 }  // namespace unary
@@ -13828,13 +13544,7 @@ namespace tensoracle::ops {
 
 namespace unary {
 
-struct elu_fn : formula::elu {
-    static constexpr std::string_view op_type = "Elu";
-    static constexpr int opset = 6;
-    static constexpr dtype_set types = types::ieee_floating;
-    static constexpr dtype_set out_types = types::ieee_floating;
-    using attributes = elu_attr;
-};
+struct elu_fn : formula::elu, spec::elementwise_signature<"Elu", 6, types::ieee_floating, elu_attr> {};
 
 }  // namespace unary
 
@@ -13852,12 +13562,7 @@ namespace tensoracle::ops {
 
 namespace unary {
 
-struct celu_fn : formula::celu {
-    static constexpr std::string_view op_type = "Celu";
-    static constexpr int opset = 12;
-    static constexpr dtype_set types = spec::dtypes_of(dtype::f32);
-    static constexpr dtype_set out_types = types;
-    using attributes = elu_attr;
+struct celu_fn : formula::celu, spec::elementwise_signature<"Celu", 12, spec::dtypes_of(dtype::f32), elu_attr> {
     /// max(0, x) + min(0, alpha * expm1(x / alpha)), written per sign with the same values (also -0 -> +0 and
     /// NaN -> 0, as max/min give), so that the derivative at 0 is 1 and not max's and min's 0.
 };
@@ -13880,13 +13585,7 @@ namespace tensoracle::ops {
 
 namespace unary {
 
-struct selu_fn : formula::selu {
-    static constexpr std::string_view op_type = "Selu";
-    static constexpr int opset = 6;
-    static constexpr dtype_set types = types::ieee_floating;
-    static constexpr dtype_set out_types = types::ieee_floating;
-    using attributes = selu_attr;
-};
+struct selu_fn : formula::selu, spec::elementwise_signature<"Selu", 6, types::ieee_floating, selu_attr> {};
 
 }  // namespace unary
 
@@ -13908,12 +13607,8 @@ namespace tensoracle::ops {
 
 namespace unary {
 
-struct hard_sigmoid_fn : formula::hard_sigmoid {
-    static constexpr std::string_view op_type = "HardSigmoid";
-    static constexpr int opset = 6;
-    static constexpr dtype_set types = types::ieee_floating;
-    static constexpr dtype_set out_types = types::ieee_floating;
-    using attributes = hard_sigmoid_attr;
+struct hard_sigmoid_fn : formula::hard_sigmoid,
+                         spec::elementwise_signature<"HardSigmoid", 6, types::ieee_floating, hard_sigmoid_attr> {
     static constexpr double proxy_slope = 0.1;
 };
 
@@ -13935,12 +13630,7 @@ namespace tensoracle::ops {
 
 namespace unary {
 
-struct hard_swish_fn : formula::hard_swish {
-    static constexpr std::string_view op_type = "HardSwish";
-    static constexpr int opset = 14;
-    static constexpr dtype_set types = types::ieee_floating;
-    static constexpr dtype_set out_types = types::ieee_floating;
-    using attributes = no_attributes;
+struct hard_swish_fn : formula::hard_swish, spec::elementwise_signature<"HardSwish", 14, types::ieee_floating> {
     static constexpr double proxy_slope = 0.1;  // derivative is 0 below -3
 };
 
@@ -13963,12 +13653,9 @@ namespace tensoracle::ops {
 
 namespace unary {
 
-struct thresholded_relu_fn : formula::thresholded_relu {
-    static constexpr std::string_view op_type = "ThresholdedRelu";
-    static constexpr int opset = 10;
-    static constexpr dtype_set types = types::ieee_floating;
-    static constexpr dtype_set out_types = types::ieee_floating;
-    using attributes = thresholded_relu_attr;
+struct thresholded_relu_fn
+    : formula::thresholded_relu,
+      spec::elementwise_signature<"ThresholdedRelu", 10, types::ieee_floating, thresholded_relu_attr> {
     static constexpr double proxy_slope = 0.1;  // derivative is 0 at or below alpha
     // Y is 0 or above alpha: with alpha > 0 nothing lies in (0, alpha), which a
     // sampled image cannot see (Atanh of it is finite only at 0 when alpha >= 1).
@@ -14006,12 +13693,7 @@ template <class V>
 V cast_to(double d) {
     return value_cast<V>(d);
 }
-struct shrink_fn {
-    static constexpr std::string_view op_type = "Shrink";
-    static constexpr int opset = 9;
-    static constexpr dtype_set types = (types::ieee_floating | types::integers);
-    static constexpr dtype_set out_types = (types::ieee_floating | types::integers);
-    using attributes = shrink_attr;
+struct shrink_fn : spec::elementwise_signature<"Shrink", 9, types::ieee_floating | types::integers, shrink_attr> {
     static constexpr double proxy_slope = 0.1;  // derivative is 0 inside [-lambd, lambd]
     template <class V>
     static V apply(V x, const attributes& a) {
@@ -14052,13 +13734,7 @@ namespace tensoracle::ops {
 namespace unary {
 
 // Not differentiable: boolean output.
-struct is_nan_fn {
-    static constexpr std::string_view op_type = "IsNaN";
-    static constexpr int opset = 13;
-    static constexpr dtype_set types = types::floating;
-    static constexpr dtype_set out_types = types::boolean;
-    static constexpr dtype output_dtype = dtype::boolean;
-    using attributes = no_attributes;
+struct is_nan_fn : spec::predicate_signature<"IsNaN", 13, types::floating> {
     template <class V>
     static bool apply(V x, const attributes&) { return std::isnan(x); }
 };
@@ -14088,13 +13764,7 @@ struct is_inf_attr {
     std::int64_t detect_positive = 1;
 };
 // Not differentiable: boolean output.
-struct is_inf_fn {
-    static constexpr std::string_view op_type = "IsInf";
-    static constexpr int opset = 10;
-    static constexpr dtype_set types = spec::dtypes_of(dtype::f32, dtype::f64);
-    static constexpr dtype_set out_types = types::boolean;
-    static constexpr dtype output_dtype = dtype::boolean;
-    using attributes = is_inf_attr;
+struct is_inf_fn : spec::predicate_signature<"IsInf", 10, spec::dtypes_of(dtype::f32, dtype::f64), is_inf_attr> {
     template <class V>
     static bool apply(V x, const attributes& a) {
         return std::isinf(x) && ((x > V(0) && a.detect_positive != 0) || (x < V(0) && a.detect_negative != 0));

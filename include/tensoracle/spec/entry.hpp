@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tensoracle/spec/hints.hpp"
+#include "tensoracle/spec/mixins.hpp"
 #include "tensoracle/spec/op.hpp"
 
 namespace tensoracle::spec {

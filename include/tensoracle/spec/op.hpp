@@ -25,6 +25,9 @@
 //   elementwise = true                     each output element depends on its broadcast position only
 // There is no sampling member: the generator (gen/) draws instances from the
 // constraints, dtypes and hints above, so a spec states validity only once.
+// Members most ops state alike come from base classes (spec/mixins.hpp:
+// elementwise_signature, like_input, dtype_of_input, shape_of_input; and
+// one_shape_model below), so an op file holds only what is its own.
 //
 // The kit's specs declare these members `template <int = 0>`: a non-template
 // member's body is compiled in every file including the spec, with the

@@ -11,12 +11,7 @@ namespace tensoracle::ops {
 namespace binary {
 
 // The per-element formula comes from ops/formulas.hpp (shared with CUDA).
-struct add_fn : formula::add {
-    static constexpr std::string_view op_type = "Add";
-    static constexpr int opset = 14;
-    static constexpr dtype_set types = types::numeric;
-    static constexpr dtype_set out_types = types::numeric;
-    using attributes = no_attributes;
+struct add_fn : formula::add, spec::elementwise_signature<"Add", 14, types::numeric> {
     static constexpr corner_kind corner_facts = corner_kind::plain;
 };
 

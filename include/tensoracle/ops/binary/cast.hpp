@@ -25,7 +25,7 @@ struct cast_attr {
 /// Cast(input) to the dtype named by attribute `to` (value_cast semantics:
 /// float->int truncates and saturates, NaN->0; int->int wraps). ONNX leaves a
 /// float outside the integer target's range undefined: the domain keeps it in.
-struct Cast {
+struct Cast : spec::shape_of_input<0> {
     static constexpr std::string_view op_type = "Cast";
     static constexpr int opset = 13;
     using attributes = cast_attr;
@@ -35,8 +35,6 @@ struct Cast {
 
     template <int = 0>
     static std::vector<spec::constraint> constraints(const spec::context&) { return {}; }
-    template <int = 0>
-    static spec::shape_exprs output_shapes(const spec::context& c) { return {c.shape(0)}; }
     template <int = 0>
     static std::vector<dtype> output_dtypes(const spec::context& c) {
         return {dtype_from_onnx(static_cast<int>(spec::parse_attributes<attributes>(c.attributes(), op_type).to))};

@@ -16,7 +16,7 @@
 namespace tensoracle::ops {
 
 /// Clip(input, min?, max?): min and max are optional scalars.
-struct Clip {
+struct Clip : spec::like_input<0> {
     static constexpr std::string_view op_type = "Clip";
     static constexpr int opset = 13;
     using attributes = spec::no_attributes;
@@ -35,10 +35,6 @@ struct Clip {
         }
         return out;
     }
-    template <int = 0>
-    static spec::shape_exprs output_shapes(const spec::context& c) { return {c.shape(0)}; }
-    template <int = 0>
-    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!types.contains(out)) return {};

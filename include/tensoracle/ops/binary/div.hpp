@@ -21,12 +21,7 @@ namespace tensoracle::ops {
 namespace binary {
 
 // The per-element formula comes from ops/formulas.hpp (shared with CUDA).
-struct div_fn : formula::div {
-    static constexpr std::string_view op_type = "Div";
-    static constexpr int opset = 14;
-    static constexpr dtype_set types = types::numeric;
-    static constexpr dtype_set out_types = types::numeric;
-    using attributes = no_attributes;
+struct div_fn : formula::div, spec::elementwise_signature<"Div", 14, types::numeric> {
     template <class V>
     static V apply(V a, V b, const attributes&) {
         if constexpr (std::is_integral_v<V>) {

@@ -10,13 +10,7 @@ namespace tensoracle::ops {
 namespace binary {
 
 // Not differentiable: comparisons and logic have boolean outputs.
-struct equal_fn {
-    static constexpr std::string_view op_type = "Equal";
-    static constexpr int opset = 13;
-    static constexpr dtype_set types = types::all;
-    static constexpr dtype_set out_types = types::boolean;
-    static constexpr dtype output_dtype = dtype::boolean;
-    using attributes = no_attributes;
+struct equal_fn : spec::predicate_signature<"Equal", 13, types::all> {
     template <class V>
     static bool apply(V a, V b, const attributes&) {
         return a == b;

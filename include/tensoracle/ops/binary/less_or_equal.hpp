@@ -10,13 +10,7 @@ namespace tensoracle::ops {
 namespace binary {
 
 // Not differentiable: comparisons and logic have boolean outputs.
-struct less_or_equal_fn {
-    static constexpr std::string_view op_type = "LessOrEqual";
-    static constexpr int opset = 16;
-    static constexpr dtype_set types = types::numeric;
-    static constexpr dtype_set out_types = types::boolean;
-    static constexpr dtype output_dtype = dtype::boolean;
-    using attributes = no_attributes;
+struct less_or_equal_fn : spec::predicate_signature<"LessOrEqual", 16, types::numeric> {
     template <class V>
     static bool apply(V a, V b, const attributes&) {
         return a <= b;

@@ -11,12 +11,7 @@ namespace tensoracle::ops {
 namespace binary {
 
 // The per-element formula comes from ops/formulas.hpp (shared with CUDA).
-struct max_fn : formula::max {
-    static constexpr std::string_view op_type = "Max";
-    static constexpr int opset = 13;
-    static constexpr dtype_set types = types::numeric;
-    static constexpr dtype_set out_types = types::numeric;
-    using attributes = no_attributes;
+struct max_fn : formula::max, spec::elementwise_signature<"Max", 13, types::numeric> {
     static constexpr corner_kind corner_facts = corner_kind::max;
     static constexpr bool variadic = true;
 };

@@ -12,12 +12,7 @@ namespace tensoracle::ops {
 namespace binary {
 
 // The per-element formula comes from ops/formulas.hpp (shared with CUDA).
-struct mean_fn : formula::mean {
-    static constexpr std::string_view op_type = "Mean";
-    static constexpr int opset = 13;
-    static constexpr dtype_set types = types::floating;
-    static constexpr dtype_set out_types = types::floating;
-    using attributes = no_attributes;
+struct mean_fn : formula::mean, spec::elementwise_signature<"Mean", 13, types::floating> {
     static constexpr bool variadic = true;
     template <class V>
     static V finish(V v, std::size_t n) { return v / static_cast<V>(n); }

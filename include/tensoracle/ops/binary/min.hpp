@@ -11,12 +11,7 @@ namespace tensoracle::ops {
 namespace binary {
 
 // The per-element formula comes from ops/formulas.hpp (shared with CUDA).
-struct min_fn : formula::min {
-    static constexpr std::string_view op_type = "Min";
-    static constexpr int opset = 13;
-    static constexpr dtype_set types = types::numeric;
-    static constexpr dtype_set out_types = types::numeric;
-    using attributes = no_attributes;
+struct min_fn : formula::min, spec::elementwise_signature<"Min", 13, types::numeric> {
     static constexpr corner_kind corner_facts = corner_kind::min;
     static constexpr bool variadic = true;
 };

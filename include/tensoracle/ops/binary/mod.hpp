@@ -25,12 +25,7 @@ namespace binary {
 struct mod_attr {
     std::int64_t fmod = 0;
 };
-struct mod_fn {
-    static constexpr std::string_view op_type = "Mod";
-    static constexpr int opset = 13;
-    static constexpr dtype_set types = types::numeric;
-    static constexpr dtype_set out_types = types::numeric;
-    using attributes = mod_attr;
+struct mod_fn : spec::elementwise_signature<"Mod", 13, types::numeric, mod_attr> {
     template <class V>
     static V apply(V a, V b, const attributes& at) {
         if constexpr (std::is_integral_v<V>) {

@@ -11,12 +11,7 @@ namespace tensoracle::ops {
 namespace binary {
 
 // The per-element formula comes from ops/formulas.hpp (shared with CUDA).
-struct mul_fn : formula::mul {
-    static constexpr std::string_view op_type = "Mul";
-    static constexpr int opset = 14;
-    static constexpr dtype_set types = types::numeric;
-    static constexpr dtype_set out_types = types::numeric;
-    using attributes = no_attributes;
+struct mul_fn : formula::mul, spec::elementwise_signature<"Mul", 14, types::numeric> {
     static constexpr corner_kind corner_facts = corner_kind::plain;
 };
 

@@ -10,13 +10,7 @@ namespace tensoracle::ops {
 namespace binary {
 
 // Not differentiable: comparisons and logic have boolean outputs.
-struct logical_or_fn {
-    static constexpr std::string_view op_type = "Or";
-    static constexpr int opset = 7;
-    static constexpr dtype_set types = types::boolean;
-    static constexpr dtype_set out_types = types::boolean;
-    static constexpr dtype output_dtype = dtype::boolean;
-    using attributes = no_attributes;
+struct logical_or_fn : spec::predicate_signature<"Or", 7, types::boolean> {
     template <class V>
     static bool apply(V a, V b, const attributes&) {
         return a || b;

@@ -24,7 +24,7 @@ namespace tensoracle::ops {
 /// Same-type operands compute in the accumulator type; mixed ones in double,
 /// rounded once to X's type (numpy's promotion, then ONNX's cast to T). On AD
 /// scalars both operands are the scalar type; an integer Y is a constant.
-struct Pow {
+struct Pow : spec::dtype_of_input<0> {
     static constexpr std::string_view op_type = "Pow";
     static constexpr int opset = 15;
     using attributes = spec::no_attributes;
@@ -38,8 +38,6 @@ struct Pow {
     static std::vector<spec::constraint> constraints(const spec::context& c) { return detail::broadcast_constraints(c, {0, 1}); }
     template <int = 0>
     static spec::shape_exprs output_shapes(const spec::context& c) { return {detail::broadcast_shape(c, {0, 1})}; }
-    template <int = 0>
-    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!types.contains(out)) return {};

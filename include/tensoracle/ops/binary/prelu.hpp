@@ -15,7 +15,7 @@
 namespace tensoracle::ops {
 
 /// PRelu(X, slope): slope broadcasts to X (unidirectionally).
-struct PRelu {
+struct PRelu : spec::like_input<0> {
     static constexpr std::string_view op_type = "PRelu";
     static constexpr int opset = 16;
     using attributes = spec::no_attributes;
@@ -34,10 +34,6 @@ struct PRelu {
         }
         return out;
     }
-    template <int = 0>
-    static spec::shape_exprs output_shapes(const spec::context& c) { return {c.shape(0)}; }
-    template <int = 0>
-    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!types.contains(out)) return {};

@@ -12,12 +12,7 @@ namespace tensoracle::ops {
 namespace binary {
 
 // The per-element formula comes from ops/formulas.hpp (shared with CUDA).
-struct sub_fn : formula::sub {
-    static constexpr std::string_view op_type = "Sub";
-    static constexpr int opset = 14;
-    static constexpr dtype_set types = types::numeric;
-    static constexpr dtype_set out_types = types::numeric;
-    using attributes = no_attributes;
+struct sub_fn : formula::sub, spec::elementwise_signature<"Sub", 14, types::numeric> {
     static constexpr corner_kind corner_facts = corner_kind::plain;
     static void hints(spec::hints& h) { h.when_operands_equal(spec::value_facts::constant(0.0)); }
 };

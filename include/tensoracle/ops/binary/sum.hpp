@@ -11,12 +11,7 @@ namespace tensoracle::ops {
 namespace binary {
 
 // The per-element formula comes from ops/formulas.hpp (shared with CUDA).
-struct sum_fn : formula::sum {
-    static constexpr std::string_view op_type = "Sum";
-    static constexpr int opset = 13;
-    static constexpr dtype_set types = types::floating;
-    static constexpr dtype_set out_types = types::floating;
-    using attributes = no_attributes;
+struct sum_fn : formula::sum, spec::elementwise_signature<"Sum", 13, types::floating> {
     static constexpr corner_kind corner_facts = corner_kind::plain;
     static constexpr bool variadic = true;
 };

@@ -14,7 +14,7 @@
 namespace tensoracle::ops {
 
 /// Where(condition, X, Y): X where condition holds, else Y; all three broadcast.
-struct Where {
+struct Where : spec::dtype_of_input<1> {
     static constexpr std::string_view op_type = "Where";
     static constexpr int opset = 16;
     using attributes = spec::no_attributes;
@@ -29,8 +29,6 @@ struct Where {
     }
     template <int = 0>
     static spec::shape_exprs output_shapes(const spec::context& c) { return {detail::broadcast_shape(c, {0, 1, 2})}; }
-    template <int = 0>
-    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(1)}; }
     template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         std::vector<std::size_t> ranks(rank + 1);

@@ -236,4 +236,36 @@ inline shape_type strides_of(const shape_type& s) {
     return st;
 }
 
+/// output_dtypes of an element-wise family over formula F: F::output_dtype where F
+/// states one (predicates: boolean), else input 0's dtype.
+template <class F>
+struct formula_output_dtypes {
+    static std::vector<dtype> output_dtypes(const context& c) {
+        if constexpr (requires { F::output_dtype; }) {
+            return {F::output_dtype};
+        } else {
+            return {c.input_dtype(0)};
+        }
+    }
+};
+
+/// run and run_real of an op whose kernel is `Op::compute<T>(x, attributes)` on its
+/// one input, typed by the spec's input dtypes; inherit it as `one_input_kernel<Op>`.
+template <class Op>
+struct one_input_kernel {
+    template <int = 0>
+    static std::vector<tensor> run(const context& c) {
+        const auto a = parse_attributes<typename Op::attributes>(c.attributes(), Op::op_type);
+        return single_output(dispatch<Op::inputs[0].types>(c.input_dtype(0), Op::op_type, [&](auto t) {
+            using T = typename decltype(t)::type;
+            return tensor(Op::template compute<T>(c.input(0).as_array<T>(), a));
+        }));
+    }
+    /// The same kernel on AD scalars S (ad/op_derivatives.hpp).
+    template <class S>
+    static std::vector<array<S>> run_real(const context& c, const std::vector<array<S>>& x) {
+        return {Op::template compute<S>(x[0], parse_attributes<typename Op::attributes>(c.attributes(), Op::op_type))};
+    }
+};
+
 }  // namespace tensoracle::ops::detail

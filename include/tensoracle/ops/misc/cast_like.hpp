@@ -22,7 +22,8 @@ inline std::vector<std::size_t> all_ranks(std::size_t max_rank) {
 }  // namespace misc
 
 /// CastLike(input, target_type): Cast to target_type's dtype.
-struct CastLike {
+// Derivatives: input only: target_type gives its dtype, not its values.
+struct CastLike : spec::dtype_of_input<1>, spec::shape_of_input<0>, spec::differentiable_input<0> {
     static constexpr std::string_view op_type = "CastLike";
     static constexpr int opset = 15;
     using attributes = spec::no_attributes;
@@ -31,10 +32,6 @@ struct CastLike {
     static constexpr std::array<spec::value_spec, 1> outputs{{{"output", spec::types::all, {}, "T2"}}};
     template <int = 0>
     static std::vector<spec::constraint> constraints(const spec::context&) { return {}; }
-    template <int = 0>
-    static spec::shape_exprs output_shapes(const spec::context& c) { return {c.shape(0)}; }
-    template <int = 0>
-    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(1)}; }
     template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         return {{spec::types::all.members(), {rank}}, {{out}, misc::all_ranks(8)}};  // target_type: any rank
@@ -45,11 +42,6 @@ struct CastLike {
     }
     template <int = 0>
     static std::vector<tensor> run(const spec::context& c) { return {c.input(0).cast(c.input_dtype(1))}; }
-    /// input only: target_type gives its dtype, not its values.
-    static std::vector<std::size_t> differentiable_inputs(const spec::context& c) {
-        if (!info(c.input_dtype(0)).is_floating) return {};
-        return {0};
-    }
     /// The kernel on AD scalar S. Floating to floating has the value of run()
     /// (rounded to the target dtype) and passes the derivative through as the
     /// identity, as frameworks differentiate a cast, rather than the zero

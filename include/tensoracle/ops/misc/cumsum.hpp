@@ -24,7 +24,7 @@ struct cumsum_attr {
 
 /// CumSum(x, axis): running sums along axis (exclusive: without the element
 /// itself; reverse: from the end). Integer sums wrap.
-struct CumSum {
+struct CumSum : spec::like_input<0> {
     static constexpr std::string_view op_type = "CumSum";
     static constexpr int opset = 14;
     using attributes = cumsum_attr;
@@ -40,10 +40,6 @@ struct CumSum {
         if (axis.size() == 1) out.push_back({axis[0] >= -r && axis[0] < r, "axis in [-rank, rank)"});
         return out;
     }
-    template <int = 0>
-    static spec::shape_exprs output_shapes(const spec::context& c) { return {c.shape(0)}; }
-    template <int = 0>
-    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!types.contains(out) || rank == 0) return {};

@@ -24,7 +24,7 @@ struct eye_like_attr {
 
 /// EyeLike(input): a 2-D tensor of input's shape with ones on diagonal k.
 // Not differentiable: the output is 0/1 by position; the input gives only its shape.
-struct EyeLike {
+struct EyeLike : spec::shape_of_input<0> {
     static constexpr std::string_view op_type = "EyeLike";
     static constexpr int opset = 9;
     using attributes = eye_like_attr;
@@ -33,8 +33,6 @@ struct EyeLike {
     static constexpr std::array<spec::value_spec, 1> outputs{{{"output", types, {2, 2}, "T2"}}};
     template <int = 0>
     static std::vector<spec::constraint> constraints(const spec::context&) { return {}; }
-    template <int = 0>
-    static spec::shape_exprs output_shapes(const spec::context& c) { return {c.shape(0)}; }
     template <int = 0>
     static std::vector<dtype> output_dtypes(const spec::context& c) {
         const auto a = spec::parse_attributes<attributes>(c.attributes(), op_type);

@@ -25,7 +25,7 @@ struct one_hot_attr {
 
 /// OneHot(indices, depth, values): values[1] where the index (negative counts
 /// from depth) matches, values[0] elsewhere; out-of-range indices match nothing.
-struct OneHot {
+struct OneHot : spec::dtype_of_input<2> {
     static constexpr std::string_view op_type = "OneHot";
     // OneHot-11's schema lists no bfloat16.
     static constexpr spec::dtype_set onnx11_numeric = spec::types::ieee_floating | spec::types::integers;
@@ -65,8 +65,6 @@ struct OneHot {
         }
         return {out};
     }
-    template <int = 0>
-    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(2)}; }
     template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (rank == 0) return {};

@@ -33,7 +33,8 @@ struct average_pool_attr {
 /// AveragePool(X): mean over each window; the divisor counts the window's
 /// positions inside X (count_include_pad=0) or inside the padded input
 /// (count_include_pad=1; positions past the end pad, from ceil_mode, are not counted).
-struct AveragePool : spec::one_shape_model<AveragePool> {
+struct AveragePool : spec::one_shape_model<AveragePool>, spec::dtype_of_input<0>,
+                     detail::one_input_kernel<AveragePool> {
     static constexpr std::string_view op_type = "AveragePool";
     static constexpr int opset = 11;
     using attributes = average_pool_attr;
@@ -53,8 +54,6 @@ struct AveragePool : spec::one_shape_model<AveragePool> {
         auto m = context_model(c);
         return {std::move(m.constraints), {std::move(m.y)}};
     }
-    template <int = 0>
-    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!types.contains(out) || rank < 3 || rank > 5) return {};
@@ -105,19 +104,6 @@ struct AveragePool : spec::one_shape_model<AveragePool> {
             taps.visit(o, [&](std::int64_t row, std::int64_t) { g[0].data()[base + row] += share; });
         });
         return g;
-    }
-    template <int = 0>
-    static std::vector<tensor> run(const spec::context& c) {
-        const auto at = spec::parse_attributes<attributes>(c.attributes(), op_type);
-        return detail::single_output(detail::dispatch<types>(c.input_dtype(0), op_type, [&](auto t) {
-            using T = typename decltype(t)::type;
-            return tensor(compute<T>(c.input(0).as_array<T>(), at));
-        }));
-    }
-    /// The kernel on AD scalar S.
-    template <class S>
-    static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
-        return {compute<S>(x[0], spec::parse_attributes<attributes>(c.attributes(), op_type))};
     }
     template <int = 0>
     static spec::hints hints() {

@@ -16,6 +16,7 @@
 
 #include "tensoracle/ops/detail/common.hpp"
 #include "tensoracle/ops/detail/nn_util.hpp"
+#include "tensoracle/ops/nn/detail/conv_family.hpp"
 #include "tensoracle/ops/nn/detail/conv_taps.hpp"
 #include "tensoracle/ops/nn/detail/fast_gemm.hpp"
 #include "tensoracle/ops/nn/detail/helpers.hpp"
@@ -37,7 +38,8 @@ struct conv_attr {
 /// Conv(X, W, B?): X (N, C, D1..Dn), W (M, C/group, k1..kn), B (M).
 /// Y[b, m, o] = B[m] + sum_{c < C/group} sum_{k} X[b, g*C/group + c, s*o + d*k - pad_begin] * W[m, c, k]
 /// with g = m / (M/group) and zero padding (positions outside X contribute 0).
-struct Conv : nn::two_inputs_and_optional_third<Conv>, nn::tap_kernel<Conv>, spec::one_shape_model<Conv> {
+struct Conv : nn::two_inputs_and_optional_third<Conv>, nn::tap_kernel<Conv>, nn::conv_family<Conv>,
+              spec::one_shape_model<Conv>, spec::dtype_of_input<0> {
     static constexpr std::string_view op_type = "Conv";
     static constexpr int opset = 11;
     using attributes = conv_attr;
@@ -99,20 +101,6 @@ struct Conv : nn::two_inputs_and_optional_third<Conv>, nn::tap_kernel<Conv>, spe
         detail::nn::fill_conv_dims(d, c, a.auto_pad, op_type);
         return d;
     }
-    template <int = 0>
-    static spec::constraints_with_shapes constraints_and_shapes(const spec::context& c) {
-        auto m = shape_model(context_dims(c));
-        return {std::move(m.constraints), {std::move(m.y)}};
-    }
-    template <int = 0>
-    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
-    template <int = 0>
-    static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
-        if (!types.contains(out) || rank < 3 || rank > 5) return {};
-        return {{{out}, {rank}}, {{out}, {rank}}, {{out}, {1}}};
-    }
-    template <int = 0>
-    static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
 
     /// The multiply-adds of X (shape xs) and W (shape ws), checked.
     static nn::conv_plan plan(const shape_type& xs, const shape_type& ws, const shape_type* bs, const attributes& at) {

@@ -20,6 +20,7 @@
 
 #include "tensoracle/ops/detail/common.hpp"
 #include "tensoracle/ops/detail/nn_util.hpp"
+#include "tensoracle/ops/nn/detail/conv_family.hpp"
 #include "tensoracle/ops/nn/detail/conv_taps.hpp"
 #include "tensoracle/ops/nn/detail/helpers.hpp"
 #include "tensoracle/ops/nn/detail/tap_bounds.hpp"
@@ -43,7 +44,8 @@ struct conv_transpose_attr {
 /// Y[b, g*M/group + m, s*j + d*k - pad_begin] += X[b, g*C/group + c, j] * W[g*C/group + c, m, k],
 /// Y starts at B; the full size per axis is s*(x-1) + output_padding + d*(k-1) + 1 - pads.
 struct ConvTranspose : nn::two_inputs_and_optional_third<ConvTranspose>, nn::tap_kernel<ConvTranspose>,
-                       spec::one_shape_model<ConvTranspose> {
+                       nn::conv_family<ConvTranspose>, spec::one_shape_model<ConvTranspose>,
+                       spec::dtype_of_input<0> {
     static constexpr std::string_view op_type = "ConvTranspose";
     static constexpr int opset = 11;
     using attributes = conv_transpose_attr;
@@ -142,20 +144,6 @@ struct ConvTranspose : nn::two_inputs_and_optional_third<ConvTranspose>, nn::tap
         d.output_shape = c.attr_ints("output_shape");
         return d;
     }
-    template <int = 0>
-    static spec::constraints_with_shapes constraints_and_shapes(const spec::context& c) {
-        auto m = shape_model(context_dims(c));
-        return {std::move(m.constraints), {std::move(m.y)}};
-    }
-    template <int = 0>
-    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
-    template <int = 0>
-    static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
-        if (!types.contains(out) || rank < 3 || rank > 5) return {};
-        return {{{out}, {rank}}, {{out}, {rank}}, {{out}, {1}}};
-    }
-    template <int = 0>
-    static std::vector<spec::domain_rule> domain(const spec::attribute_map&) { return {}; }
 
     /// The multiply-adds of X (shape xs) and W (shape ws), checked.
     static nn::conv_plan plan(const shape_type& xs, const shape_type& ws, const shape_type* bs, const attributes& at) {

@@ -33,7 +33,7 @@ struct gemm_attr {
 
 /// Gemm(A, B, C?) = alpha * A' B' + beta * C, A' = transA ? A^T : A (M x K),
 /// B' = transB ? B^T : B (K x N); C broadcasts unidirectionally to (M, N).
-struct Gemm : nn::two_inputs_and_optional_third<Gemm>, spec::one_shape_model<Gemm> {
+struct Gemm : nn::two_inputs_and_optional_third<Gemm>, spec::one_shape_model<Gemm>, spec::dtype_of_input<0> {
     static constexpr std::string_view op_type = "Gemm";
     static constexpr int opset = 13;
     using attributes = gemm_attr;
@@ -80,8 +80,6 @@ struct Gemm : nn::two_inputs_and_optional_third<Gemm>, spec::one_shape_model<Gem
         auto m = context_model(c);
         return {std::move(m.constraints), {std::move(m.y)}};
     }
-    template <int = 0>
-    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!types.contains(out) || rank != 2) return {};

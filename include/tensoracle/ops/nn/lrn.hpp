@@ -29,7 +29,8 @@ struct lrn_attr {
 
 /// LRN(X): Y = X / (bias + alpha / size * square_sum)^beta, square_sum over the
 /// channels [c - floor((size-1)/2), c + ceil((size-1)/2)] clipped to [0, C).
-struct LRN {
+// On AD scalars (run_real) beta stays a constant exponent of a positive base.
+struct LRN : spec::like_input<0>, detail::one_input_kernel<LRN> {
     static constexpr std::string_view op_type = "LRN";
     static constexpr int opset = 13;
     using attributes = lrn_attr;
@@ -41,10 +42,6 @@ struct LRN {
     static std::vector<spec::constraint> constraints(const spec::context& c) {
         return {{spec::expr(c.rank(0)) >= 3, "X has rank >= 3: (N, C, D1, ...)"}, {c.attr("size") >= 1, "size >= 1"}};
     }
-    template <int = 0>
-    static spec::shape_exprs output_shapes(const spec::context& c) { return {c.shape(0)}; }
-    template <int = 0>
-    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!types.contains(out) || rank < 3) return {};
@@ -112,19 +109,6 @@ struct LRN {
             }
         }
         return y;
-    }
-    template <int = 0>
-    static std::vector<tensor> run(const spec::context& c) {
-        const auto at = spec::parse_attributes<attributes>(c.attributes(), op_type);
-        return detail::single_output(detail::dispatch<types>(c.input_dtype(0), op_type, [&](auto t) {
-            using T = typename decltype(t)::type;
-            return tensor(compute<T>(c.input(0).as_array<T>(), at));
-        }));
-    }
-    /// The kernel on AD scalar S; beta is a constant exponent of a positive base.
-    template <class S>
-    static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
-        return {compute<S>(x[0], spec::parse_attributes<attributes>(c.attributes(), op_type))};
     }
     template <int = 0>
     static spec::hints hints() {

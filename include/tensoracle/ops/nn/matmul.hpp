@@ -23,7 +23,7 @@ namespace tensoracle::ops {
 
 /// MatMul(A, B): numpy matmul. 1-D A is (1, K) and 1-D B is (K, 1) with the
 /// added axis removed from the result; leading (batch) dims broadcast.
-struct MatMul : spec::one_shape_model<MatMul> {
+struct MatMul : spec::one_shape_model<MatMul>, spec::dtype_of_input<0> {
     static constexpr std::string_view op_type = "MatMul";
     static constexpr int opset = 13;
     using attributes = spec::no_attributes;
@@ -69,8 +69,6 @@ struct MatMul : spec::one_shape_model<MatMul> {
         auto m = shape_model(c.shape(0), c.shape(1));
         return {std::move(m.constraints), {std::move(m.y)}};
     }
-    template <int = 0>
-    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!types.contains(out)) return {};

@@ -28,7 +28,9 @@ namespace tensoracle::ops {
 
 /// Resize(X, roi?, scales?, sizes?): exactly one of scales (float32) and sizes
 /// (int64) is given and non-empty; roi is used by tf_crop_and_resize only.
-struct Resize {
+// Derivatives: X only: roi and scales are grid parameters (the coordinates are computed
+// in double, and scales also fix the output shape), not data.
+struct Resize : spec::dtype_of_input<0>, spec::differentiable_input<0> {
     static constexpr std::string_view op_type = "Resize";
     static constexpr int opset = 13;
     using attributes = resize_attr;
@@ -76,8 +78,6 @@ struct Resize {
         for (const auto v : d) y.emplace_back(v);
         return {y};
     }
-    template <int = 0>
-    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!types.contains(out)) return {};
@@ -144,12 +144,6 @@ struct Resize {
             using T = typename decltype(t)::type;
             return tensor(compute<T>(c.input(0).as_array<T>(), p.roi, p.scales, p.sizes, at));
         }));
-    }
-    /// X only: roi and scales are grid parameters (the coordinates are computed
-    /// in double, and scales also fix the output shape), not data.
-    static std::vector<std::size_t> differentiable_inputs(const spec::context& c) {
-        if (!info(c.input_dtype(0)).is_floating) return {};
-        return {0};
     }
     /// The kernel on AD scalar S. The interpolation weights depend on
     /// coordinates only, so Y is linear in X; an integer X has no floating output.

@@ -27,7 +27,8 @@ struct upsample_attr {
 
 /// Upsample-9(X, scales): deprecated Resize; asymmetric coordinates, nearest
 /// rounds down, linear interpolates; scales >= 1, output floor(x * scale).
-struct Upsample {
+// Derivatives: X only: the (float) scales set the geometry, they are not data.
+struct Upsample : spec::dtype_of_input<0>, spec::differentiable_input<0> {
     static constexpr std::string_view op_type = "Upsample";
     static constexpr int opset = 9;
     static constexpr int last_opset = 9;  // deprecated from opset 10 on (Resize replaces it)
@@ -66,8 +67,6 @@ struct Upsample {
         return {y};
     }
     template <int = 0>
-    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
-    template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!types.contains(out)) return {};
         return {{{out}, {rank}}, {{dtype::f32}, {1}}};
@@ -92,11 +91,6 @@ struct Upsample {
     static std::vector<float> scales_of(const spec::context& c) {
         const auto v = c.input(1).values<float>();
         return {v.begin(), v.end()};
-    }
-    /// X only: the (float) scales set the geometry, they are not data.
-    static std::vector<std::size_t> differentiable_inputs(const spec::context& c) {
-        if (!info(c.input_dtype(0)).is_floating) return {};
-        return {0};
     }
     /// The kernel on AD scalar S (linear in X); an integer X has no floating output.
     template <class S>

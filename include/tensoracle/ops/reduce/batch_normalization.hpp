@@ -30,7 +30,7 @@ struct batch_norm_attr {
 
 /// BatchNormalization (15), inference mode:
 /// Y = (X - input_mean[c]) / sqrt(input_var[c] + epsilon) * scale[c] + B[c], c = axis 1.
-struct BatchNormalization {
+struct BatchNormalization : spec::like_input<0> {
     static constexpr std::string_view op_type = "BatchNormalization";
     static constexpr int opset = 15;
     using attributes = reduce::batch_norm_attr;
@@ -52,10 +52,6 @@ struct BatchNormalization {
         }
         return out;
     }
-    template <int = 0>
-    static spec::shape_exprs output_shapes(const spec::context& c) { return {c.shape(0)}; }
-    template <int = 0>
-    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!spec::types::floating.contains(out) || rank < 2) return {};

@@ -29,7 +29,7 @@ struct instance_norm_attr {
 
 /// InstanceNormalization (6): per (n, c), over the spatial axes 2..:
 /// y = scale[c] * (x - mean) / sqrt(var + epsilon) + B[c] (population variance).
-struct InstanceNormalization {
+struct InstanceNormalization : spec::like_input<0> {
     static constexpr std::string_view op_type = "InstanceNormalization";
     static constexpr int opset = 6;
     using attributes = reduce::instance_norm_attr;
@@ -43,10 +43,6 @@ struct InstanceNormalization {
         return {{c.dim(1, 0) == c.dim(0, 1), "scale has one value per channel (input axis 1)"},
                 {c.dim(2, 0) == c.dim(0, 1), "B has one value per channel (input axis 1)"}};
     }
-    template <int = 0>
-    static spec::shape_exprs output_shapes(const spec::context& c) { return {c.shape(0)}; }
-    template <int = 0>
-    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!spec::types::floating.contains(out) || rank < 3) return {};

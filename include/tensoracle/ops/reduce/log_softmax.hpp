@@ -22,9 +22,7 @@ struct log_softmax_fn {
     static constexpr std::string_view op_type = "LogSoftmax";
     template <class A>
     static void apply(std::vector<A>& v) {
-        A m = -std::numeric_limits<A>::infinity();
-        for (const A& x : v) m = std::max(m, x);
-        m = constant_of(m);
+        const A m = softmax_fn::shift(v);
         A s = 0;
         for (const A& x : v) s += math::exp(x - m);
         const A ls = math::log(s);

@@ -30,7 +30,7 @@ struct lp_norm_attr {
 
 /// LpNormalization (1): y = x / ||x||_p along `axis`, p in {1, 2}. A zero
 /// vector gives 0 / 0 = NaN (as the ONNX reference); the domain excludes it.
-struct LpNormalization {
+struct LpNormalization : spec::like_input<0>, detail::one_input_kernel<LpNormalization> {
     static constexpr std::string_view op_type = "LpNormalization";
     static constexpr int opset = 1;
     using attributes = reduce::lp_norm_attr;
@@ -43,10 +43,6 @@ struct LpNormalization {
         return {detail::axis_in_range(c.attr("axis"), c.rank(0), "axis"),
                 {p == spec::expr(1) || p == spec::expr(2), "p is 1 or 2"}};
     }
-    template <int = 0>
-    static spec::shape_exprs output_shapes(const spec::context& c) { return {c.shape(0)}; }
-    template <int = 0>
-    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!spec::types::floating.contains(out) || rank == 0) return {};
@@ -99,18 +95,6 @@ struct LpNormalization {
             }
         }
         return y;
-    }
-    template <int = 0>
-    static std::vector<tensor> run(const spec::context& c) {
-        const auto a = spec::parse_attributes<attributes>(c.attributes(), op_type);
-        return detail::single_output(detail::dispatch<inputs[0].types>(c.input_dtype(0), op_type, [&](auto t) {
-            using T = typename decltype(t)::type;
-            return tensor(compute<T>(c.input(0).as_array<T>(), a));
-        }));
-    }
-    template <class S>
-    static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
-        return {compute<S>(x[0], spec::parse_attributes<attributes>(c.attributes(), op_type))};
     }
     template <int = 0>
     static spec::hints hints() { return spec::hints{}.choice("p", {std::int64_t{1}, std::int64_t{2}}, 0.7).facts(facts); }

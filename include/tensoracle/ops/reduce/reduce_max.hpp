@@ -21,19 +21,13 @@ struct max_fn {
     static constexpr bool within_input = true;
     template <class T, class A>
     static A reduce(std::span<const A> v) {
-        A m;
+        // A tie keeps the earlier element: the result carries its derivative.
+        const auto better = [](const A& x, const A& m) { return x > m; };
         if constexpr (std::is_integral_v<A>) {
-            m = static_cast<A>(std::numeric_limits<T>::lowest());
+            return select_reduce(v, static_cast<A>(std::numeric_limits<T>::lowest()), better);
         } else {
-            m = -std::numeric_limits<A>::infinity();
+            return select_reduce(v, A(-std::numeric_limits<A>::infinity()), better);
         }
-        for (const A& x : v) {
-            if constexpr (!std::is_integral_v<A>) {
-                if (math::isnan(x)) return x;
-            }
-            m = x > m ? x : m;  // a tie keeps the earlier element: the result carries its derivative
-        }
-        return m;
     }
     /// 1 at the element reduce() returns (the first NaN, else the first maximum), 0 elsewhere.
     template <class V>

@@ -21,19 +21,12 @@ struct min_fn {
     static constexpr bool within_input = true;
     template <class T, class A>
     static A reduce(std::span<const A> v) {
-        A m;
+        const auto better = [](const A& x, const A& m) { return x < m; };
         if constexpr (std::is_integral_v<A>) {
-            m = static_cast<A>(std::numeric_limits<T>::max());
+            return select_reduce(v, static_cast<A>(std::numeric_limits<T>::max()), better);
         } else {
-            m = std::numeric_limits<A>::infinity();
+            return select_reduce(v, A(std::numeric_limits<A>::infinity()), better);
         }
-        for (const A& x : v) {
-            if constexpr (!std::is_integral_v<A>) {
-                if (math::isnan(x)) return x;
-            }
-            m = x < m ? x : m;
-        }
-        return m;
     }
     template <class V>
     static void partials(std::span<const V> v, std::span<V> d) {

@@ -22,11 +22,16 @@ namespace reduce {
 // a constant (constant_of) so that AD scalars get the unshifted derivative exactly.
 struct softmax_fn {
     static constexpr std::string_view op_type = "Softmax";
+    /// The shift m: the row maximum, as a constant.
     template <class A>
-    static void apply(std::vector<A>& v) {
+    static A shift(const std::vector<A>& v) {
         A m = -std::numeric_limits<A>::infinity();
         for (const A& x : v) m = std::max(m, x);
-        m = constant_of(m);
+        return constant_of(m);
+    }
+    template <class A>
+    static void apply(std::vector<A>& v) {
+        const A m = shift(v);
         A s = 0;
         for (A& x : v) s += (x = math::exp(x - m));
         for (A& x : v) x /= s;

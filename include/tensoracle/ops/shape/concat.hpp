@@ -25,7 +25,7 @@ struct concat_attr {
 };
 
 /// Concat-13(inputs...): joined along axis; every other dim must match.
-struct Concat {
+struct Concat : spec::dtype_of_input<0> {
     static constexpr std::string_view op_type = "Concat";
     /// Every element of every input, in one tensor.
     template <int = 0>
@@ -73,8 +73,6 @@ struct Concat {
         }
         return {out};
     }
-    template <int = 0>
-    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!spec::types::all.contains(out) || rank == 0) return {};

@@ -26,7 +26,7 @@ struct depth_to_space_attr {
 /// DepthToSpace-13(input [N, C, H, W]) -> [N, C / b², H * b, W * b]:
 /// DCR: out[n, c, h*b + i, w*b + j] = in[n, (i*b + j) * C/b² + c, h, w];
 /// CRD: out[n, c, h*b + i, w*b + j] = in[n, c * b² + i*b + j, h, w].
-struct DepthToSpace {
+struct DepthToSpace : spec::dtype_of_input<0> {
     static constexpr std::string_view op_type = "DepthToSpace";
     static constexpr int opset = 13;
     using attributes = depth_to_space_attr;
@@ -46,8 +46,6 @@ struct DepthToSpace {
         const auto b = c.attr("blocksize");
         return {{c.dim(0, 0), c.dim(0, 1) / shape_util::emax(b * b, spec::expr(1)), c.dim(0, 2) * b, c.dim(0, 3) * b}};
     }
-    template <int = 0>
-    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!spec::types::all.contains(out) || rank != 4) return {};

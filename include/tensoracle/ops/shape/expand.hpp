@@ -20,7 +20,7 @@ namespace tensoracle::ops {
 
 /// Expand-13(input, shape): input broadcast with `shape` (bidirectionally:
 /// a 1 in shape keeps the input's dim).
-struct Expand {
+struct Expand : spec::dtype_of_input<0> {
     static constexpr std::string_view op_type = "Expand";
     template <int = 0>
     static spec::hints hints() { return spec::hints{}.copies(0); }  // every element carries over
@@ -60,8 +60,6 @@ struct Expand {
         }
         return {out};
     }
-    template <int = 0>
-    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!spec::types::all.contains(out)) return {};

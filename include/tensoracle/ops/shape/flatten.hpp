@@ -23,7 +23,7 @@ struct flatten_attr {
 };
 
 /// Flatten-13(input): [prod(dims[:axis]), prod(dims[axis:])], axis in [-r, r].
-struct Flatten {
+struct Flatten : spec::dtype_of_input<0> {
     static constexpr std::string_view op_type = "Flatten";
     template <int = 0>
     static spec::hints hints() { return spec::hints{}.copies(0); }  // every element carries over
@@ -49,8 +49,6 @@ struct Flatten {
         }
         return {{spec::product(outer), spec::product(inner)}};
     }
-    template <int = 0>
-    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!spec::types::all.contains(out) || rank != 2) return {};

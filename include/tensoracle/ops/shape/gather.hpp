@@ -25,7 +25,7 @@ struct gather_attr {
 /// Gather-13(data, indices): out[i_0..i_{a-1}, j.., i_{a+1}..] =
 /// data[i_0..i_{a-1}, indices[j..], i_{a+1}..]; indices in [-dim, dim),
 /// negative ones count from the end; out-of-range indices throw.
-struct Gather {
+struct Gather : spec::dtype_of_input<0> {
     static constexpr std::string_view op_type = "Gather";
     static constexpr int opset = 13;
     using attributes = gather_attr;
@@ -52,8 +52,6 @@ struct Gather {
         }
         return {out};
     }
-    template <int = 0>
-    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!spec::types::all.contains(out)) return {};

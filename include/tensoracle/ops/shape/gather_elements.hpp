@@ -27,7 +27,7 @@ struct gather_elements_attr {
 /// GatherElements-13(data, indices): out[i] = data[i with i[axis] replaced by
 /// indices[i]]; same ranks, indices dims <= data dims off the axis (as
 /// onnxruntime); indices in [-dim, dim), out-of-range ones throw.
-struct GatherElements {
+struct GatherElements : spec::dtype_of_input<0>, spec::shape_of_input<1> {
     static constexpr std::string_view op_type = "GatherElements";
     static constexpr int opset = 13;
     using attributes = gather_elements_attr;
@@ -49,10 +49,6 @@ struct GatherElements {
         }
         return out;
     }
-    template <int = 0>
-    static spec::shape_exprs output_shapes(const spec::context& c) { return {c.shape(1)}; }
-    template <int = 0>
-    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!spec::types::all.contains(out) || rank == 0) return {};

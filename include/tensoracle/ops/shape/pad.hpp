@@ -35,7 +35,7 @@ struct pad_attr {
 /// border; reflect mirrors without repeating the border (needs every pad <=
 /// dim - 1, as onnxruntime). constant_value (a scalar, default 0) is used only
 /// in constant mode.
-struct Pad {
+struct Pad : spec::dtype_of_input<0> {
     static constexpr std::string_view op_type = "Pad";
     static constexpr int opset = 13;
     using attributes = pad_attr;
@@ -74,8 +74,6 @@ struct Pad {
         for (std::size_t j = 0; j < r; ++j) out.push_back(c.dim(0, j) + p[j] + p[j + r]);
         return {out};
     }
-    template <int = 0>
-    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!spec::types::all.contains(out)) return {};

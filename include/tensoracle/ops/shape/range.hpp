@@ -24,7 +24,7 @@ namespace tensoracle::ops {
 /// [0, max(ceil((limit - start) / delta), 0)). delta must be non-zero. Integer
 /// inputs are symbols (the length is symbolic); float inputs are computed in
 /// double (count and values) and rounded once to T.
-struct Range {
+struct Range : spec::dtype_of_input<0> {
     static constexpr std::string_view op_type = "Range";
     static constexpr int opset = 11;
     using attributes = spec::no_attributes;
@@ -76,8 +76,6 @@ struct Range {
         }
         return {{spec::expr(count(c.input(0), c.input(1), c.input(2)))}};
     }
-    template <int = 0>
-    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!types.contains(out) || rank != 1) return {};

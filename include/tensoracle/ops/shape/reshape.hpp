@@ -26,7 +26,7 @@ struct reshape_attr {
 /// Reshape-14(data, shape): 0 copies the input dim at the same position
 /// (unless allowzero != 0, where it is a literal 0), -1 (at most one) is
 /// inferred from the element count.
-struct Reshape {
+struct Reshape : spec::dtype_of_input<0> {
     static constexpr std::string_view op_type = "Reshape";
     static constexpr int opset = 14;
     using attributes = reshape_attr;
@@ -73,8 +73,6 @@ struct Reshape {
         for (std::size_t i = 0; i < v.size(); ++i) out.push_back(select(v[i] == -1, total / shape_util::emax(p, spec::expr(1)), res[i]));
         return {out};
     }
-    template <int = 0>
-    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t) {
         if (!spec::types::all.contains(out)) return {};

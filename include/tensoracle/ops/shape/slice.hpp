@@ -24,7 +24,7 @@ namespace tensoracle::ops {
 /// from the end (+ dim); then starts are clamped to [0, dim] (step > 0) or
 /// [0, dim - 1] (step < 0), ends to [0, dim] or [-1, dim - 1]. Axes default
 /// to [0, len(starts)), steps to 1; steps must be non-zero.
-struct Slice {
+struct Slice : spec::dtype_of_input<0> {
     static constexpr std::string_view op_type = "Slice";
     template <int = 0>
     static spec::hints hints() { return spec::hints{}.nan_faithful().facts(spec::facts::selection_of(0)); }  // a subset of the elements
@@ -106,8 +106,6 @@ struct Slice {
         }
         return {out};
     }
-    template <int = 0>
-    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!spec::types::all.contains(out)) return {};

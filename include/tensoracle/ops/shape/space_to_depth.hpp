@@ -24,7 +24,7 @@ struct space_to_depth_attr {
 
 /// SpaceToDepth-13(input [N, C, H, W]) -> [N, C * b², H / b, W / b]:
 /// out[n, (i*b + j) * C + c, h, w] = in[n, c, h*b + i, w*b + j].
-struct SpaceToDepth {
+struct SpaceToDepth : spec::dtype_of_input<0> {
     static constexpr std::string_view op_type = "SpaceToDepth";
     static constexpr int opset = 13;
     using attributes = space_to_depth_attr;
@@ -44,8 +44,6 @@ struct SpaceToDepth {
         const auto bb = shape_util::emax(b, spec::expr(1));
         return {{c.dim(0, 0), c.dim(0, 1) * b * b, c.dim(0, 2) / bb, c.dim(0, 3) / bb}};
     }
-    template <int = 0>
-    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!spec::types::all.contains(out) || rank != 4) return {};

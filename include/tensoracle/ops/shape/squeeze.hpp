@@ -25,7 +25,7 @@ namespace tensoracle::ops {
 /// axes, every dim of size 1. An empty axes input removes nothing (ONNX's numpy
 /// reference and shape inference; onnxruntime removes every dim of 1): the
 /// generator never draws one.
-struct Squeeze {
+struct Squeeze : spec::dtype_of_input<0> {
     static constexpr std::string_view op_type = "Squeeze";
     template <int = 0>
     static spec::hints hints() { return spec::hints{}.copies(0).nonempty_values(1); }  // every element carries over
@@ -85,8 +85,6 @@ struct Squeeze {
         }
         return {out};
     }
-    template <int = 0>
-    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!spec::types::all.contains(out)) return {};

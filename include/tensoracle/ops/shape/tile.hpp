@@ -18,7 +18,7 @@
 namespace tensoracle::ops {
 
 /// Tile-13(input, repeats): output dim i is dim i * repeats[i].
-struct Tile {
+struct Tile : spec::dtype_of_input<0> {
     static constexpr std::string_view op_type = "Tile";
     template <int = 0>
     static spec::hints hints() { return spec::hints{}.copies(0); }  // every element carries over
@@ -42,8 +42,6 @@ struct Tile {
         for (std::size_t i = 0; i < c.rank(0); ++i) out.push_back(c.dim(0, i) * (i < v.size() ? v[i] : spec::expr(1)));
         return {out};
     }
-    template <int = 0>
-    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!spec::types::all.contains(out)) return {};

@@ -27,7 +27,7 @@ struct transpose_attr {
 
 /// Transpose-13(data): output axis i is input axis perm[i]; perm defaults to
 /// the reversed axes. perm must be a permutation of [0, rank).
-struct Transpose {
+struct Transpose : spec::dtype_of_input<0> {
     static constexpr std::string_view op_type = "Transpose";
     template <int = 0>
     static spec::hints hints() { return spec::hints{}.copies(0); }  // every element carries over
@@ -61,8 +61,6 @@ struct Transpose {
         }
         return {out};
     }
-    template <int = 0>
-    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!spec::types::all.contains(out)) return {};

@@ -24,7 +24,7 @@ struct trilu_attr {
 /// Trilu-14(input, k?): keeps, in each of the last two dims' matrices, the
 /// elements with j - i >= k (upper != 0) or j - i <= k (upper == 0); zeroes
 /// the rest. k is a scalar (rank 0, or one value), default 0.
-struct Trilu {
+struct Trilu : spec::like_input<0> {
     static constexpr std::string_view op_type = "Trilu";
     static constexpr int opset = 14;
     using attributes = trilu_attr;
@@ -37,10 +37,6 @@ struct Trilu {
         if (c.has_input(1) && c.rank(1) == 1) return {{c.dim(1, 0) == 1, "k is a single value"}};
         return {};
     }
-    template <int = 0>
-    static spec::shape_exprs output_shapes(const spec::context& c) { return {c.shape(0)}; }
-    template <int = 0>
-    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!spec::types::all.contains(out) || rank < 2) return {};

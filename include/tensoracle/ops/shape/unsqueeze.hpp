@@ -18,7 +18,7 @@ namespace tensoracle::ops {
 
 /// Unsqueeze-13(data, axes): inserts dims of 1 at the listed axes of the
 /// output (axes normalized against the output rank, any order, no repeats).
-struct Unsqueeze {
+struct Unsqueeze : spec::dtype_of_input<0> {
     static constexpr std::string_view op_type = "Unsqueeze";
     template <int = 0>
     static spec::hints hints() { return spec::hints{}.copies(0); }  // every element carries over
@@ -58,8 +58,6 @@ struct Unsqueeze {
         }
         return {out};
     }
-    template <int = 0>
-    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     template <int = 0>
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!spec::types::all.contains(out) || rank == 0) return {};

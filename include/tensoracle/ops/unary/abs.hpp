@@ -10,12 +10,7 @@ namespace tensoracle::ops {
 
 namespace unary {
 
-struct abs_fn : formula::abs {
-    static constexpr std::string_view op_type = "Abs";
-    static constexpr int opset = 13;
-    static constexpr dtype_set types = types::numeric;
-    static constexpr dtype_set out_types = types::numeric;
-    using attributes = no_attributes;
+struct abs_fn : formula::abs, spec::elementwise_signature<"Abs", 13, types::numeric> {
     static constexpr bool keeps_integers = true;
 };
 

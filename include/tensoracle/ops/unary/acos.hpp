@@ -12,12 +12,7 @@ namespace tensoracle::ops {
 
 namespace unary {
 
-struct acos_fn : formula::acos {
-    static constexpr std::string_view op_type = "Acos";
-    static constexpr int opset = 7;
-    static constexpr dtype_set types = types::ieee_floating;
-    static constexpr dtype_set out_types = types::ieee_floating;
-    using attributes = no_attributes;
+struct acos_fn : formula::acos, spec::elementwise_signature<"Acos", 7, types::ieee_floating> {
     template <int = 0>
     static std::vector<spec::domain_rule> domain() { return {rule("|X| <= 1", [](double x) { return std::fabs(x) - 1.0; })}; }
     static constexpr value_range range{-1.0, 1.0};

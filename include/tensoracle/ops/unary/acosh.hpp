@@ -11,12 +11,7 @@ namespace tensoracle::ops {
 
 namespace unary {
 
-struct acosh_fn : formula::acosh {
-    static constexpr std::string_view op_type = "Acosh";
-    static constexpr int opset = 9;
-    static constexpr dtype_set types = types::ieee_floating;
-    static constexpr dtype_set out_types = types::ieee_floating;
-    using attributes = no_attributes;
+struct acosh_fn : formula::acosh, spec::elementwise_signature<"Acosh", 9, types::ieee_floating> {
     template <int = 0>
     static std::vector<spec::domain_rule> domain() { return {rule("X >= 1", [](double x) { return 1.0 - x; })}; }
     static constexpr value_range range{1.0, 6.0};

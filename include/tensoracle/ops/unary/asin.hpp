@@ -12,12 +12,7 @@ namespace tensoracle::ops {
 
 namespace unary {
 
-struct asin_fn : formula::asin {
-    static constexpr std::string_view op_type = "Asin";
-    static constexpr int opset = 7;
-    static constexpr dtype_set types = types::ieee_floating;
-    static constexpr dtype_set out_types = types::ieee_floating;
-    using attributes = no_attributes;
+struct asin_fn : formula::asin, spec::elementwise_signature<"Asin", 7, types::ieee_floating> {
     template <int = 0>
     static std::vector<spec::domain_rule> domain() { return {rule("|X| <= 1", [](double x) { return std::fabs(x) - 1.0; })}; }
     static constexpr value_range range{-1.0, 1.0};

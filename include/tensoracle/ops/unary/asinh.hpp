@@ -10,13 +10,7 @@ namespace tensoracle::ops {
 
 namespace unary {
 
-struct asinh_fn : formula::asinh {
-    static constexpr std::string_view op_type = "Asinh";
-    static constexpr int opset = 9;
-    static constexpr dtype_set types = types::ieee_floating;
-    static constexpr dtype_set out_types = types::ieee_floating;
-    using attributes = no_attributes;
-};
+struct asinh_fn : formula::asinh, spec::elementwise_signature<"Asinh", 9, types::ieee_floating> {};
 
 }  // namespace unary
 

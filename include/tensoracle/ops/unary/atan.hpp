@@ -10,13 +10,7 @@ namespace tensoracle::ops {
 
 namespace unary {
 
-struct atan_fn : formula::atan {
-    static constexpr std::string_view op_type = "Atan";
-    static constexpr int opset = 7;
-    static constexpr dtype_set types = types::ieee_floating;
-    static constexpr dtype_set out_types = types::ieee_floating;
-    using attributes = no_attributes;
-};
+struct atan_fn : formula::atan, spec::elementwise_signature<"Atan", 7, types::ieee_floating> {};
 
 }  // namespace unary
 

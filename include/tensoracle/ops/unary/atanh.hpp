@@ -12,12 +12,7 @@ namespace tensoracle::ops {
 
 namespace unary {
 
-struct atanh_fn : formula::atanh {
-    static constexpr std::string_view op_type = "Atanh";
-    static constexpr int opset = 9;
-    static constexpr dtype_set types = types::ieee_floating;
-    static constexpr dtype_set out_types = types::ieee_floating;
-    using attributes = no_attributes;
+struct atanh_fn : formula::atanh, spec::elementwise_signature<"Atanh", 9, types::ieee_floating> {
     template <int = 0>
     static std::vector<spec::domain_rule> domain() {
         return {rule("|X| < 1", [](double x) { return std::fabs(x) - 1.0 + eps; })};

@@ -10,12 +10,7 @@ namespace tensoracle::ops {
 
 namespace unary {
 
-struct celu_fn : formula::celu {
-    static constexpr std::string_view op_type = "Celu";
-    static constexpr int opset = 12;
-    static constexpr dtype_set types = spec::dtypes_of(dtype::f32);
-    static constexpr dtype_set out_types = types;
-    using attributes = elu_attr;
+struct celu_fn : formula::celu, spec::elementwise_signature<"Celu", 12, spec::dtypes_of(dtype::f32), elu_attr> {
     /// max(0, x) + min(0, alpha * expm1(x / alpha)), written per sign with the same values (also -0 -> +0 and
     /// NaN -> 0, as max/min give), so that the derivative at 0 is 1 and not max's and min's 0.
 };

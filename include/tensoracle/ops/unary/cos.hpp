@@ -10,13 +10,7 @@ namespace tensoracle::ops {
 
 namespace unary {
 
-struct cos_fn : formula::cos {
-    static constexpr std::string_view op_type = "Cos";
-    static constexpr int opset = 7;
-    static constexpr dtype_set types = types::ieee_floating;
-    static constexpr dtype_set out_types = types::ieee_floating;
-    using attributes = no_attributes;
-};
+struct cos_fn : formula::cos, spec::elementwise_signature<"Cos", 7, types::ieee_floating> {};
 
 }  // namespace unary
 

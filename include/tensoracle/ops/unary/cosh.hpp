@@ -12,12 +12,7 @@ namespace tensoracle::ops {
 
 namespace unary {
 
-struct cosh_fn : formula::cosh {
-    static constexpr std::string_view op_type = "Cosh";
-    static constexpr int opset = 9;
-    static constexpr dtype_set types = types::ieee_floating;
-    static constexpr dtype_set out_types = types::ieee_floating;
-    using attributes = no_attributes;
+struct cosh_fn : formula::cosh, spec::elementwise_signature<"Cosh", 9, types::ieee_floating> {
     template <int = 0>
     static std::vector<spec::domain_rule> domain() {
         return {detail::overflow_rule("|X| <= log(max finite)", 0,

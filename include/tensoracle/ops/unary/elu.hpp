@@ -10,13 +10,7 @@ namespace tensoracle::ops {
 
 namespace unary {
 
-struct elu_fn : formula::elu {
-    static constexpr std::string_view op_type = "Elu";
-    static constexpr int opset = 6;
-    static constexpr dtype_set types = types::ieee_floating;
-    static constexpr dtype_set out_types = types::ieee_floating;
-    using attributes = elu_attr;
-};
+struct elu_fn : formula::elu, spec::elementwise_signature<"Elu", 6, types::ieee_floating, elu_attr> {};
 
 }  // namespace unary
 

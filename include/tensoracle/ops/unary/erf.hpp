@@ -13,12 +13,7 @@ namespace tensoracle::ops {
 namespace unary {
 
 /// Erf also takes integers (ONNX-13): erf in double, truncated to the type.
-struct erf_fn : formula::erf {
-    static constexpr std::string_view op_type = "Erf";
-    static constexpr int opset = 13;
-    static constexpr dtype_set types = types::numeric;
-    static constexpr dtype_set out_types = types::numeric;
-    using attributes = no_attributes;
+struct erf_fn : formula::erf, spec::elementwise_signature<"Erf", 13, types::numeric> {
     template <class V>
     static V apply(V x, const attributes& a) {
         if constexpr (std::is_integral_v<V>) {

@@ -12,12 +12,7 @@ namespace tensoracle::ops {
 
 namespace unary {
 
-struct exp_fn : formula::exp {
-    static constexpr std::string_view op_type = "Exp";
-    static constexpr int opset = 13;
-    static constexpr dtype_set types = types::floating;
-    static constexpr dtype_set out_types = types::floating;
-    using attributes = no_attributes;
+struct exp_fn : formula::exp, spec::elementwise_signature<"Exp", 13, types::floating> {
     template <int = 0>
     static std::vector<spec::domain_rule> domain() {
         return {detail::overflow_rule("X <= log(max finite)", 0, [](double x, double m) { return x - std::log(m); })};

@@ -10,12 +10,7 @@ namespace tensoracle::ops {
 
 namespace unary {
 
-struct floor_fn : formula::floor {
-    static constexpr std::string_view op_type = "Floor";
-    static constexpr int opset = 13;
-    static constexpr dtype_set types = types::floating;
-    static constexpr dtype_set out_types = types::floating;
-    using attributes = no_attributes;
+struct floor_fn : formula::floor, spec::elementwise_signature<"Floor", 13, types::floating> {
     static constexpr double proxy_slope = 0.1;
     static constexpr bool integral_output = true;
 };

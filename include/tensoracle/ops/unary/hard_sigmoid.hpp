@@ -12,12 +12,8 @@ namespace tensoracle::ops {
 
 namespace unary {
 
-struct hard_sigmoid_fn : formula::hard_sigmoid {
-    static constexpr std::string_view op_type = "HardSigmoid";
-    static constexpr int opset = 6;
-    static constexpr dtype_set types = types::ieee_floating;
-    static constexpr dtype_set out_types = types::ieee_floating;
-    using attributes = hard_sigmoid_attr;
+struct hard_sigmoid_fn : formula::hard_sigmoid,
+                         spec::elementwise_signature<"HardSigmoid", 6, types::ieee_floating, hard_sigmoid_attr> {
     static constexpr double proxy_slope = 0.1;
 };
 

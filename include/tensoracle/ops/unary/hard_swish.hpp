@@ -10,12 +10,7 @@ namespace tensoracle::ops {
 
 namespace unary {
 
-struct hard_swish_fn : formula::hard_swish {
-    static constexpr std::string_view op_type = "HardSwish";
-    static constexpr int opset = 14;
-    static constexpr dtype_set types = types::ieee_floating;
-    static constexpr dtype_set out_types = types::ieee_floating;
-    using attributes = no_attributes;
+struct hard_swish_fn : formula::hard_swish, spec::elementwise_signature<"HardSwish", 14, types::ieee_floating> {
     static constexpr double proxy_slope = 0.1;  // derivative is 0 below -3
 };
 

@@ -10,12 +10,7 @@ namespace tensoracle::ops {
 
 namespace unary {
 
-struct identity_fn : formula::identity {
-    static constexpr std::string_view op_type = "Identity";
-    static constexpr int opset = 16;
-    static constexpr dtype_set types = types::all;
-    static constexpr dtype_set out_types = types::all;
-    using attributes = no_attributes;
+struct identity_fn : formula::identity, spec::elementwise_signature<"Identity", 16, types::all> {
     static spec::hints hints() { return spec::hints{}.copies(0); }
 };
 

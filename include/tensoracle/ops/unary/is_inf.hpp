@@ -18,13 +18,7 @@ struct is_inf_attr {
     std::int64_t detect_positive = 1;
 };
 // Not differentiable: boolean output.
-struct is_inf_fn {
-    static constexpr std::string_view op_type = "IsInf";
-    static constexpr int opset = 10;
-    static constexpr dtype_set types = spec::dtypes_of(dtype::f32, dtype::f64);
-    static constexpr dtype_set out_types = types::boolean;
-    static constexpr dtype output_dtype = dtype::boolean;
-    using attributes = is_inf_attr;
+struct is_inf_fn : spec::predicate_signature<"IsInf", 10, spec::dtypes_of(dtype::f32, dtype::f64), is_inf_attr> {
     template <class V>
     static bool apply(V x, const attributes& a) {
         return std::isinf(x) && ((x > V(0) && a.detect_positive != 0) || (x < V(0) && a.detect_negative != 0));

@@ -11,13 +11,7 @@ namespace tensoracle::ops {
 namespace unary {
 
 // Not differentiable: boolean output.
-struct is_nan_fn {
-    static constexpr std::string_view op_type = "IsNaN";
-    static constexpr int opset = 13;
-    static constexpr dtype_set types = types::floating;
-    static constexpr dtype_set out_types = types::boolean;
-    static constexpr dtype output_dtype = dtype::boolean;
-    using attributes = no_attributes;
+struct is_nan_fn : spec::predicate_signature<"IsNaN", 13, types::floating> {
     template <class V>
     static bool apply(V x, const attributes&) { return std::isnan(x); }
 };

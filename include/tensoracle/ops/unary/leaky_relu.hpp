@@ -12,12 +12,7 @@ namespace tensoracle::ops {
 
 namespace unary {
 
-struct leaky_relu_fn : formula::leaky_relu {
-    static constexpr std::string_view op_type = "LeakyRelu";
-    static constexpr int opset = 16;
-    static constexpr dtype_set types = types::floating;
-    static constexpr dtype_set out_types = types::floating;
-    using attributes = alpha_attr;
+struct leaky_relu_fn : formula::leaky_relu, spec::elementwise_signature<"LeakyRelu", 16, types::floating, alpha_attr> {
 };
 
 }  // namespace unary

@@ -11,12 +11,7 @@ namespace tensoracle::ops {
 
 namespace unary {
 
-struct log_fn : formula::log {
-    static constexpr std::string_view op_type = "Log";
-    static constexpr int opset = 13;
-    static constexpr dtype_set types = types::floating;
-    static constexpr dtype_set out_types = types::floating;
-    using attributes = no_attributes;
+struct log_fn : formula::log, spec::elementwise_signature<"Log", 13, types::floating> {
     template <int = 0>
     static std::vector<spec::domain_rule> domain() { return {rule("X > 0", [](double x) { return -x + eps; })}; }
     static constexpr value_range range{0.1, 10.0};

@@ -10,12 +10,7 @@ namespace tensoracle::ops {
 
 namespace unary {
 
-struct neg_fn : formula::neg {
-    static constexpr std::string_view op_type = "Neg";
-    static constexpr int opset = 13;
-    static constexpr dtype_set types = types::signed_numeric;
-    static constexpr dtype_set out_types = types::signed_numeric;
-    using attributes = no_attributes;
+struct neg_fn : formula::neg, spec::elementwise_signature<"Neg", 13, types::signed_numeric> {
     static constexpr bool keeps_integers = true;
 };
 

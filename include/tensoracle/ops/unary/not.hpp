@@ -11,13 +11,7 @@ namespace tensoracle::ops {
 namespace unary {
 
 // Not differentiable: boolean in and out.
-struct not_fn : formula::not_ {
-    static constexpr std::string_view op_type = "Not";
-    static constexpr int opset = 1;
-    static constexpr dtype_set types = types::boolean;
-    static constexpr dtype_set out_types = types::boolean;
-    using attributes = no_attributes;
-};
+struct not_fn : formula::not_, spec::elementwise_signature<"Not", 1, types::boolean> {};
 
 }  // namespace unary
 

@@ -12,12 +12,7 @@ namespace tensoracle::ops {
 
 namespace unary {
 
-struct reciprocal_fn : formula::reciprocal {
-    static constexpr std::string_view op_type = "Reciprocal";
-    static constexpr int opset = 13;
-    static constexpr dtype_set types = types::floating;
-    static constexpr dtype_set out_types = types::floating;
-    using attributes = no_attributes;
+struct reciprocal_fn : formula::reciprocal, spec::elementwise_signature<"Reciprocal", 13, types::floating> {
     template <int = 0>
     static std::vector<spec::domain_rule> domain() {
         return {rule("|X| > 0", [](double x) { return -std::fabs(x) + eps; })};

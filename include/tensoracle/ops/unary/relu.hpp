@@ -10,12 +10,7 @@ namespace tensoracle::ops {
 
 namespace unary {
 
-struct relu_fn : formula::relu {
-    static constexpr std::string_view op_type = "Relu";
-    static constexpr int opset = 14;
-    static constexpr dtype_set types = types::signed_numeric;
-    static constexpr dtype_set out_types = types::signed_numeric;
-    using attributes = no_attributes;
+struct relu_fn : formula::relu, spec::elementwise_signature<"Relu", 14, types::signed_numeric> {
     static constexpr double proxy_slope = 0.1;  // derivative is 0 for x < 0
     static constexpr bool keeps_integers = true;
 };

@@ -11,12 +11,7 @@ namespace tensoracle::ops {
 namespace unary {
 
 /// Round: halves go to the even neighbour (ONNX and IEEE default).
-struct round_fn : formula::round {
-    static constexpr std::string_view op_type = "Round";
-    static constexpr int opset = 11;
-    static constexpr dtype_set types = types::ieee_floating;
-    static constexpr dtype_set out_types = types::ieee_floating;
-    using attributes = no_attributes;
+struct round_fn : formula::round, spec::elementwise_signature<"Round", 11, types::ieee_floating> {
     static constexpr double proxy_slope = 0.1;
     static constexpr bool integral_output = true;
 };

@@ -12,13 +12,7 @@ namespace tensoracle::ops {
 
 namespace unary {
 
-struct selu_fn : formula::selu {
-    static constexpr std::string_view op_type = "Selu";
-    static constexpr int opset = 6;
-    static constexpr dtype_set types = types::ieee_floating;
-    static constexpr dtype_set out_types = types::ieee_floating;
-    using attributes = selu_attr;
-};
+struct selu_fn : formula::selu, spec::elementwise_signature<"Selu", 6, types::ieee_floating, selu_attr> {};
 
 }  // namespace unary
 

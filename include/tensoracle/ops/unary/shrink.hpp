@@ -20,12 +20,7 @@ template <class V>
 V cast_to(double d) {
     return value_cast<V>(d);
 }
-struct shrink_fn {
-    static constexpr std::string_view op_type = "Shrink";
-    static constexpr int opset = 9;
-    static constexpr dtype_set types = (types::ieee_floating | types::integers);
-    static constexpr dtype_set out_types = (types::ieee_floating | types::integers);
-    using attributes = shrink_attr;
+struct shrink_fn : spec::elementwise_signature<"Shrink", 9, types::ieee_floating | types::integers, shrink_attr> {
     static constexpr double proxy_slope = 0.1;  // derivative is 0 inside [-lambd, lambd]
     template <class V>
     static V apply(V x, const attributes& a) {

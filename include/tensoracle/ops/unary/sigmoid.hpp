@@ -10,13 +10,7 @@ namespace tensoracle::ops {
 
 namespace unary {
 
-struct sigmoid_fn : formula::sigmoid {
-    static constexpr std::string_view op_type = "Sigmoid";
-    static constexpr int opset = 13;
-    static constexpr dtype_set types = types::floating;
-    static constexpr dtype_set out_types = types::floating;
-    using attributes = no_attributes;
-};
+struct sigmoid_fn : formula::sigmoid, spec::elementwise_signature<"Sigmoid", 13, types::floating> {};
 
 }  // namespace unary
 

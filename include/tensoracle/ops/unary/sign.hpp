@@ -10,12 +10,7 @@ namespace tensoracle::ops {
 
 namespace unary {
 
-struct sign_fn : formula::sign {
-    static constexpr std::string_view op_type = "Sign";
-    static constexpr int opset = 13;
-    static constexpr dtype_set types = types::numeric;
-    static constexpr dtype_set out_types = types::numeric;
-    using attributes = no_attributes;
+struct sign_fn : formula::sign, spec::elementwise_signature<"Sign", 13, types::numeric> {
     static constexpr double proxy_slope = 0.1;
     static constexpr bool integral_output = true;
 };

@@ -10,13 +10,7 @@ namespace tensoracle::ops {
 
 namespace unary {
 
-struct sin_fn : formula::sin {
-    static constexpr std::string_view op_type = "Sin";
-    static constexpr int opset = 7;
-    static constexpr dtype_set types = types::ieee_floating;
-    static constexpr dtype_set out_types = types::ieee_floating;
-    using attributes = no_attributes;
-};
+struct sin_fn : formula::sin, spec::elementwise_signature<"Sin", 7, types::ieee_floating> {};
 
 }  // namespace unary
 

@@ -12,12 +12,7 @@ namespace tensoracle::ops {
 
 namespace unary {
 
-struct sinh_fn : formula::sinh {
-    static constexpr std::string_view op_type = "Sinh";
-    static constexpr int opset = 9;
-    static constexpr dtype_set types = types::ieee_floating;
-    static constexpr dtype_set out_types = types::ieee_floating;
-    using attributes = no_attributes;
+struct sinh_fn : formula::sinh, spec::elementwise_signature<"Sinh", 9, types::ieee_floating> {
     template <int = 0>
     static std::vector<spec::domain_rule> domain() {
         // log(max finite), not log(2 max finite): 2 max is inf in double, which let every float64 Sinh pass.

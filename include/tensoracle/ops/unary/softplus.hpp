@@ -13,13 +13,7 @@ namespace unary {
 /// Softplus = log(exp(x) + 1), evaluated as max(x, 0) + log1p(exp(-|x|)) so
 /// that it does not overflow for large x (same value where both are finite).
 /// Written per sign so that no kink of max or |.| shows in the derivative at 0.
-struct softplus_fn : formula::softplus {
-    static constexpr std::string_view op_type = "Softplus";
-    static constexpr int opset = 1;
-    static constexpr dtype_set types = types::ieee_floating;
-    static constexpr dtype_set out_types = types::ieee_floating;
-    using attributes = no_attributes;
-};
+struct softplus_fn : formula::softplus, spec::elementwise_signature<"Softplus", 1, types::ieee_floating> {};
 
 }  // namespace unary
 

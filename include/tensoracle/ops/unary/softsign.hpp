@@ -10,13 +10,7 @@ namespace tensoracle::ops {
 
 namespace unary {
 
-struct softsign_fn : formula::softsign {
-    static constexpr std::string_view op_type = "Softsign";
-    static constexpr int opset = 1;
-    static constexpr dtype_set types = types::ieee_floating;
-    static constexpr dtype_set out_types = types::ieee_floating;
-    using attributes = no_attributes;
-};
+struct softsign_fn : formula::softsign, spec::elementwise_signature<"Softsign", 1, types::ieee_floating> {};
 
 }  // namespace unary
 

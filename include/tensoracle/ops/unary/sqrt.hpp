@@ -11,12 +11,7 @@ namespace tensoracle::ops {
 
 namespace unary {
 
-struct sqrt_fn : formula::sqrt {
-    static constexpr std::string_view op_type = "Sqrt";
-    static constexpr int opset = 13;
-    static constexpr dtype_set types = types::floating;
-    static constexpr dtype_set out_types = types::floating;
-    using attributes = no_attributes;
+struct sqrt_fn : formula::sqrt, spec::elementwise_signature<"Sqrt", 13, types::floating> {
     template <int = 0>
     static std::vector<spec::domain_rule> domain() { return {rule("X >= 0", [](double x) { return -x; })}; }
     static constexpr value_range range{0.0, 10.0};

@@ -10,12 +10,7 @@ namespace tensoracle::ops {
 
 namespace unary {
 
-struct tan_fn : formula::tan {
-    static constexpr std::string_view op_type = "Tan";
-    static constexpr int opset = 7;
-    static constexpr dtype_set types = types::ieee_floating;
-    static constexpr dtype_set out_types = types::ieee_floating;
-    using attributes = no_attributes;
+struct tan_fn : formula::tan, spec::elementwise_signature<"Tan", 7, types::ieee_floating> {
     static constexpr value_range range{-1.5, 1.5};
 };
 

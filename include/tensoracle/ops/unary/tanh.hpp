@@ -10,13 +10,7 @@ namespace tensoracle::ops {
 
 namespace unary {
 
-struct tanh_fn : formula::tanh {
-    static constexpr std::string_view op_type = "Tanh";
-    static constexpr int opset = 13;
-    static constexpr dtype_set types = types::floating;
-    static constexpr dtype_set out_types = types::floating;
-    using attributes = no_attributes;
-};
+struct tanh_fn : formula::tanh, spec::elementwise_signature<"Tanh", 13, types::floating> {};
 
 }  // namespace unary
 

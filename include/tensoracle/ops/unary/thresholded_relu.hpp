@@ -13,12 +13,9 @@ namespace tensoracle::ops {
 
 namespace unary {
 
-struct thresholded_relu_fn : formula::thresholded_relu {
-    static constexpr std::string_view op_type = "ThresholdedRelu";
-    static constexpr int opset = 10;
-    static constexpr dtype_set types = types::ieee_floating;
-    static constexpr dtype_set out_types = types::ieee_floating;
-    using attributes = thresholded_relu_attr;
+struct thresholded_relu_fn
+    : formula::thresholded_relu,
+      spec::elementwise_signature<"ThresholdedRelu", 10, types::ieee_floating, thresholded_relu_attr> {
     static constexpr double proxy_slope = 0.1;  // derivative is 0 at or below alpha
     // Y is 0 or above alpha: with alpha > 0 nothing lies in (0, alpha), which a
     // sampled image cannot see (Atanh of it is finite only at 0 when alpha >= 1).

@@ -19,7 +19,7 @@ namespace tensoracle::ops {
 
 /// Two (or, with F::variadic, one or more) inputs broadcast together.
 template <class F>
-struct broadcast_elementwise {
+struct broadcast_elementwise : detail::formula_output_dtypes<F> {
     static constexpr std::string_view op_type = F::op_type;
     static constexpr int opset = F::opset;
     using attributes = typename F::attributes;
@@ -51,13 +51,6 @@ struct broadcast_elementwise {
         return out;
     }
     static spec::shape_exprs output_shapes(const spec::context& c) { return {detail::broadcast_shape(c, all_inputs(c))}; }
-    static std::vector<dtype> output_dtypes(const spec::context& c) {
-        if constexpr (requires { F::output_dtype; }) {
-            return {F::output_dtype};
-        } else {
-            return {c.input_dtype(0)};
-        }
-    }
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         std::vector<std::size_t> ranks(rank + 1);
         for (std::size_t r = 0; r <= rank; ++r) ranks[r] = r;

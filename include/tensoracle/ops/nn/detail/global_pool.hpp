@@ -17,7 +17,7 @@ namespace tensoracle::ops {
 namespace nn {
 /// Y[n, c, 1, ..., 1] = mean (or max) of X[n, c, :, ..., :].
 template <bool Max>
-struct global_pool {
+struct global_pool : spec::dtype_of_input<0> {
     static constexpr std::string_view op_type = Max ? "GlobalMaxPool" : "GlobalAveragePool";
     static constexpr int opset = 1;
     using attributes = spec::no_attributes;
@@ -37,7 +37,6 @@ struct global_pool {
         for (std::size_t i = 2; i < c.rank(0); ++i) y.emplace_back(1);
         return {y};
     }
-    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!types.contains(out) || rank < 3) return {};
         return {{{out}, {rank}}};

@@ -25,8 +25,9 @@ struct softmax_attr {
 }  // namespace reduce
 
 /// Softmax / LogSoftmax / Hardmax (13): F applied to each 1-D slice along `axis`.
+// Hardmax's derivative is 0 wherever its output is defined (one-hot constants).
 template <class F>
-struct axis_normalizer {
+struct axis_normalizer : spec::like_input<0>, detail::one_input_kernel<axis_normalizer<F>> {
     static constexpr std::string_view op_type = F::op_type;
     static constexpr int opset = 13;
     using attributes = reduce::softmax_attr;
@@ -36,8 +37,6 @@ struct axis_normalizer {
     static std::vector<spec::constraint> constraints(const spec::context& c) {
         return {detail::axis_in_range(c.attr("axis"), c.rank(0), "axis")};
     }
-    static spec::shape_exprs output_shapes(const spec::context& c) { return {c.shape(0)}; }
-    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!spec::types::floating.contains(out) || rank == 0) return {};
         return {{{out}, {rank}}};
@@ -61,18 +60,6 @@ struct axis_normalizer {
             }
         }
         return y;
-    }
-    static std::vector<tensor> run(const spec::context& c) {
-        const auto a = spec::parse_attributes<attributes>(c.attributes(), op_type);
-        return detail::single_output(detail::dispatch<inputs[0].types>(c.input_dtype(0), op_type, [&](auto t) {
-            using T = typename decltype(t)::type;
-            return tensor(compute<T>(c.input(0).as_array<T>(), a));
-        }));
-    }
-    /// Hardmax's derivative is 0 wherever its output is defined (one-hot constants).
-    template <class S>
-    static std::vector<array<S>> run_real(const spec::context& c, const std::vector<array<S>>& x) {
-        return {compute<S>(x[0], spec::parse_attributes<attributes>(c.attributes(), op_type))};
     }
     /// The VJP, one slice along `axis` at a time (F::vjp; ad/op_derivatives.hpp).
     template <class V>

@@ -1,5 +1,6 @@
 // tensoracle: what the Reduce* formulas (reduce::*_fn of ReduceSum ... ReduceLogSumExp)
-// share: their dtype sets, value-facts helpers and select_partials (ReduceMax, ReduceMin).
+// share: their dtype sets, value-facts helpers and select_reduce and select_partials
+// (ReduceMax, ReduceMin).
 #pragma once
 
 #include <algorithm>
@@ -7,7 +8,9 @@
 #include <cstddef>
 #include <span>
 #include <string_view>
+#include <type_traits>
 
+#include "tensoracle/core/scalar.hpp"
 #include "tensoracle/spec/hints.hpp"
 #include "tensoracle/spec/op.hpp"
 
@@ -16,6 +19,20 @@ namespace tensoracle::ops {
 namespace reduce {
 using spec::dtype_set;
 namespace types = spec::types;
+
+/// A selecting reduction: the first NaN, else the running value (from `init`, an
+/// empty group's result) replaced by each element `better` than it.
+template <class A, class Better>
+A select_reduce(std::span<const A> v, A init, Better better) {
+    A m = init;
+    for (const A& x : v) {
+        if constexpr (!std::is_integral_v<A>) {
+            if (math::isnan(x)) return x;
+        }
+        m = better(x, m) ? x : m;
+    }
+    return m;
+}
 
 /// Partials of a selecting reduction, walked as its reduce() walks: 1 at the
 /// element it returns (the first NaN, else the last element `better` than the

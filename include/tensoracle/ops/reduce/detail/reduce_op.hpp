@@ -43,7 +43,7 @@ concept real_valued_reduction = requires { F::real_valued; };
 
 /// A Reduce* op from its formula F (F::reduce<T, A> maps one group, as A, to A).
 template <class F>
-struct reduce_op {
+struct reduce_op : spec::dtype_of_input<0> {
     static constexpr std::string_view op_type = F::op_type;
     static constexpr int opset = F::opset;
     static constexpr bool axes_input = requires { F::axes_input; };
@@ -92,7 +92,6 @@ struct reduce_op {
         if (axes.empty() && noop(a)) return {c.shape(0)};
         return {detail::reduced_dims(c.shape(0), axes, a.keepdims != 0, op_type)};
     }
-    static std::vector<dtype> output_dtypes(const spec::context& c) { return {c.input_dtype(0)}; }
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if (!F::types.contains(out)) return {};
         std::vector<std::size_t> ranks;

@@ -31,7 +31,7 @@ struct value_range {
 };
 
 template <class F>
-struct unary_elementwise {
+struct unary_elementwise : spec::shape_of_input<0>, detail::formula_output_dtypes<F> {
     static constexpr std::string_view op_type = F::op_type;
     static constexpr int opset = F::opset;
     using attributes = typename F::attributes;
@@ -48,14 +48,6 @@ struct unary_elementwise {
     }();
 
     static std::vector<spec::constraint> constraints(const spec::context&) { return {}; }
-    static spec::shape_exprs output_shapes(const spec::context& c) { return {c.shape(0)}; }
-    static std::vector<dtype> output_dtypes(const spec::context& c) {
-        if constexpr (requires { F::output_dtype; }) {
-            return {F::output_dtype};
-        } else {
-            return {c.input_dtype(0)};
-        }
-    }
     static std::vector<spec::input_candidate> input_candidates(dtype out, std::size_t rank) {
         if constexpr (requires { F::output_dtype; }) {
             if (out != F::output_dtype) return {};
