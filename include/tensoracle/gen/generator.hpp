@@ -360,295 +360,9 @@ public:
             if (p != nullptr && (p->vulnerable || p->domain_per_instance)) end = k + 1;
         }
         if (end == 0) return std::nullopt;
-        std::map<std::string, spec::value_facts, std::less<>> facts;
-        for (const auto& [name, t] : m.initializers) {
-            if (sketch.fixed.count(name) != 0) facts.emplace(name, data_facts(t));
-        }
-        for (const auto& [name, d] : sketch.dtypes) {
-            if (!info(d).is_floating && facts.count(name) == 0) facts.emplace(name, spec::value_facts{}.of_dtype(d));
-        }
-        auto dtype_of = [&](const std::string& name) -> std::optional<dtype> {
-            const auto it = sketch.dtypes.find(name);
-            return it == sketch.dtypes.end() ? std::nullopt : std::optional<dtype>(it->second);
-        };
-        // A copy's output and its input hold the same elements (spec::hints::copies):
-        // they share the input's entry, so a rule one reader imposes binds the others.
-        std::map<std::string, std::string, std::less<>> same_as;
-        auto key = [&](const std::string& name) -> const std::string& {
-            const auto it = same_as.find(name);
-            return it == same_as.end() ? name : it->second;
-        };
-        const spec::value_facts unknown;
-        // Data no free value reaches: fixed data, what a node computes from such
-        // data alone, and values the facts pin to one small integer (Ceil of a
-        // Sigmoid is 1, a Conv whose pads leave every output untouched is 0).
-        // A vulnerable node that reads only such data is run, and what it reads
-        // is worked out first: what they give, they give for every data (a Sinh,
-        // CumSum and ReduceProd of those ones overflows). Other nodes' outputs are
-        // only noted as `knowable`: most are never read by a vulnerable node.
-        std::map<std::string, const tensor*, std::less<>> known;
-        std::deque<tensor> computed;  // stable addresses for `known`
-        auto remember = [&](const std::string& name, tensor t) -> const tensor& {
-            computed.push_back(std::move(t));
-            known.insert_or_assign(name, &computed.back());
-            return computed.back();
-        };
-        for (const auto& [name, t] : m.initializers) {
-            if (sketch.fixed.count(name) != 0) known.emplace(name, &t);
-        }
-        struct knowable_value {
-            std::size_t node = 0;          // its producer
-            std::optional<double> pinned;  // every element, where the facts pin it
-        };
-        std::map<std::string, knowable_value, std::less<>> knowable;
-        // Puts `name` in `known` if it is knowable; why no data can make it finite, if so.
-        std::function<std::optional<std::string>(const std::string&)> make_known =
-            [&](const std::string& name) -> std::optional<std::string> {
-            const auto it = knowable.find(name);
-            if (it == knowable.end() || known.count(name) != 0) return std::nullopt;
-            const knowable_value v = it->second;
-            knowable.erase(it);  // worked out once, whatever the outcome
-            if (v.pinned) {
-                const auto d = dtype_of(name);
-                const auto shape = sketch.shapes.find(name);
-                if (!d || shape == sketch.shapes.end()) return std::nullopt;
-                auto values = array<double>::from_shape(shape->second);
-                values.fill(*v.pinned);
-                remember(name, tensor::from_array_as(values, *d));
-                return std::nullopt;
-            }
-            const auto& n = m.nodes[v.node];
-            for (const auto& input : n.inputs) {
-                if (input.empty()) continue;
-                if (auto why = make_known(input)) return why;
-            }
-            const auto* q = profile(n.op_type);
-            if (q == nullptr) return std::nullopt;
-            auto out = run_on_known_data(*q, n, known);
-            if (!out) return std::nullopt;
-            if (const auto* why = std::get_if<std::string>(&*out)) return *why;
-            auto& results = std::get<std::vector<tensor>>(*out);
-            for (std::size_t o = 0; o < n.outputs.size() && o < results.size(); ++o) {
-                if (n.outputs[o].empty() || known.count(n.outputs[o]) != 0) continue;
-                knowable.erase(n.outputs[o]);
-                remember(n.outputs[o], std::move(results[o]));
-            }
-            return std::nullopt;
-        };
-        // Floating data some of whose elements are known, the others NaN (see
-        // spec::hints::runs_on_unknowns): Pad's constant, Trilu's zeros, a Conv output
-        // no tap reaches, and the elements Slice, Gather or Transpose take of them.
-        // Worked out only where a vulnerable node reads it (most graphs never do):
-        // `may_know` names the values whose producer may know some elements (a Pad,
-        // or a Slice of a Pad's output), with that node and whether it creates them.
-        std::map<std::string, tensor, std::less<>> partial;
-        std::map<std::string, std::pair<std::size_t, bool>, std::less<>> may_know;
-        std::vector<char> partial_run(end, 0);
-        // Runs node n on known, partial and (NaN) unknown floating data; `created`:
-        // its output facts name values every data puts somewhere (Pad's constant), so
-        // it may know elements even of unknown inputs. Stores what it learns.
-        auto run_on_partial_data = [&](const graph::node& n, const op_profile& p, bool created) {
-            using mode = spec::hints::unknown_data;
-            if (p.hints.runs_on_unknowns == mode::not_run) return;
-            std::vector<tensor> unknowns;  // stand-ins, kept alive for the call
-            unknowns.reserve(n.inputs.size());
-            std::vector<const tensor*> args;
-            std::vector<std::size_t> filled;  // integer and bool stand-ins in `unknowns`: no NaN marks them (see below)
-            bool some_partial = false, some_nan = false;
-            for (const auto& name : n.inputs) {
-                if (name.empty()) {
-                    args.push_back(nullptr);
-                } else if (const auto k = known.find(name); k != known.end()) {
-                    args.push_back(k->second);
-                } else if (const auto q = partial.find(name); q != partial.end()) {
-                    args.push_back(&q->second);
-                    some_partial = true;
-                } else {
-                    const auto d = dtype_of(name);
-                    const auto shape = sketch.shapes.find(name);
-                    if (!d || shape == sketch.shapes.end()) return;
-                    auto values = array<double>::from_shape(shape->second);
-                    values.fill(info(*d).is_floating ? std::numeric_limits<double>::quiet_NaN() : 0.0);
-                    if (!info(*d).is_floating) filled.push_back(unknowns.size());
-                    some_nan = some_nan || info(*d).is_floating;
-                    unknowns.push_back(tensor::from_array_as(values, *d));
-                    args.push_back(&unknowns.back());
-                }
-            }
-            const bool all_known = !some_partial && unknowns.empty();
-            // Element-wise, an unknown input element leaves its output unknown: only
-            // partial data teaches anything.
-            if (!all_known && !some_partial && (!created || p.hints.runs_on_unknowns == mode::elementwise)) return;
-            if (!filled.empty() && p.hints.runs_on_unknowns != mode::nan_faithful) return;
-            while (!args.empty() && args.back() == nullptr) args.pop_back();
-            const auto attrs = graph::call_attributes(*p.op, n);
-            if (!cheap_to_run(p, args, attrs)) return;
-            std::vector<tensor> out;
-            try {
-                out = spec::evaluate(*p.op, args, attrs);
-                // Integer data has no NaN: run again with its stand-ins 1 instead of 0. Outputs
-                // the same both times do not read it (a Pad whose negative pads crop every
-                // input element: its output is the pad value alone); else nothing is learned.
-                if (!filled.empty()) {
-                    for (const std::size_t i : filled) {
-                        auto ones = array<double>::from_shape(unknowns[i].shape());
-                        ones.fill(1.0);
-                        unknowns[i] = tensor::from_array_as(ones, unknowns[i].element_dtype());  // args keep pointing here
-                    }
-                    const auto again = spec::evaluate(*p.op, args, attrs);
-                    for (std::size_t o = 0; o < out.size(); ++o) {
-                        const auto a = out[o].to<double>(), b = again[o].to<double>();
-                        for (std::size_t e = 0; e < a.size(); ++e) {
-                            const double u = a.data()[e], v = b.data()[e];
-                            if (!(u == v || (std::isnan(u) && std::isnan(v)))) return;
-                        }
-                    }
-                }
-            } catch (const error&) {
-                return;  // the search will see it; nothing learned here
-            }
-            // Outputs of known data alone, or of integer stand-ins they do not read, are known.
-            if (all_known || (!some_partial && !some_nan)) {
-                for (std::size_t o = 0; o < out.size() && o < n.outputs.size(); ++o) {
-                    if (!n.outputs[o].empty()) remember(n.outputs[o], std::move(out[o]));
-                }
-                return;
-            }
-            for (std::size_t o = 0; o < out.size() && o < n.outputs.size(); ++o) {
-                if (n.outputs[o].empty() || !info(out[o].element_dtype()).is_floating) continue;
-                auto y = out[o].to<double>();
-                if (p.hints.runs_on_unknowns == mode::elementwise) {
-                    if (args.empty() || args[0] == nullptr || args[0]->shape() != out[o].shape()) continue;
-                    const auto x = args[0]->to<double>();
-                    for (std::size_t e = 0; e < y.size(); ++e) {
-                        if (std::isnan(x.data()[e])) y.data()[e] = std::numeric_limits<double>::quiet_NaN();
-                    }
-                }
-                std::size_t unknown_count = 0;
-                std::vector<double> values;  // a few of the known values, as forced values
-                for (const double v : y) {
-                    if (std::isnan(v)) {
-                        ++unknown_count;
-                    } else if (values.size() < 4 && std::find(values.begin(), values.end(), v) == values.end()) {
-                        values.push_back(v);
-                    }
-                }
-                if (unknown_count == y.size()) continue;
-                const auto& name = n.outputs[o];
-                if (unknown_count == 0) {
-                    facts.insert_or_assign(name, data_facts(remember(name, std::move(out[o]))));
-                    continue;
-                }
-                if (p.hints.runs_on_unknowns == mode::elementwise) out[o] = tensor::from_array_as(y, out[o].element_dtype());
-                auto& f = facts[key(name)];
-                for (const double v : values) {
-                    if (v >= f.lo && v <= f.hi) f.force(v);  // outside: facts that rounding escaped; leave them
-                }
-                partial.insert_or_assign(name, std::move(out[o]));
-            }
-        };
-        // The partial data of `name`, worked out through its producers on first use.
-        std::function<void(const std::string&)> materialize = [&](const std::string& name) {
-            const auto it = may_know.find(name);
-            if (it == may_know.end() || partial_run[it->second.first] != 0) return;
-            const auto [k, created] = it->second;
-            partial_run[k] = 1;
-            for (const auto& input : m.nodes[k].inputs) {
-                if (!input.empty()) materialize(input);
-            }
-            if (const auto* q = profile(m.nodes[k].op_type)) run_on_partial_data(m.nodes[k], *q, created);
-        };
-        // Records that node `at`'s outputs may know elements (see may_know).
-        auto note_partial_outputs = [&](std::size_t at, const op_profile& p, bool created) {
-            using mode = spec::hints::unknown_data;
-            if (p.hints.runs_on_unknowns == mode::not_run) return;
-            const auto& n = m.nodes[at];
-            bool reads = false;
-            for (const auto& input : n.inputs) reads = reads || (!input.empty() && may_know.count(input) != 0);
-            if (!reads && (!created || p.hints.runs_on_unknowns == mode::elementwise)) return;
-            for (const auto& o : n.outputs) {
-                if (!o.empty()) may_know.insert_or_assign(o, std::make_pair(at, created));
-            }
-        };
-        for (const auto& [name, t] : m.initializers) {
-            if (sketch.fixed.count(name) != 0) known.emplace(name, &t);
-        }
+        domain_walk walk(*this, sketch, end);
         for (std::size_t at = 0; at < end; ++at) {
-            const auto& n = m.nodes[at];
-            const auto* p = profile(n.op_type);
-            if (p == nullptr) continue;
-            if ((p->vulnerable || p->domain_per_instance) && !may_know.empty()) {
-                for (const auto& name : n.inputs) {
-                    if (!name.empty()) materialize(name);
-                }
-            }
-            std::vector<spec::value_facts> in;
-            std::vector<shape_type> in_shapes;
-            for (const auto& name : n.inputs) {
-                const auto f = facts.find(key(name));
-                in.push_back(name.empty() || f == facts.end() ? unknown : f->second);
-                const auto it = sketch.shapes.find(name);
-                in_shapes.push_back(it == sketch.shapes.end() ? shape_type{} : it->second);
-            }
-            std::vector<std::optional<dtype>> in_dtypes;
-            for (const auto& name : n.inputs) in_dtypes.push_back(name.empty() ? std::nullopt : dtype_of(name));
-            std::vector<shape_type> node_out_shapes;
-            for (const auto& name : n.outputs) {
-                const auto it = sketch.shapes.find(name);
-                node_out_shapes.push_back(it == sketch.shapes.end() ? shape_type{} : it->second);
-            }
-            if (auto why = check_domain(*p, n.attributes, in, in_dtypes, in_shapes, node_out_shapes)) return why;
-            if (auto why = partial_data_outside_domain(*p, n, partial)) return why;
-            for (std::size_t k = 0; k < n.inputs.size(); ++k) {
-                if (!n.inputs[k].empty() && !in[k].is_unknown()) facts.insert_or_assign(key(n.inputs[k]), in[k]);
-            }
-            bool all_knowable = false;
-            for (const auto& name : n.inputs) {
-                if (name.empty()) continue;
-                all_knowable = known.count(name) != 0 || knowable.count(name) != 0;
-                if (!all_knowable) break;
-            }
-            if (all_knowable && (p->vulnerable || p->domain_per_instance)) {
-                for (const auto& name : n.inputs) {
-                    if (auto why = make_known(name)) return why;
-                }
-                if (auto out = run_on_known_data(*p, n, known)) {
-                    if (const auto* why = std::get_if<std::string>(&*out)) return *why;
-                    auto& results = std::get<std::vector<tensor>>(*out);
-                    for (std::size_t o = 0; o < n.outputs.size() && o < results.size(); ++o) {
-                        if (n.outputs[o].empty()) continue;
-                        facts.insert_or_assign(n.outputs[o], data_facts(remember(n.outputs[o], std::move(results[o]))));
-                    }
-                    continue;
-                }
-            } else if (all_knowable) {
-                for (const auto& o : n.outputs) {
-                    if (!o.empty()) knowable.insert_or_assign(o, knowable_value{at, std::nullopt});
-                }
-            }
-            if (const auto c = p->hints.copied_input; c && *c < n.inputs.size() && !n.inputs[*c].empty() &&
-                                                      !n.outputs.empty() && !n.outputs[0].empty()) {
-                const auto it = sketch.shapes.find(n.outputs[0]);
-                const bool empty = it == sketch.shapes.end() || element_count(it->second) == 0;
-                if (!empty && dtype_of(n.outputs[0]) == dtype_of(n.inputs[*c])) {
-                    same_as.insert_or_assign(n.outputs[0], key(n.inputs[*c]));
-                    note_partial_outputs(at, *p, false);
-                    continue;
-                }
-            }
-            const auto out_shapes = p->hints.facts_read_output_shapes ? node_out_shapes : std::vector<shape_type>{};
-            auto out = output_facts(*p, n.attributes, in, in_shapes, n.outputs.size(), out_shapes);
-            if (n.inputs.size() == 2 && !n.inputs[0].empty() && n.inputs[0] == n.inputs[1]) equal_operands(*p, out);
-            for (std::size_t o = 0; o < n.outputs.size(); ++o) {
-                if (n.outputs[o].empty()) continue;
-                const auto d = dtype_of(n.outputs[o]);
-                const auto f = d ? out[o].of_dtype(*d) : out[o];
-                if (f.is_unknown()) continue;
-                facts.insert_or_assign(n.outputs[o], f);
-                if (d && is_pinned(f, *d)) knowable.insert_or_assign(n.outputs[o], knowable_value{at, f.lo});
-            }
-            const bool created = std::any_of(out.begin(), out.end(), [](const spec::value_facts& f) { return !f.forced.empty(); });
-            note_partial_outputs(at, *p, created);
+            if (auto why = walk.visit(at)) return why;
         }
         return std::nullopt;
     }
@@ -941,6 +655,360 @@ public:
     }
 
 private:
+    /// unreachable_domain's walk over a sketch's nodes, in node order: the
+    /// value facts known so far, and data worked out where facts fall short.
+    struct domain_walk {
+        struct knowable_value {
+            std::size_t node = 0;          // its producer
+            std::optional<double> pinned;  // every element, where the facts pin it
+        };
+        /// The arguments of a run on partial data: known and partial data, and
+        /// stand-ins for the unknown inputs.
+        struct partial_call {
+            std::vector<tensor> unknowns;  // stand-ins, kept alive for the call (reserved: `args` point into it)
+            std::vector<const tensor*> args;
+            std::vector<std::size_t> filled;  // integer and bool stand-ins in `unknowns`: no NaN marks them (see evaluate_partial)
+            bool some_partial = false, some_nan = false;
+        };
+
+        const generator& owner;
+        const graph_sketch& sketch;
+        const graph::graph& m;
+        std::map<std::string, spec::value_facts, std::less<>> facts;
+        // A copy's output and its input hold the same elements (spec::hints::copies):
+        // they share the input's entry, so a rule one reader imposes binds the others.
+        std::map<std::string, std::string, std::less<>> same_as;
+        const spec::value_facts unknown;
+        // Data no free value reaches: fixed data, what a node computes from such
+        // data alone, and values the facts pin to one small integer (Ceil of a
+        // Sigmoid is 1, a Conv whose pads leave every output untouched is 0).
+        // A vulnerable node that reads only such data is run, and what it reads
+        // is worked out first: what they give, they give for every data (a Sinh,
+        // CumSum and ReduceProd of those ones overflows). Other nodes' outputs are
+        // only noted as `knowable`: most are never read by a vulnerable node.
+        std::map<std::string, const tensor*, std::less<>> known;
+        std::deque<tensor> computed;  // stable addresses for `known`
+        std::map<std::string, knowable_value, std::less<>> knowable;
+        // Floating data some of whose elements are known, the others NaN (see
+        // spec::hints::runs_on_unknowns): Pad's constant, Trilu's zeros, a Conv output
+        // no tap reaches, and the elements Slice, Gather or Transpose take of them.
+        // Worked out only where a vulnerable node reads it (most graphs never do):
+        // `may_know` names the values whose producer may know some elements (a Pad,
+        // or a Slice of a Pad's output), with that node and whether it creates them.
+        std::map<std::string, tensor, std::less<>> partial;
+        std::map<std::string, std::pair<std::size_t, bool>, std::less<>> may_know;
+        std::vector<char> partial_run;
+
+        // Facts of fixed data and of non-floating dtypes: what holds before any node.
+        domain_walk(const generator& walker, const graph_sketch& sk, std::size_t nodes)
+            : owner(walker), sketch(sk), m(sk.model), partial_run(nodes, 0) {
+            for (const auto& [name, t] : m.initializers) {
+                if (sketch.fixed.count(name) != 0) facts.emplace(name, data_facts(t));
+            }
+            for (const auto& [name, d] : sketch.dtypes) {
+                if (!info(d).is_floating && facts.count(name) == 0) facts.emplace(name, spec::value_facts{}.of_dtype(d));
+            }
+            for (const auto& [name, t] : m.initializers) {
+                if (sketch.fixed.count(name) != 0) known.emplace(name, &t);
+            }
+        }
+
+        [[nodiscard]] std::optional<dtype> dtype_of(const std::string& name) const {
+            const auto it = sketch.dtypes.find(name);
+            return it == sketch.dtypes.end() ? std::nullopt : std::optional<dtype>(it->second);
+        }
+        // The entry of `name` in `facts` (a copy's is its input's).
+        [[nodiscard]] const std::string& key(const std::string& name) const {
+            const auto it = same_as.find(name);
+            return it == same_as.end() ? name : it->second;
+        }
+        const tensor& remember(const std::string& name, tensor t) {
+            computed.push_back(std::move(t));
+            known.insert_or_assign(name, &computed.back());
+            return computed.back();
+        }
+
+        // Node `at`: why no data can make it finite, if its facts (or data
+        // worked out) say so; else the facts its outputs hold, for the nodes after.
+        std::optional<std::string> visit(std::size_t at) {
+            const auto& n = m.nodes[at];
+            const auto* p = owner.profile(n.op_type);
+            if (p == nullptr) return std::nullopt;
+            if ((p->vulnerable || p->domain_per_instance) && !may_know.empty()) {
+                for (const auto& name : n.inputs) {
+                    if (!name.empty()) work_out_partial(name);
+                }
+            }
+            std::vector<spec::value_facts> in;
+            std::vector<shape_type> in_shapes;
+            for (const auto& name : n.inputs) {
+                const auto f = facts.find(key(name));
+                in.push_back(name.empty() || f == facts.end() ? unknown : f->second);
+                const auto it = sketch.shapes.find(name);
+                in_shapes.push_back(it == sketch.shapes.end() ? shape_type{} : it->second);
+            }
+            std::vector<std::optional<dtype>> in_dtypes;
+            for (const auto& name : n.inputs) in_dtypes.push_back(name.empty() ? std::nullopt : dtype_of(name));
+            std::vector<shape_type> node_out_shapes;
+            for (const auto& name : n.outputs) {
+                const auto it = sketch.shapes.find(name);
+                node_out_shapes.push_back(it == sketch.shapes.end() ? shape_type{} : it->second);
+            }
+            if (auto why = check_domain(*p, n.attributes, in, in_dtypes, in_shapes, node_out_shapes)) return why;
+            if (auto why = partial_data_outside_domain(*p, n, partial)) return why;
+            for (std::size_t k = 0; k < n.inputs.size(); ++k) {
+                if (!n.inputs[k].empty() && !in[k].is_unknown()) facts.insert_or_assign(key(n.inputs[k]), in[k]);
+            }
+            bool all_knowable = false;
+            for (const auto& name : n.inputs) {
+                if (name.empty()) continue;
+                all_knowable = known.count(name) != 0 || knowable.count(name) != 0;
+                if (!all_knowable) break;
+            }
+            if (all_knowable && (p->vulnerable || p->domain_per_instance)) {
+                for (const auto& name : n.inputs) {
+                    if (auto why = make_known(name)) return why;
+                }
+                if (auto out = run_on_known_data(*p, n, known)) return remember_outputs(n, *out);
+            } else if (all_knowable) {
+                for (const auto& o : n.outputs) {
+                    if (!o.empty()) knowable.insert_or_assign(o, knowable_value{at, std::nullopt});
+                }
+            }
+            if (shares_copied_input(at, n, *p)) return std::nullopt;
+            add_output_facts(at, n, *p, in, in_shapes, node_out_shapes);
+            return std::nullopt;
+        }
+
+        // What a run on known data gave: why no data makes it finite, or its
+        // outputs, known with their facts.
+        std::optional<std::string> remember_outputs(const graph::node& n, std::variant<std::string, std::vector<tensor>>& out) {
+            if (const auto* why = std::get_if<std::string>(&out)) return *why;
+            auto& results = std::get<std::vector<tensor>>(out);
+            for (std::size_t o = 0; o < n.outputs.size() && o < results.size(); ++o) {
+                if (n.outputs[o].empty()) continue;
+                facts.insert_or_assign(n.outputs[o], data_facts(remember(n.outputs[o], std::move(results[o]))));
+            }
+            return std::nullopt;
+        }
+
+        // A copy's output shares its input's facts entry (see same_as); true when node `at` is one.
+        bool shares_copied_input(std::size_t at, const graph::node& n, const op_profile& p) {
+            if (const auto c = p.hints.copied_input; c && *c < n.inputs.size() && !n.inputs[*c].empty() &&
+                                                     !n.outputs.empty() && !n.outputs[0].empty()) {
+                const auto it = sketch.shapes.find(n.outputs[0]);
+                const bool empty = it == sketch.shapes.end() || element_count(it->second) == 0;
+                if (!empty && dtype_of(n.outputs[0]) == dtype_of(n.inputs[*c])) {
+                    same_as.insert_or_assign(n.outputs[0], key(n.inputs[*c]));
+                    note_partial_outputs(at, p, false);
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        // The facts node `at`'s outputs hold by the op's value facts; pinned ones are knowable.
+        void add_output_facts(std::size_t at, const graph::node& n, const op_profile& p, const std::vector<spec::value_facts>& in,
+                              const std::vector<shape_type>& in_shapes, const std::vector<shape_type>& node_out_shapes) {
+            const auto out_shapes = p.hints.facts_read_output_shapes ? node_out_shapes : std::vector<shape_type>{};
+            auto out = output_facts(p, n.attributes, in, in_shapes, n.outputs.size(), out_shapes);
+            if (n.inputs.size() == 2 && !n.inputs[0].empty() && n.inputs[0] == n.inputs[1]) equal_operands(p, out);
+            for (std::size_t o = 0; o < n.outputs.size(); ++o) {
+                if (n.outputs[o].empty()) continue;
+                const auto d = dtype_of(n.outputs[o]);
+                const auto f = d ? out[o].of_dtype(*d) : out[o];
+                if (f.is_unknown()) continue;
+                facts.insert_or_assign(n.outputs[o], f);
+                if (d && is_pinned(f, *d)) knowable.insert_or_assign(n.outputs[o], knowable_value{at, f.lo});
+            }
+            const bool created = std::any_of(out.begin(), out.end(), [](const spec::value_facts& f) { return !f.forced.empty(); });
+            note_partial_outputs(at, p, created);
+        }
+
+        // Puts `name` in `known` if it is knowable; why no data can make it finite, if so.
+        std::optional<std::string> make_known(const std::string& name) {
+            const auto it = knowable.find(name);
+            if (it == knowable.end() || known.count(name) != 0) return std::nullopt;
+            const knowable_value v = it->second;
+            knowable.erase(it);  // worked out once, whatever the outcome
+            if (v.pinned) {
+                const auto d = dtype_of(name);
+                const auto shape = sketch.shapes.find(name);
+                if (!d || shape == sketch.shapes.end()) return std::nullopt;
+                auto values = array<double>::from_shape(shape->second);
+                values.fill(*v.pinned);
+                remember(name, tensor::from_array_as(values, *d));
+                return std::nullopt;
+            }
+            const auto& n = m.nodes[v.node];
+            for (const auto& input : n.inputs) {
+                if (input.empty()) continue;
+                if (auto why = make_known(input)) return why;
+            }
+            const auto* q = owner.profile(n.op_type);
+            if (q == nullptr) return std::nullopt;
+            auto out = run_on_known_data(*q, n, known);
+            if (!out) return std::nullopt;
+            if (const auto* why = std::get_if<std::string>(&*out)) return *why;
+            auto& results = std::get<std::vector<tensor>>(*out);
+            for (std::size_t o = 0; o < n.outputs.size() && o < results.size(); ++o) {
+                if (n.outputs[o].empty() || known.count(n.outputs[o]) != 0) continue;
+                knowable.erase(n.outputs[o]);
+                remember(n.outputs[o], std::move(results[o]));
+            }
+            return std::nullopt;
+        }
+
+        // The partial data of `name`, worked out through its producers on first use.
+        void work_out_partial(const std::string& name) {
+            const auto it = may_know.find(name);
+            if (it == may_know.end() || partial_run[it->second.first] != 0) return;
+            const auto [k, created] = it->second;
+            partial_run[k] = 1;
+            for (const auto& input : m.nodes[k].inputs) {
+                if (!input.empty()) work_out_partial(input);
+            }
+            if (const auto* q = owner.profile(m.nodes[k].op_type)) run_on_partial_data(m.nodes[k], *q, created);
+        }
+
+        // Records that node `at`'s outputs may know elements (see may_know).
+        void note_partial_outputs(std::size_t at, const op_profile& p, bool created) {
+            using mode = spec::hints::unknown_data;
+            if (p.hints.runs_on_unknowns == mode::not_run) return;
+            const auto& n = m.nodes[at];
+            bool reads = false;
+            for (const auto& input : n.inputs) reads = reads || (!input.empty() && may_know.count(input) != 0);
+            if (!reads && (!created || p.hints.runs_on_unknowns == mode::elementwise)) return;
+            for (const auto& o : n.outputs) {
+                if (!o.empty()) may_know.insert_or_assign(o, std::make_pair(at, created));
+            }
+        }
+
+        // Runs node n on known, partial and (NaN) unknown floating data; `created`:
+        // its output facts name values every data puts somewhere (Pad's constant), so
+        // it may know elements even of unknown inputs. Stores what it learns.
+        void run_on_partial_data(const graph::node& n, const op_profile& p, bool created) {
+            using mode = spec::hints::unknown_data;
+            if (p.hints.runs_on_unknowns == mode::not_run) return;
+            partial_call call;
+            call.unknowns.reserve(n.inputs.size());
+            if (!partial_arguments(n, call)) return;
+            const bool all_known = !call.some_partial && call.unknowns.empty();
+            // Element-wise, an unknown input element leaves its output unknown: only
+            // partial data teaches anything.
+            if (!all_known && !call.some_partial && (!created || p.hints.runs_on_unknowns == mode::elementwise)) return;
+            if (!call.filled.empty() && p.hints.runs_on_unknowns != mode::nan_faithful) return;
+            while (!call.args.empty() && call.args.back() == nullptr) call.args.pop_back();
+            const auto attrs = graph::call_attributes(*p.op, n);
+            if (!cheap_to_run(p, call.args, attrs)) return;
+            std::vector<tensor> out;
+            if (!evaluate_partial(p, call, attrs, out)) return;
+            // Outputs of known data alone, or of integer stand-ins they do not read, are known.
+            if (all_known || (!call.some_partial && !call.some_nan)) {
+                for (std::size_t o = 0; o < out.size() && o < n.outputs.size(); ++o) {
+                    if (!n.outputs[o].empty()) remember(n.outputs[o], std::move(out[o]));
+                }
+                return;
+            }
+            learn_partial_outputs(n, p, call.args, out);
+        }
+
+        // The arguments of node n: known data, partial data, or stand-ins (NaN for
+        // floating data, 0 for the rest); false when a stand-in's shape or dtype is not known.
+        bool partial_arguments(const graph::node& n, partial_call& call) const {
+            for (const auto& name : n.inputs) {
+                if (name.empty()) {
+                    call.args.push_back(nullptr);
+                } else if (const auto k = known.find(name); k != known.end()) {
+                    call.args.push_back(k->second);
+                } else if (const auto q = partial.find(name); q != partial.end()) {
+                    call.args.push_back(&q->second);
+                    call.some_partial = true;
+                } else {
+                    const auto d = dtype_of(name);
+                    const auto shape = sketch.shapes.find(name);
+                    if (!d || shape == sketch.shapes.end()) return false;
+                    auto values = array<double>::from_shape(shape->second);
+                    values.fill(info(*d).is_floating ? std::numeric_limits<double>::quiet_NaN() : 0.0);
+                    if (!info(*d).is_floating) call.filled.push_back(call.unknowns.size());
+                    call.some_nan = call.some_nan || info(*d).is_floating;
+                    call.unknowns.push_back(tensor::from_array_as(values, *d));
+                    call.args.push_back(&call.unknowns.back());
+                }
+            }
+            return true;
+        }
+
+        // Evaluates the op on the call's arguments into `out`; false when it
+        // fails or its outputs read integer stand-ins (nothing learned).
+        static bool evaluate_partial(const op_profile& p, partial_call& call, const spec::attribute_map& attrs,
+                                     std::vector<tensor>& out) {
+            try {
+                out = spec::evaluate(*p.op, call.args, attrs);
+                // Integer data has no NaN: run again with its stand-ins 1 instead of 0. Outputs
+                // the same both times do not read it (a Pad whose negative pads crop every
+                // input element: its output is the pad value alone); else nothing is learned.
+                if (!call.filled.empty()) {
+                    for (const std::size_t i : call.filled) {
+                        auto ones = array<double>::from_shape(call.unknowns[i].shape());
+                        ones.fill(1.0);
+                        call.unknowns[i] = tensor::from_array_as(ones, call.unknowns[i].element_dtype());  // args keep pointing here
+                    }
+                    const auto again = spec::evaluate(*p.op, call.args, attrs);
+                    for (std::size_t o = 0; o < out.size(); ++o) {
+                        const auto a = out[o].to<double>(), b = again[o].to<double>();
+                        for (std::size_t e = 0; e < a.size(); ++e) {
+                            const double u = a.data()[e], v = b.data()[e];
+                            if (!(u == v || (std::isnan(u) && std::isnan(v)))) return false;
+                        }
+                    }
+                }
+            } catch (const error&) {
+                return false;  // the search will see it; nothing learned here
+            }
+            return true;
+        }
+
+        // Outputs of a run on partial data with some elements known: their known
+        // values forced into the facts, and the outputs kept as partial data
+        // (or known, where every element is).
+        void learn_partial_outputs(const graph::node& n, const op_profile& p, const std::vector<const tensor*>& args,
+                                   std::vector<tensor>& out) {
+            using mode = spec::hints::unknown_data;
+            for (std::size_t o = 0; o < out.size() && o < n.outputs.size(); ++o) {
+                if (n.outputs[o].empty() || !info(out[o].element_dtype()).is_floating) continue;
+                auto y = out[o].to<double>();
+                if (p.hints.runs_on_unknowns == mode::elementwise) {
+                    if (args.empty() || args[0] == nullptr || args[0]->shape() != out[o].shape()) continue;
+                    const auto x = args[0]->to<double>();
+                    for (std::size_t e = 0; e < y.size(); ++e) {
+                        if (std::isnan(x.data()[e])) y.data()[e] = std::numeric_limits<double>::quiet_NaN();
+                    }
+                }
+                std::size_t unknown_count = 0;
+                std::vector<double> values;  // a few of the known values, as forced values
+                for (const double v : y) {
+                    if (std::isnan(v)) {
+                        ++unknown_count;
+                    } else if (values.size() < 4 && std::find(values.begin(), values.end(), v) == values.end()) {
+                        values.push_back(v);
+                    }
+                }
+                if (unknown_count == y.size()) continue;
+                const auto& name = n.outputs[o];
+                if (unknown_count == 0) {
+                    facts.insert_or_assign(name, data_facts(remember(name, std::move(out[o]))));
+                    continue;
+                }
+                if (p.hints.runs_on_unknowns == mode::elementwise) out[o] = tensor::from_array_as(y, out[o].element_dtype());
+                auto& f = facts[key(name)];
+                for (const double v : values) {
+                    if (v >= f.lo && v <= f.hi) f.force(v);  // outside: facts that rounding escaped; leave them
+                }
+                partial.insert_or_assign(name, std::move(out[o]));
+            }
+        }
+    };
     struct value {
         std::string name;
         dtype type = dtype::f32;
