@@ -515,6 +515,93 @@ inline tensor to_host(const device_tensor& d) {
 #include <string_view>
 #include <vector>
 
+// ---- begin tensoracle/cuda/lowering.hpp ----
+// tensoracle: which CUDA kernel runs each op of the registry, keyed by its
+// spec type: a lowering per op with a kernel, and an explicit list of the ops
+// without one (their nodes run on the CPU reference kernels). Every op of
+// ops::all_ops is in exactly one of the two, checked at compile time, so a new
+// op does not compile until it is given a kernel or listed as CPU-only.
+//
+// Host code (any C++20 compiler); cuda/graph.hpp dispatches on this table.
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+
+#include <boost/hana/tuple.hpp>
+#include <boost/hana/type.hpp>
+
+// ---- begin tensoracle/cuda/elementwise_ops.hpp ----
+// tensoracle: the element-wise ops the CUDA kernels run, listed once for both
+// sides. nvcc's side (cuda/ops.cuh) dispatches cuda::unary and cuda::binary on
+// these names and lists them (unary_op_types, binary_op_types); the host side
+// (cuda/lowering.hpp) keys its table by the spec types of the same names and
+// checks that each name is its spec's op_type. Macros over identifiers, not a
+// tuple of spec types, because nvcc does not parse the spec layer.
+
+/// X(Op, formula, integers): Op is the spec type tensoracle::ops::Op (its name
+/// is its ONNX op_type), formula its per-element formula in ops::unary::formula,
+/// integers whether int32/int64 inputs run too (the formula's integer branch).
+/// The order is the order of cuda::unary_op_types().
+#define TENSORACLE_CUDA_UNARY_OPS(X)     \
+    X(Relu, relu, true)                  \
+    X(Abs, abs, true)                    \
+    X(Neg, neg, true)                    \
+    X(Sign, sign, true)                  \
+    X(Ceil, ceil, false)                 \
+    X(Floor, floor, false)               \
+    X(Round, round, false)               \
+    X(Exp, exp, false)                   \
+    X(Log, log, false)                   \
+    X(Sqrt, sqrt, false)                 \
+    X(Reciprocal, reciprocal, false)     \
+    X(Sigmoid, sigmoid, false)           \
+    X(Tanh, tanh, false)                 \
+    X(Softplus, softplus, false)         \
+    X(Softsign, softsign, false)         \
+    X(Erf, erf, false)                   \
+    X(Sin, sin, false)                   \
+    X(Cos, cos, false)                   \
+    X(Tan, tan, false)                   \
+    X(Asin, asin, false)                 \
+    X(Acos, acos, false)                 \
+    X(Atan, atan, false)                 \
+    X(Sinh, sinh, false)                 \
+    X(Cosh, cosh, false)                 \
+    X(Asinh, asinh, false)               \
+    X(Acosh, acosh, false)               \
+    X(Atanh, atanh, false)               \
+    X(Identity, identity, true)          \
+    X(LeakyRelu, leaky_relu, false)      \
+    X(Elu, elu, false)                   \
+    X(Celu, celu, false)                 \
+    X(Selu, selu, false)                 \
+    X(HardSigmoid, hard_sigmoid, false)  \
+    X(HardSwish, hard_swish, false)      \
+    X(ThresholdedRelu, thresholded_relu, false)
+
+/// X(Op, formula, compares, floating_only): Op as above; formula the
+/// per-element formula as cuda::binary names it (f: ops::binary::formula,
+/// compare_formula: the comparisons); compares whether the output is bool;
+/// floating_only whether integer inputs have no kernel. The order is the
+/// order of cuda::binary_op_types().
+#define TENSORACLE_CUDA_BINARY_OPS(X)                                                  \
+    X(Add, f::add, false, false)                                                       \
+    X(Sub, f::sub, false, false)                                                       \
+    X(Mul, f::mul, false, false)                                                       \
+    X(Div, f::div, false, true)                                                        \
+    X(Pow, f::pow, false, true)                                                        \
+    X(Max, f::max, false, false)                                                       \
+    X(Min, f::min, false, false)                                                       \
+    X(Mod, f::fmod, false, true)                                                       \
+    X(Equal, compare_formula<comparison::equal>, true, false)                          \
+    X(Less, compare_formula<comparison::less>, true, false)                            \
+    X(Greater, compare_formula<comparison::greater>, true, false)                      \
+    X(LessOrEqual, compare_formula<comparison::less_or_equal>, true, false)            \
+    X(GreaterOrEqual, compare_formula<comparison::greater_or_equal>, true, false)
+// ---- end tensoracle/cuda/elementwise_ops.hpp ----
 // ---- begin tensoracle/cuda/ops.hpp ----
 // tensoracle: reference kernels on a CUDA device, the host-side declarations.
 // Any C++20 compiler can call these; their definitions (cuda/ops.cuh) are
@@ -618,6 +705,217 @@ struct window_2d {
 
 }  // namespace tensoracle::cuda
 // ---- end tensoracle/cuda/ops.hpp ----
+// ---- begin tensoracle/ops/keyed.hpp ----
+// tensoracle: tables keyed by op spec type, for the backends outside the spec
+// layer (cuda/lowering.hpp, backends/torch/torch_ops.hpp). An entry names its
+// op by type, so its op_type string comes from the spec, and a table is a Hana
+// tuple of entries, so which ops it covers is known at compile time:
+// each_op_once checks that every op of the registry has exactly one entry, a
+// lowering or an explicit "unsupported" mark, and a miss fails to compile with
+// the op_type in the diagnostic, e.g. 'no_backend_entry_for<op_name<4>{"Abs"}>'.
+
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include <boost/hana/tuple.hpp>
+#include <boost/hana/unpack.hpp>
+
+namespace tensoracle {
+namespace hana = boost::hana;
+}  // namespace tensoracle
+
+namespace tensoracle::ops {
+
+/// A backend's value for the op spec Op. `type` is Op, as in hana::type, so
+/// that a tuple of entries and a hana::tuple_t of ops are read alike.
+template <class Op, class V>
+struct keyed {
+    using type = Op;
+    V value;
+};
+
+/// A Hana tuple of keyed entries as a map from each op's op_type to its value.
+template <class V, class... Ops>
+[[nodiscard]] std::map<std::string, V, std::less<>> by_op_type(hana::tuple<keyed<Ops, V>...> entries) {
+    std::map<std::string, V, std::less<>> m;
+    hana::unpack(std::move(entries), [&](auto&&... e) {
+        (m.emplace(std::string(std::remove_cvref_t<decltype(e)>::type::op_type), std::move(e.value)), ...);
+    });
+    return m;
+}
+
+namespace detail {
+
+/// An op_type as a template argument, so that the compiler's message shows it.
+template <std::size_t N>
+struct op_name {
+    char text[N]{};
+};
+template <class Op>
+constexpr auto name_of() {
+    op_name<Op::op_type.size() + 1> n;
+    for (std::size_t i = 0; i < Op::op_type.size(); ++i) n.text[i] = Op::op_type[i];
+    return n;
+}
+// Never defined: using one is the error, and its argument names the op.
+template <op_name Name>
+struct no_backend_entry_for;
+template <op_name Name>
+struct several_backend_entries_for;
+
+template <class Op, class List>
+struct entries_in;
+template <class Op, class... E>
+struct entries_in<Op, hana::tuple<E...>> : std::integral_constant<std::size_t, (std::size_t{std::is_same_v<Op, typename E::type>} + ... + std::size_t{0})> {};
+
+template <class Op, class... Lists>
+inline constexpr std::size_t entries_of = (entries_in<Op, Lists>::value + ... + std::size_t{0});
+
+template <class Op, std::size_t N>
+constexpr bool one_entry() {
+    if constexpr (N == 0) {
+        return sizeof(no_backend_entry_for<name_of<Op>()>) != 0;
+    } else if constexpr (N > 1) {
+        return sizeof(several_backend_entries_for<name_of<Op>()>) != 0;
+    } else {
+        return true;
+    }
+}
+
+template <class Ops, class... Lists>
+struct each_op_once;
+template <class... Ops, class... Lists>
+struct each_op_once<hana::tuple<Ops...>, Lists...>
+    : std::bool_constant<(one_entry<typename Ops::type, entries_of<typename Ops::type, Lists...>>() && ...)> {};
+
+}  // namespace detail
+
+/// True when each op of the Hana tuple of types `Ops` has exactly one entry in
+/// all of `Lists` together (Hana tuples of keyed entries or of types: a
+/// backend's lowerings and its ops marked unsupported); otherwise the program
+/// does not compile, and the diagnostic names the op missing or listed twice.
+template <class Ops, class... Lists>
+inline constexpr bool each_op_once =
+    detail::each_op_once<std::remove_cvref_t<Ops>, std::remove_cvref_t<Lists>...>::value;
+
+}  // namespace tensoracle::ops
+// ---- end tensoracle/ops/keyed.hpp ----
+
+namespace tensoracle::cuda {
+
+/// The CUDA call (cuda/ops.hpp) a node runs through.
+enum class device_kernel : std::uint8_t {
+    unary,
+    binary,
+    where,
+    clip,
+    cast,
+    reduce,
+    softmax,
+    log_softmax,
+    matmul,
+    gemm,
+    conv,
+    max_pool,
+    average_pool,
+    batch_norm,
+    layer_norm,
+    transpose,
+    reshape,  ///< Reshape, Flatten, Squeeze, Unsqueeze: the inferred shape, a view
+    expand,
+    concat,
+    slice,
+    gather,
+};
+
+struct lowering {
+    device_kernel kernel;
+    reduce_kind reduction = reduce_kind::sum;  ///< device_kernel::reduce only
+};
+
+namespace detail {
+template <class Op>
+constexpr ops::keyed<Op, lowering> lower(device_kernel k, reduce_kind r = reduce_kind::sum) {
+    return {{k, r}};
+}
+}  // namespace detail
+
+// The element-wise list's names are identifiers nvcc compares op_type strings with.
+#define TENSORACLE_CUDA_IS_OP_TYPE(OP, ...) \
+    static_assert(ops::OP::op_type == #OP, "cuda/elementwise_ops.hpp: " #OP " is not the op_type of ops::" #OP);
+TENSORACLE_CUDA_UNARY_OPS(TENSORACLE_CUDA_IS_OP_TYPE)
+TENSORACLE_CUDA_BINARY_OPS(TENSORACLE_CUDA_IS_OP_TYPE)
+#undef TENSORACLE_CUDA_IS_OP_TYPE
+
+#define TENSORACLE_CUDA_LOWER_UNARY(OP, ...) detail::lower<ops::OP>(device_kernel::unary),
+#define TENSORACLE_CUDA_LOWER_BINARY(OP, ...) detail::lower<ops::OP>(device_kernel::binary),
+/// The ops with a CUDA kernel.
+inline constexpr auto lowerings = hana::make_tuple(
+    TENSORACLE_CUDA_UNARY_OPS(TENSORACLE_CUDA_LOWER_UNARY)
+    TENSORACLE_CUDA_BINARY_OPS(TENSORACLE_CUDA_LOWER_BINARY)
+    detail::lower<ops::Where>(device_kernel::where),
+    detail::lower<ops::Clip>(device_kernel::clip),
+    detail::lower<ops::Cast>(device_kernel::cast),
+    detail::lower<ops::ReduceSum>(device_kernel::reduce, reduce_kind::sum),
+    detail::lower<ops::ReduceMean>(device_kernel::reduce, reduce_kind::mean),
+    detail::lower<ops::ReduceMax>(device_kernel::reduce, reduce_kind::max),
+    detail::lower<ops::ReduceMin>(device_kernel::reduce, reduce_kind::min),
+    detail::lower<ops::ReduceProd>(device_kernel::reduce, reduce_kind::prod),
+    detail::lower<ops::ReduceLogSumExp>(device_kernel::reduce, reduce_kind::log_sum_exp),
+    detail::lower<ops::ReduceLogSum>(device_kernel::reduce, reduce_kind::log_sum),
+    detail::lower<ops::ReduceL1>(device_kernel::reduce, reduce_kind::l1),
+    detail::lower<ops::ReduceL2>(device_kernel::reduce, reduce_kind::l2),
+    detail::lower<ops::ReduceSumSquare>(device_kernel::reduce, reduce_kind::sum_square),
+    detail::lower<ops::Softmax>(device_kernel::softmax),
+    detail::lower<ops::LogSoftmax>(device_kernel::log_softmax),
+    detail::lower<ops::MatMul>(device_kernel::matmul),
+    detail::lower<ops::Gemm>(device_kernel::gemm),
+    detail::lower<ops::Conv>(device_kernel::conv),
+    detail::lower<ops::MaxPool>(device_kernel::max_pool),
+    detail::lower<ops::AveragePool>(device_kernel::average_pool),
+    detail::lower<ops::BatchNormalization>(device_kernel::batch_norm),
+    detail::lower<ops::LayerNormalization>(device_kernel::layer_norm),
+    detail::lower<ops::Transpose>(device_kernel::transpose),
+    detail::lower<ops::Reshape>(device_kernel::reshape),
+    detail::lower<ops::Flatten>(device_kernel::reshape),
+    detail::lower<ops::Squeeze>(device_kernel::reshape),
+    detail::lower<ops::Unsqueeze>(device_kernel::reshape),
+    detail::lower<ops::Expand>(device_kernel::expand),
+    detail::lower<ops::Concat>(device_kernel::concat),
+    detail::lower<ops::Slice>(device_kernel::slice),
+    detail::lower<ops::Gather>(device_kernel::gather));
+#undef TENSORACLE_CUDA_LOWER_UNARY
+#undef TENSORACLE_CUDA_LOWER_BINARY
+
+/// The ops without a CUDA kernel: their nodes run on the CPU.
+inline constexpr auto cpu_only_ops = hana::tuple_t<
+    // element-wise
+    ops::Not, ops::Shrink, ops::IsNaN, ops::IsInf, ops::Sum, ops::Mean, ops::And, ops::Or, ops::Xor, ops::PRelu,
+    // shape and data movement
+    ops::Split, ops::Tile, ops::Pad, ops::GatherElements, ops::Trilu, ops::Shape, ops::Size, ops::ConstantOfShape,
+    ops::Range, ops::DepthToSpace, ops::SpaceToDepth,
+    // reductions and normalisations
+    ops::ArgMax, ops::ArgMin, ops::Hardmax, ops::InstanceNormalization, ops::LpNormalization,
+    // networks
+    ops::ConvTranspose, ops::GlobalAveragePool, ops::GlobalMaxPool, ops::LRN, ops::Resize, ops::Upsample,
+    // the rest
+    ops::Constant, ops::CastLike, ops::Dropout, ops::CumSum, ops::EyeLike, ops::OneHot, ops::TopK>;
+
+static_assert(ops::each_op_once<ops::all_ops_type, decltype(lowerings), decltype(cpu_only_ops)>);
+
+/// The CUDA lowering of an ONNX op_type; nullptr for an op without a CUDA kernel.
+[[nodiscard]] inline const lowering* lowering_of(std::string_view op_type) {
+    static const std::map<std::string, lowering, std::less<>> table = ops::by_op_type(lowerings);
+    const auto it = table.find(op_type);
+    return it == table.end() ? nullptr : &it->second;
+}
+
+}  // namespace tensoracle::cuda
+// ---- end tensoracle/cuda/lowering.hpp ----
 
 namespace tensoracle::cuda {
 
@@ -673,20 +971,6 @@ inline std::string attr_string(const spec::attribute_map& a, std::string_view k)
     if (it == a.end()) return {};
     if (const auto* v = std::get_if<std::string>(&it->second)) return *v;
     return {};
-}
-
-inline std::optional<reduce_kind> reduce_kind_of(std::string_view op) {
-    if (op == "ReduceSum") return reduce_kind::sum;
-    if (op == "ReduceMean") return reduce_kind::mean;
-    if (op == "ReduceMax") return reduce_kind::max;
-    if (op == "ReduceMin") return reduce_kind::min;
-    if (op == "ReduceProd") return reduce_kind::prod;
-    if (op == "ReduceLogSumExp") return reduce_kind::log_sum_exp;
-    if (op == "ReduceLogSum") return reduce_kind::log_sum;
-    if (op == "ReduceL1") return reduce_kind::l1;
-    if (op == "ReduceL2") return reduce_kind::l2;
-    if (op == "ReduceSumSquare") return reduce_kind::sum_square;
-    return std::nullopt;
 }
 
 /// 2-D window of Conv/MaxPool/AveragePool from normalised attributes; nullopt
@@ -759,114 +1043,121 @@ inline std::optional<std::vector<device_tensor>> run_node_on_device(std::string_
                                                                     std::size_t outputs, gemm_precision precision,
                                                                     std::string& why) {
     using namespace detail;
-    const auto& unary_ops = unary_op_types();
-    const auto& binary_ops = binary_op_types();
     const auto one = [](device_tensor t) { return std::optional<std::vector<device_tensor>>(std::vector<device_tensor>{std::move(t)}); };
-    if (std::find(unary_ops.begin(), unary_ops.end(), op) != unary_ops.end()) {
-        elementwise_attributes e;
-        if (has_attr(a, "alpha")) {
-            e.alpha = attr_float(a, "alpha");
-            e.alpha_given = true;
-        }
-        if (has_attr(a, "beta")) e.beta = attr_float(a, "beta");
-        if (has_attr(a, "gamma")) e.gamma = attr_float(a, "gamma");
-        return one(unary(op, in.dev(0), e));
+    const lowering* l = lowering_of(op);
+    if (l == nullptr) {
+        why = "no CUDA kernel for " + std::string(op);
+        return std::nullopt;
     }
-    if (std::find(binary_ops.begin(), binary_ops.end(), op) != binary_ops.end()) {
-        elementwise_attributes e;
-        e.fmod = attr_int(a, "fmod");
-        return one(binary(op, in.dev(0), in.dev(1), e));
-    }
-    if (op == "Where") return one(where(in.dev(0), in.dev(1), in.dev(2)));
-    if (op == "Clip") {
-        std::optional<double> lo, hi;
-        if (in.has(1)) lo = in.host(1).value_as_double(0);
-        if (in.has(2)) hi = in.host(2).value_as_double(0);
-        return one(clip(in.dev(0), lo, hi));
-    }
-    if (op == "Cast") return one(cast(in.dev(0), inferred.dtypes.at(0)));
-    if (const auto k = reduce_kind_of(op)) {
-        std::vector<std::int64_t> axes = attr_ints(a, "axes");
-        if (in.has(1)) {
-            const auto t = in.host(1).to<std::int64_t>();
-            axes.assign(t.begin(), t.end());
+    switch (l->kernel) {
+        case device_kernel::unary: {
+            elementwise_attributes e;
+            if (has_attr(a, "alpha")) {
+                e.alpha = attr_float(a, "alpha");
+                e.alpha_given = true;
+            }
+            if (has_attr(a, "beta")) e.beta = attr_float(a, "beta");
+            if (has_attr(a, "gamma")) e.gamma = attr_float(a, "gamma");
+            return one(unary(op, in.dev(0), e));
         }
-        return one(reduce(*k, in.dev(0), axes, attr_int(a, "keepdims") != 0, attr_int(a, "noop_with_empty_axes") != 0));
-    }
-    if (op == "Softmax" || op == "LogSoftmax") return one(softmax(in.dev(0), attr_int(a, "axis"), op == "LogSoftmax"));
-    if (op == "MatMul") return one(matmul(in.dev(0), in.dev(1), precision));
-    if (op == "Gemm") {
-        return one(gemm(in.dev(0), in.dev(1), in.has(2) ? &in.dev(2) : nullptr, attr_float(a, "alpha"),
-                        attr_float(a, "beta"), attr_int(a, "transA") != 0, attr_int(a, "transB") != 0, precision));
-    }
-    if (op == "Conv" || op == "MaxPool" || op == "AveragePool") {
-        if (outputs > 1) {
-            why = "the Indices output of MaxPool has no CUDA kernel";
-            return std::nullopt;
+        case device_kernel::binary: {
+            elementwise_attributes e;
+            e.fmod = attr_int(a, "fmod");
+            return one(binary(op, in.dev(0), in.dev(1), e));
         }
-        const auto& x = in.dev(0);
-        const shape_type spatial = op == "Conv" ? shape_type(in.dev(1).shape().begin() + 2, in.dev(1).shape().end())
-                                                : [&] {
-                                                      const auto ks = attr_ints(a, "kernel_shape");
-                                                      return shape_type(ks.begin(), ks.end());
-                                                  }();
-        if (x.rank() != 4) {
-            why = "only 2-D (NCHW) windows have CUDA kernels";
-            return std::nullopt;
+        case device_kernel::where: return one(where(in.dev(0), in.dev(1), in.dev(2)));
+        case device_kernel::clip: {
+            std::optional<double> lo, hi;
+            if (in.has(1)) lo = in.host(1).value_as_double(0);
+            if (in.has(2)) hi = in.host(2).value_as_double(0);
+            return one(clip(in.dev(0), lo, hi));
         }
-        const auto win = window_of(a, spatial, why);
-        if (!win) return std::nullopt;
-        const auto& out_shape = inferred.shapes.at(0);
-        if (op == "Conv") {
-            return one(conv2d(x, in.dev(1), in.has(2) ? &in.dev(2) : nullptr, *win, attr_int(a, "group"), out_shape,
-                              precision));
+        case device_kernel::cast: return one(cast(in.dev(0), inferred.dtypes.at(0)));
+        case device_kernel::reduce: {
+            std::vector<std::int64_t> axes = attr_ints(a, "axes");
+            if (in.has(1)) {
+                const auto t = in.host(1).to<std::int64_t>();
+                axes.assign(t.begin(), t.end());
+            }
+            return one(reduce(l->reduction, in.dev(0), axes, attr_int(a, "keepdims") != 0,
+                              attr_int(a, "noop_with_empty_axes") != 0));
         }
-        if (op == "MaxPool") {
-            if (attr_int(a, "storage_order") != 0) {
-                why = "storage_order=1 has no CUDA kernel";
+        case device_kernel::softmax:
+        case device_kernel::log_softmax:
+            return one(softmax(in.dev(0), attr_int(a, "axis"), l->kernel == device_kernel::log_softmax));
+        case device_kernel::matmul: return one(matmul(in.dev(0), in.dev(1), precision));
+        case device_kernel::gemm:
+            return one(gemm(in.dev(0), in.dev(1), in.has(2) ? &in.dev(2) : nullptr, attr_float(a, "alpha"),
+                            attr_float(a, "beta"), attr_int(a, "transA") != 0, attr_int(a, "transB") != 0, precision));
+        case device_kernel::conv:
+        case device_kernel::max_pool:
+        case device_kernel::average_pool: {
+            if (outputs > 1) {
+                why = "the Indices output of MaxPool has no CUDA kernel";
                 return std::nullopt;
             }
-            return one(max_pool2d(x, *win, out_shape));
+            const bool is_conv = l->kernel == device_kernel::conv;
+            const auto& x = in.dev(0);
+            const shape_type spatial = is_conv ? shape_type(in.dev(1).shape().begin() + 2, in.dev(1).shape().end())
+                                               : [&] {
+                                                     const auto ks = attr_ints(a, "kernel_shape");
+                                                     return shape_type(ks.begin(), ks.end());
+                                                 }();
+            if (x.rank() != 4) {
+                why = "only 2-D (NCHW) windows have CUDA kernels";
+                return std::nullopt;
+            }
+            const auto win = window_of(a, spatial, why);
+            if (!win) return std::nullopt;
+            const auto& out_shape = inferred.shapes.at(0);
+            if (is_conv) {
+                return one(conv2d(x, in.dev(1), in.has(2) ? &in.dev(2) : nullptr, *win, attr_int(a, "group"), out_shape,
+                                  precision));
+            }
+            if (l->kernel == device_kernel::max_pool) {
+                if (attr_int(a, "storage_order") != 0) {
+                    why = "storage_order=1 has no CUDA kernel";
+                    return std::nullopt;
+                }
+                return one(max_pool2d(x, *win, out_shape));
+            }
+            return one(average_pool2d(x, *win, attr_int(a, "count_include_pad") != 0, out_shape));
         }
-        return one(average_pool2d(x, *win, attr_int(a, "count_include_pad") != 0, out_shape));
-    }
-    if (op == "BatchNormalization") {
-        if (outputs > 1 || attr_int(a, "training_mode") != 0) {
-            why = "training mode has no CUDA kernel";
-            return std::nullopt;
+        case device_kernel::batch_norm:
+            if (outputs > 1 || attr_int(a, "training_mode") != 0) {
+                why = "training mode has no CUDA kernel";
+                return std::nullopt;
+            }
+            return one(batch_norm(in.dev(0), in.dev(1), in.dev(2), in.dev(3), in.dev(4), attr_float(a, "epsilon")));
+        case device_kernel::layer_norm:
+            if (outputs > 1) {
+                why = "the Mean and InvStdDev outputs have no CUDA kernel";
+                return std::nullopt;
+            }
+            return one(layer_norm(in.dev(0), in.dev(1), in.has(2) ? &in.dev(2) : nullptr, attr_int(a, "axis"),
+                                  attr_float(a, "epsilon")));
+        case device_kernel::transpose: {
+            auto perm = attr_ints(a, "perm");
+            const auto& x = in.dev(0);
+            std::vector<std::size_t> p(x.rank());
+            for (std::size_t k = 0; k < p.size(); ++k) p[k] = perm.empty() ? p.size() - 1 - k : static_cast<std::size_t>(perm[k]);
+            return one(contiguous(x.permuted(p)));
         }
-        return one(batch_norm(in.dev(0), in.dev(1), in.dev(2), in.dev(3), in.dev(4), attr_float(a, "epsilon")));
-    }
-    if (op == "LayerNormalization") {
-        if (outputs > 1) {
-            why = "the Mean and InvStdDev outputs have no CUDA kernel";
-            return std::nullopt;
+        case device_kernel::reshape: {
+            const auto& x = in.dev(0);
+            return one((x.contiguous() ? x : contiguous(x)).reshaped(inferred.shapes.at(0)));
         }
-        return one(layer_norm(in.dev(0), in.dev(1), in.has(2) ? &in.dev(2) : nullptr, attr_int(a, "axis"),
-                              attr_float(a, "epsilon")));
+        case device_kernel::expand: return one(expand(in.dev(0), inferred.shapes.at(0)));
+        case device_kernel::concat: {
+            std::vector<device_tensor> xs;
+            for (std::size_t i = 0; i < in.values.size(); ++i) xs.push_back(in.dev(i));
+            return one(concat(xs, attr_int(a, "axis")));
+        }
+        case device_kernel::slice:
+            return one(slice(in.dev(0), in.host(1), in.host(2), in.has(3) ? &in.host(3) : nullptr,
+                             in.has(4) ? &in.host(4) : nullptr));
+        case device_kernel::gather: return one(gather(in.dev(0), in.host(1), attr_int(a, "axis")));
     }
-    if (op == "Transpose") {
-        auto perm = attr_ints(a, "perm");
-        const auto& x = in.dev(0);
-        std::vector<std::size_t> p(x.rank());
-        for (std::size_t k = 0; k < p.size(); ++k) p[k] = perm.empty() ? p.size() - 1 - k : static_cast<std::size_t>(perm[k]);
-        return one(contiguous(x.permuted(p)));
-    }
-    if (op == "Reshape" || op == "Flatten" || op == "Squeeze" || op == "Unsqueeze") {
-        const auto& x = in.dev(0);
-        return one((x.contiguous() ? x : contiguous(x)).reshaped(inferred.shapes.at(0)));
-    }
-    if (op == "Expand") return one(expand(in.dev(0), inferred.shapes.at(0)));
-    if (op == "Concat") {
-        std::vector<device_tensor> xs;
-        for (std::size_t i = 0; i < in.values.size(); ++i) xs.push_back(in.dev(i));
-        return one(concat(xs, attr_int(a, "axis")));
-    }
-    if (op == "Slice") {
-        return one(slice(in.dev(0), in.host(1), in.host(2), in.has(3) ? &in.host(3) : nullptr,
-                         in.has(4) ? &in.host(4) : nullptr));
-    }
-    if (op == "Gather") return one(gather(in.dev(0), in.host(1), attr_int(a, "axis")));
     why = "no CUDA kernel for " + std::string(op);
     return std::nullopt;
 }

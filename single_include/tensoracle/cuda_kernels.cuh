@@ -33,6 +33,75 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+// ---- begin tensoracle/cuda/elementwise_ops.hpp ----
+// tensoracle: the element-wise ops the CUDA kernels run, listed once for both
+// sides. nvcc's side (cuda/ops.cuh) dispatches cuda::unary and cuda::binary on
+// these names and lists them (unary_op_types, binary_op_types); the host side
+// (cuda/lowering.hpp) keys its table by the spec types of the same names and
+// checks that each name is its spec's op_type. Macros over identifiers, not a
+// tuple of spec types, because nvcc does not parse the spec layer.
+
+/// X(Op, formula, integers): Op is the spec type tensoracle::ops::Op (its name
+/// is its ONNX op_type), formula its per-element formula in ops::unary::formula,
+/// integers whether int32/int64 inputs run too (the formula's integer branch).
+/// The order is the order of cuda::unary_op_types().
+#define TENSORACLE_CUDA_UNARY_OPS(X)     \
+    X(Relu, relu, true)                  \
+    X(Abs, abs, true)                    \
+    X(Neg, neg, true)                    \
+    X(Sign, sign, true)                  \
+    X(Ceil, ceil, false)                 \
+    X(Floor, floor, false)               \
+    X(Round, round, false)               \
+    X(Exp, exp, false)                   \
+    X(Log, log, false)                   \
+    X(Sqrt, sqrt, false)                 \
+    X(Reciprocal, reciprocal, false)     \
+    X(Sigmoid, sigmoid, false)           \
+    X(Tanh, tanh, false)                 \
+    X(Softplus, softplus, false)         \
+    X(Softsign, softsign, false)         \
+    X(Erf, erf, false)                   \
+    X(Sin, sin, false)                   \
+    X(Cos, cos, false)                   \
+    X(Tan, tan, false)                   \
+    X(Asin, asin, false)                 \
+    X(Acos, acos, false)                 \
+    X(Atan, atan, false)                 \
+    X(Sinh, sinh, false)                 \
+    X(Cosh, cosh, false)                 \
+    X(Asinh, asinh, false)               \
+    X(Acosh, acosh, false)               \
+    X(Atanh, atanh, false)               \
+    X(Identity, identity, true)          \
+    X(LeakyRelu, leaky_relu, false)      \
+    X(Elu, elu, false)                   \
+    X(Celu, celu, false)                 \
+    X(Selu, selu, false)                 \
+    X(HardSigmoid, hard_sigmoid, false)  \
+    X(HardSwish, hard_swish, false)      \
+    X(ThresholdedRelu, thresholded_relu, false)
+
+/// X(Op, formula, compares, floating_only): Op as above; formula the
+/// per-element formula as cuda::binary names it (f: ops::binary::formula,
+/// compare_formula: the comparisons); compares whether the output is bool;
+/// floating_only whether integer inputs have no kernel. The order is the
+/// order of cuda::binary_op_types().
+#define TENSORACLE_CUDA_BINARY_OPS(X)                                                  \
+    X(Add, f::add, false, false)                                                       \
+    X(Sub, f::sub, false, false)                                                       \
+    X(Mul, f::mul, false, false)                                                       \
+    X(Div, f::div, false, true)                                                        \
+    X(Pow, f::pow, false, true)                                                        \
+    X(Max, f::max, false, false)                                                       \
+    X(Min, f::min, false, false)                                                       \
+    X(Mod, f::fmod, false, true)                                                       \
+    X(Equal, compare_formula<comparison::equal>, true, false)                          \
+    X(Less, compare_formula<comparison::less>, true, false)                            \
+    X(Greater, compare_formula<comparison::greater>, true, false)                      \
+    X(LessOrEqual, compare_formula<comparison::less_or_equal>, true, false)            \
+    X(GreaterOrEqual, compare_formula<comparison::greater_or_equal>, true, false)
+// ---- end tensoracle/cuda/elementwise_ops.hpp ----
 // ---- begin tensoracle/cuda/ops.hpp ----
 // tensoracle: reference kernels on a CUDA device, the host-side declarations.
 // Any C++20 compiler can call these; their definitions (cuda/ops.cuh) are
@@ -2486,19 +2555,17 @@ inline void check_blas(cublasStatus_t s, std::string_view call) {
 
 // ---------------------------------------------------------------- element-wise
 
+// Both lists, and the dispatch below, from cuda/elementwise_ops.hpp.
+#define TENSORACLE_CUDA_NAME(OP, ...) #OP,
 const std::vector<std::string_view>& unary_op_types() {
-    static const std::vector<std::string_view> v{
-        "Relu", "Abs", "Neg", "Sign", "Ceil", "Floor", "Round", "Exp", "Log", "Sqrt", "Reciprocal", "Sigmoid",
-        "Tanh", "Softplus", "Softsign", "Erf", "Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh",
-        "Acosh", "Atanh", "Identity", "LeakyRelu", "Elu", "Celu", "Selu", "HardSigmoid", "HardSwish",
-        "ThresholdedRelu"};
+    static const std::vector<std::string_view> v{TENSORACLE_CUDA_UNARY_OPS(TENSORACLE_CUDA_NAME)};
     return v;
 }
 const std::vector<std::string_view>& binary_op_types() {
-    static const std::vector<std::string_view> v{"Add", "Sub", "Mul", "Div", "Pow", "Max", "Min", "Mod",
-                                                 "Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual"};
+    static const std::vector<std::string_view> v{TENSORACLE_CUDA_BINARY_OPS(TENSORACLE_CUDA_NAME)};
     return v;
 }
+#undef TENSORACLE_CUDA_NAME
 
 namespace kernels {
 template <class F, class S, class A>
@@ -2516,75 +2583,62 @@ device_tensor run_unary(const device_tensor& x, const A& attrs, std::string_view
     launched(where);
     return y;
 }
+
+/// The attributes formula F takes, from the call's (ONNX defaults where alpha is not given).
+template <class F>
+auto unary_attributes(const elementwise_attributes& a, [[maybe_unused]] dtype d,
+                      [[maybe_unused]] std::string_view where) {
+    using namespace ops::unary;
+    namespace uf = ops::unary::formula;
+    [[maybe_unused]] const auto alpha = [&](float def) { return a.alpha_given ? a.alpha : def; };
+    if constexpr (std::is_same_v<F, uf::leaky_relu>) {
+        return alpha_attr{alpha(0.01f)};
+    } else if constexpr (std::is_same_v<F, uf::elu>) {
+        return elu_attr{alpha(1.0f)};
+    } else if constexpr (std::is_same_v<F, uf::celu>) {
+        if (d != dtype::f32) throw dtype_error(where, "Celu takes float32 only");
+        return elu_attr{alpha(1.0f)};
+    } else if constexpr (std::is_same_v<F, uf::selu>) {
+        return selu_attr{alpha(selu_attr{}.alpha), a.gamma};
+    } else if constexpr (std::is_same_v<F, uf::hard_sigmoid>) {
+        return hard_sigmoid_attr{alpha(0.2f), a.beta};
+    } else if constexpr (std::is_same_v<F, uf::thresholded_relu>) {
+        return thresholded_relu_attr{alpha(1.0f)};
+    } else {
+        return 0;
+    }
+}
 }  // namespace kernels
 
 device_tensor unary(std::string_view op, const device_tensor& x, const elementwise_attributes& a) {
-    using namespace ops::unary;
     namespace f = ops::unary::formula;
     const std::string where = "cuda::unary(" + std::string(op) + ")";
     const dtype d = x.element_dtype();
-    const auto alpha = [&](float def) { return a.alpha_given ? a.alpha : def; };
     // Integer inputs for the ops whose formula has an integer branch.
     if (d == dtype::i32 || d == dtype::i64) {
         return kernels::visit_numeric(d, where, [&](auto* tag) -> device_tensor {
             using S = std::remove_pointer_t<decltype(tag)>;
             if constexpr (std::is_integral_v<S> && !std::is_same_v<S, bool>) {
-                if (op == "Relu") return kernels::run_unary<f::relu, S>(x, 0, where);
-                if (op == "Abs") return kernels::run_unary<f::abs, S>(x, 0, where);
-                if (op == "Neg") return kernels::run_unary<f::neg, S>(x, 0, where);
-                if (op == "Sign") return kernels::run_unary<f::sign, S>(x, 0, where);
-                if (op == "Identity") return kernels::run_unary<f::identity, S>(x, 0, where);
+#define TENSORACLE_CUDA_UNARY(OP, F, INTEGERS)                                                          \
+    if constexpr (INTEGERS) {                                                                           \
+        if (op == #OP) {                                                                                \
+            return kernels::run_unary<f::F, S>(x, kernels::unary_attributes<f::F>(a, d, where), where); \
+        }                                                                                               \
+    }
+                TENSORACLE_CUDA_UNARY_OPS(TENSORACLE_CUDA_UNARY)
+#undef TENSORACLE_CUDA_UNARY
             }
             throw unsupported_error(where, "dtype " + std::string(name(d)) + " has no CUDA kernel for this op");
         });
     }
     return kernels::visit_floating(d, where, [&](auto* tag) -> device_tensor {
         using S = std::remove_pointer_t<decltype(tag)>;
-#define TENSORACLE_CUDA_UNARY(OP, F) \
-    if (op == OP) return kernels::run_unary<f::F, S>(x, 0, where);
-        TENSORACLE_CUDA_UNARY("Relu", relu)
-        TENSORACLE_CUDA_UNARY("Abs", abs)
-        TENSORACLE_CUDA_UNARY("Neg", neg)
-        TENSORACLE_CUDA_UNARY("Sign", sign)
-        TENSORACLE_CUDA_UNARY("Ceil", ceil)
-        TENSORACLE_CUDA_UNARY("Floor", floor)
-        TENSORACLE_CUDA_UNARY("Round", round)
-        TENSORACLE_CUDA_UNARY("Exp", exp)
-        TENSORACLE_CUDA_UNARY("Log", log)
-        TENSORACLE_CUDA_UNARY("Sqrt", sqrt)
-        TENSORACLE_CUDA_UNARY("Reciprocal", reciprocal)
-        TENSORACLE_CUDA_UNARY("Sigmoid", sigmoid)
-        TENSORACLE_CUDA_UNARY("Tanh", tanh)
-        TENSORACLE_CUDA_UNARY("Softplus", softplus)
-        TENSORACLE_CUDA_UNARY("Softsign", softsign)
-        TENSORACLE_CUDA_UNARY("Erf", erf)
-        TENSORACLE_CUDA_UNARY("Sin", sin)
-        TENSORACLE_CUDA_UNARY("Cos", cos)
-        TENSORACLE_CUDA_UNARY("Tan", tan)
-        TENSORACLE_CUDA_UNARY("Asin", asin)
-        TENSORACLE_CUDA_UNARY("Acos", acos)
-        TENSORACLE_CUDA_UNARY("Atan", atan)
-        TENSORACLE_CUDA_UNARY("Sinh", sinh)
-        TENSORACLE_CUDA_UNARY("Cosh", cosh)
-        TENSORACLE_CUDA_UNARY("Asinh", asinh)
-        TENSORACLE_CUDA_UNARY("Acosh", acosh)
-        TENSORACLE_CUDA_UNARY("Atanh", atanh)
-        TENSORACLE_CUDA_UNARY("Identity", identity)
-        TENSORACLE_CUDA_UNARY("HardSwish", hard_swish)
+#define TENSORACLE_CUDA_UNARY(OP, F, INTEGERS)                                                      \
+    if (op == #OP) {                                                                                \
+        return kernels::run_unary<f::F, S>(x, kernels::unary_attributes<f::F>(a, d, where), where); \
+    }
+        TENSORACLE_CUDA_UNARY_OPS(TENSORACLE_CUDA_UNARY)
 #undef TENSORACLE_CUDA_UNARY
-        if (op == "LeakyRelu") return kernels::run_unary<f::leaky_relu, S>(x, alpha_attr{alpha(0.01f)}, where);
-        if (op == "Elu") return kernels::run_unary<f::elu, S>(x, elu_attr{alpha(1.0f)}, where);
-        if (op == "Celu") {
-            if (d != dtype::f32) throw dtype_error(where, "Celu takes float32 only");
-            return kernels::run_unary<f::celu, S>(x, elu_attr{alpha(1.0f)}, where);
-        }
-        if (op == "Selu") return kernels::run_unary<f::selu, S>(x, selu_attr{alpha(selu_attr{}.alpha), a.gamma}, where);
-        if (op == "HardSigmoid") {
-            return kernels::run_unary<f::hard_sigmoid, S>(x, hard_sigmoid_attr{alpha(0.2f), a.beta}, where);
-        }
-        if (op == "ThresholdedRelu") {
-            return kernels::run_unary<f::thresholded_relu, S>(x, thresholded_relu_attr{alpha(1.0f)}, where);
-        }
         throw unsupported_error(where, "no CUDA kernel for this op");
     });
 }
@@ -2614,6 +2668,7 @@ device_tensor run_binary(const device_tensor& a, const device_tensor& b, dtype o
 device_tensor binary(std::string_view op, const device_tensor& a, const device_tensor& b,
                      const elementwise_attributes& at) {
     namespace f = ops::binary::formula;
+    using kernels::compare_formula;
     using kernels::comparison;
     const std::string where = "cuda::binary(" + std::string(op) + ")";
     const dtype d = a.element_dtype();
@@ -2624,24 +2679,18 @@ device_tensor binary(std::string_view op, const device_tensor& a, const device_t
     return kernels::visit_numeric(d, where, [&](auto* tag) -> device_tensor {
         using S = std::remove_pointer_t<decltype(tag)>;
         constexpr bool integral = std::is_integral_v<S>;
-        if (op == "Add") return kernels::run_binary<f::add, S, S>(a, b, d, 0, where);
-        if (op == "Sub") return kernels::run_binary<f::sub, S, S>(a, b, d, 0, where);
-        if (op == "Mul") return kernels::run_binary<f::mul, S, S>(a, b, d, 0, where);
-        if (op == "Max") return kernels::run_binary<f::max, S, S>(a, b, d, 0, where);
-        if (op == "Min") return kernels::run_binary<f::min, S, S>(a, b, d, 0, where);
-        if (op == "Equal") return kernels::run_binary<kernels::compare_formula<comparison::equal>, S, bool>(a, b, dtype::boolean, 0, where);
-        if (op == "Less") return kernels::run_binary<kernels::compare_formula<comparison::less>, S, bool>(a, b, dtype::boolean, 0, where);
-        if (op == "Greater") return kernels::run_binary<kernels::compare_formula<comparison::greater>, S, bool>(a, b, dtype::boolean, 0, where);
-        if (op == "LessOrEqual") return kernels::run_binary<kernels::compare_formula<comparison::less_or_equal>, S, bool>(a, b, dtype::boolean, 0, where);
-        if (op == "GreaterOrEqual") return kernels::run_binary<kernels::compare_formula<comparison::greater_or_equal>, S, bool>(a, b, dtype::boolean, 0, where);
-        if constexpr (!integral) {
-            if (op == "Div") return kernels::run_binary<f::div, S, S>(a, b, d, 0, where);
-            if (op == "Pow") return kernels::run_binary<f::pow, S, S>(a, b, d, 0, where);
-            if (op == "Mod") {
-                if (at.fmod != 1) throw error(where, "floating-point inputs require fmod=1");
-                return kernels::run_binary<f::fmod, S, S>(a, b, d, 0, where);
-            }
-        }
+#define TENSORACLE_CUDA_BINARY(OP, F, COMPARES, FLOATING_ONLY)                                                 \
+    if constexpr (!(FLOATING_ONLY && integral)) {                                                            \
+        if (op == #OP) {                                                                                     \
+            if constexpr (std::is_same_v<F, f::fmod>) {                                                      \
+                if (at.fmod != 1) throw error(where, "floating-point inputs require fmod=1");                \
+            }                                                                                                \
+            if constexpr (COMPARES) return kernels::run_binary<F, S, bool>(a, b, dtype::boolean, 0, where);  \
+            else return kernels::run_binary<F, S, S>(a, b, d, 0, where);                                     \
+        }                                                                                                    \
+    }
+        TENSORACLE_CUDA_BINARY_OPS(TENSORACLE_CUDA_BINARY)
+#undef TENSORACLE_CUDA_BINARY
         throw unsupported_error(where, "dtype " + std::string(name(d)) + " has no CUDA kernel for this op");
     }, /*with_bool=*/false);
 }

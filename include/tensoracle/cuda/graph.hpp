@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "tensoracle/cuda/device_tensor.hpp"
+#include "tensoracle/cuda/lowering.hpp"
 #include "tensoracle/cuda/ops.hpp"
 #include "tensoracle/graph/interpreter.hpp"
 #include "tensoracle/ops/registry.hpp"
@@ -75,20 +76,6 @@ inline std::string attr_string(const spec::attribute_map& a, std::string_view k)
     if (it == a.end()) return {};
     if (const auto* v = std::get_if<std::string>(&it->second)) return *v;
     return {};
-}
-
-inline std::optional<reduce_kind> reduce_kind_of(std::string_view op) {
-    if (op == "ReduceSum") return reduce_kind::sum;
-    if (op == "ReduceMean") return reduce_kind::mean;
-    if (op == "ReduceMax") return reduce_kind::max;
-    if (op == "ReduceMin") return reduce_kind::min;
-    if (op == "ReduceProd") return reduce_kind::prod;
-    if (op == "ReduceLogSumExp") return reduce_kind::log_sum_exp;
-    if (op == "ReduceLogSum") return reduce_kind::log_sum;
-    if (op == "ReduceL1") return reduce_kind::l1;
-    if (op == "ReduceL2") return reduce_kind::l2;
-    if (op == "ReduceSumSquare") return reduce_kind::sum_square;
-    return std::nullopt;
 }
 
 /// 2-D window of Conv/MaxPool/AveragePool from normalised attributes; nullopt
@@ -161,114 +148,121 @@ inline std::optional<std::vector<device_tensor>> run_node_on_device(std::string_
                                                                     std::size_t outputs, gemm_precision precision,
                                                                     std::string& why) {
     using namespace detail;
-    const auto& unary_ops = unary_op_types();
-    const auto& binary_ops = binary_op_types();
     const auto one = [](device_tensor t) { return std::optional<std::vector<device_tensor>>(std::vector<device_tensor>{std::move(t)}); };
-    if (std::find(unary_ops.begin(), unary_ops.end(), op) != unary_ops.end()) {
-        elementwise_attributes e;
-        if (has_attr(a, "alpha")) {
-            e.alpha = attr_float(a, "alpha");
-            e.alpha_given = true;
-        }
-        if (has_attr(a, "beta")) e.beta = attr_float(a, "beta");
-        if (has_attr(a, "gamma")) e.gamma = attr_float(a, "gamma");
-        return one(unary(op, in.dev(0), e));
+    const lowering* l = lowering_of(op);
+    if (l == nullptr) {
+        why = "no CUDA kernel for " + std::string(op);
+        return std::nullopt;
     }
-    if (std::find(binary_ops.begin(), binary_ops.end(), op) != binary_ops.end()) {
-        elementwise_attributes e;
-        e.fmod = attr_int(a, "fmod");
-        return one(binary(op, in.dev(0), in.dev(1), e));
-    }
-    if (op == "Where") return one(where(in.dev(0), in.dev(1), in.dev(2)));
-    if (op == "Clip") {
-        std::optional<double> lo, hi;
-        if (in.has(1)) lo = in.host(1).value_as_double(0);
-        if (in.has(2)) hi = in.host(2).value_as_double(0);
-        return one(clip(in.dev(0), lo, hi));
-    }
-    if (op == "Cast") return one(cast(in.dev(0), inferred.dtypes.at(0)));
-    if (const auto k = reduce_kind_of(op)) {
-        std::vector<std::int64_t> axes = attr_ints(a, "axes");
-        if (in.has(1)) {
-            const auto t = in.host(1).to<std::int64_t>();
-            axes.assign(t.begin(), t.end());
+    switch (l->kernel) {
+        case device_kernel::unary: {
+            elementwise_attributes e;
+            if (has_attr(a, "alpha")) {
+                e.alpha = attr_float(a, "alpha");
+                e.alpha_given = true;
+            }
+            if (has_attr(a, "beta")) e.beta = attr_float(a, "beta");
+            if (has_attr(a, "gamma")) e.gamma = attr_float(a, "gamma");
+            return one(unary(op, in.dev(0), e));
         }
-        return one(reduce(*k, in.dev(0), axes, attr_int(a, "keepdims") != 0, attr_int(a, "noop_with_empty_axes") != 0));
-    }
-    if (op == "Softmax" || op == "LogSoftmax") return one(softmax(in.dev(0), attr_int(a, "axis"), op == "LogSoftmax"));
-    if (op == "MatMul") return one(matmul(in.dev(0), in.dev(1), precision));
-    if (op == "Gemm") {
-        return one(gemm(in.dev(0), in.dev(1), in.has(2) ? &in.dev(2) : nullptr, attr_float(a, "alpha"),
-                        attr_float(a, "beta"), attr_int(a, "transA") != 0, attr_int(a, "transB") != 0, precision));
-    }
-    if (op == "Conv" || op == "MaxPool" || op == "AveragePool") {
-        if (outputs > 1) {
-            why = "the Indices output of MaxPool has no CUDA kernel";
-            return std::nullopt;
+        case device_kernel::binary: {
+            elementwise_attributes e;
+            e.fmod = attr_int(a, "fmod");
+            return one(binary(op, in.dev(0), in.dev(1), e));
         }
-        const auto& x = in.dev(0);
-        const shape_type spatial = op == "Conv" ? shape_type(in.dev(1).shape().begin() + 2, in.dev(1).shape().end())
-                                                : [&] {
-                                                      const auto ks = attr_ints(a, "kernel_shape");
-                                                      return shape_type(ks.begin(), ks.end());
-                                                  }();
-        if (x.rank() != 4) {
-            why = "only 2-D (NCHW) windows have CUDA kernels";
-            return std::nullopt;
+        case device_kernel::where: return one(where(in.dev(0), in.dev(1), in.dev(2)));
+        case device_kernel::clip: {
+            std::optional<double> lo, hi;
+            if (in.has(1)) lo = in.host(1).value_as_double(0);
+            if (in.has(2)) hi = in.host(2).value_as_double(0);
+            return one(clip(in.dev(0), lo, hi));
         }
-        const auto win = window_of(a, spatial, why);
-        if (!win) return std::nullopt;
-        const auto& out_shape = inferred.shapes.at(0);
-        if (op == "Conv") {
-            return one(conv2d(x, in.dev(1), in.has(2) ? &in.dev(2) : nullptr, *win, attr_int(a, "group"), out_shape,
-                              precision));
+        case device_kernel::cast: return one(cast(in.dev(0), inferred.dtypes.at(0)));
+        case device_kernel::reduce: {
+            std::vector<std::int64_t> axes = attr_ints(a, "axes");
+            if (in.has(1)) {
+                const auto t = in.host(1).to<std::int64_t>();
+                axes.assign(t.begin(), t.end());
+            }
+            return one(reduce(l->reduction, in.dev(0), axes, attr_int(a, "keepdims") != 0,
+                              attr_int(a, "noop_with_empty_axes") != 0));
         }
-        if (op == "MaxPool") {
-            if (attr_int(a, "storage_order") != 0) {
-                why = "storage_order=1 has no CUDA kernel";
+        case device_kernel::softmax:
+        case device_kernel::log_softmax:
+            return one(softmax(in.dev(0), attr_int(a, "axis"), l->kernel == device_kernel::log_softmax));
+        case device_kernel::matmul: return one(matmul(in.dev(0), in.dev(1), precision));
+        case device_kernel::gemm:
+            return one(gemm(in.dev(0), in.dev(1), in.has(2) ? &in.dev(2) : nullptr, attr_float(a, "alpha"),
+                            attr_float(a, "beta"), attr_int(a, "transA") != 0, attr_int(a, "transB") != 0, precision));
+        case device_kernel::conv:
+        case device_kernel::max_pool:
+        case device_kernel::average_pool: {
+            if (outputs > 1) {
+                why = "the Indices output of MaxPool has no CUDA kernel";
                 return std::nullopt;
             }
-            return one(max_pool2d(x, *win, out_shape));
+            const bool is_conv = l->kernel == device_kernel::conv;
+            const auto& x = in.dev(0);
+            const shape_type spatial = is_conv ? shape_type(in.dev(1).shape().begin() + 2, in.dev(1).shape().end())
+                                               : [&] {
+                                                     const auto ks = attr_ints(a, "kernel_shape");
+                                                     return shape_type(ks.begin(), ks.end());
+                                                 }();
+            if (x.rank() != 4) {
+                why = "only 2-D (NCHW) windows have CUDA kernels";
+                return std::nullopt;
+            }
+            const auto win = window_of(a, spatial, why);
+            if (!win) return std::nullopt;
+            const auto& out_shape = inferred.shapes.at(0);
+            if (is_conv) {
+                return one(conv2d(x, in.dev(1), in.has(2) ? &in.dev(2) : nullptr, *win, attr_int(a, "group"), out_shape,
+                                  precision));
+            }
+            if (l->kernel == device_kernel::max_pool) {
+                if (attr_int(a, "storage_order") != 0) {
+                    why = "storage_order=1 has no CUDA kernel";
+                    return std::nullopt;
+                }
+                return one(max_pool2d(x, *win, out_shape));
+            }
+            return one(average_pool2d(x, *win, attr_int(a, "count_include_pad") != 0, out_shape));
         }
-        return one(average_pool2d(x, *win, attr_int(a, "count_include_pad") != 0, out_shape));
-    }
-    if (op == "BatchNormalization") {
-        if (outputs > 1 || attr_int(a, "training_mode") != 0) {
-            why = "training mode has no CUDA kernel";
-            return std::nullopt;
+        case device_kernel::batch_norm:
+            if (outputs > 1 || attr_int(a, "training_mode") != 0) {
+                why = "training mode has no CUDA kernel";
+                return std::nullopt;
+            }
+            return one(batch_norm(in.dev(0), in.dev(1), in.dev(2), in.dev(3), in.dev(4), attr_float(a, "epsilon")));
+        case device_kernel::layer_norm:
+            if (outputs > 1) {
+                why = "the Mean and InvStdDev outputs have no CUDA kernel";
+                return std::nullopt;
+            }
+            return one(layer_norm(in.dev(0), in.dev(1), in.has(2) ? &in.dev(2) : nullptr, attr_int(a, "axis"),
+                                  attr_float(a, "epsilon")));
+        case device_kernel::transpose: {
+            auto perm = attr_ints(a, "perm");
+            const auto& x = in.dev(0);
+            std::vector<std::size_t> p(x.rank());
+            for (std::size_t k = 0; k < p.size(); ++k) p[k] = perm.empty() ? p.size() - 1 - k : static_cast<std::size_t>(perm[k]);
+            return one(contiguous(x.permuted(p)));
         }
-        return one(batch_norm(in.dev(0), in.dev(1), in.dev(2), in.dev(3), in.dev(4), attr_float(a, "epsilon")));
-    }
-    if (op == "LayerNormalization") {
-        if (outputs > 1) {
-            why = "the Mean and InvStdDev outputs have no CUDA kernel";
-            return std::nullopt;
+        case device_kernel::reshape: {
+            const auto& x = in.dev(0);
+            return one((x.contiguous() ? x : contiguous(x)).reshaped(inferred.shapes.at(0)));
         }
-        return one(layer_norm(in.dev(0), in.dev(1), in.has(2) ? &in.dev(2) : nullptr, attr_int(a, "axis"),
-                              attr_float(a, "epsilon")));
+        case device_kernel::expand: return one(expand(in.dev(0), inferred.shapes.at(0)));
+        case device_kernel::concat: {
+            std::vector<device_tensor> xs;
+            for (std::size_t i = 0; i < in.values.size(); ++i) xs.push_back(in.dev(i));
+            return one(concat(xs, attr_int(a, "axis")));
+        }
+        case device_kernel::slice:
+            return one(slice(in.dev(0), in.host(1), in.host(2), in.has(3) ? &in.host(3) : nullptr,
+                             in.has(4) ? &in.host(4) : nullptr));
+        case device_kernel::gather: return one(gather(in.dev(0), in.host(1), attr_int(a, "axis")));
     }
-    if (op == "Transpose") {
-        auto perm = attr_ints(a, "perm");
-        const auto& x = in.dev(0);
-        std::vector<std::size_t> p(x.rank());
-        for (std::size_t k = 0; k < p.size(); ++k) p[k] = perm.empty() ? p.size() - 1 - k : static_cast<std::size_t>(perm[k]);
-        return one(contiguous(x.permuted(p)));
-    }
-    if (op == "Reshape" || op == "Flatten" || op == "Squeeze" || op == "Unsqueeze") {
-        const auto& x = in.dev(0);
-        return one((x.contiguous() ? x : contiguous(x)).reshaped(inferred.shapes.at(0)));
-    }
-    if (op == "Expand") return one(expand(in.dev(0), inferred.shapes.at(0)));
-    if (op == "Concat") {
-        std::vector<device_tensor> xs;
-        for (std::size_t i = 0; i < in.values.size(); ++i) xs.push_back(in.dev(i));
-        return one(concat(xs, attr_int(a, "axis")));
-    }
-    if (op == "Slice") {
-        return one(slice(in.dev(0), in.host(1), in.host(2), in.has(3) ? &in.host(3) : nullptr,
-                         in.has(4) ? &in.host(4) : nullptr));
-    }
-    if (op == "Gather") return one(gather(in.dev(0), in.host(1), attr_int(a, "axis")));
     why = "no CUDA kernel for " + std::string(op);
     return std::nullopt;
 }
