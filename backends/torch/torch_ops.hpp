@@ -9,7 +9,9 @@
 // kernels lack), the node is refused as `unsupported_error` with the reason,
 // never approximated. Attributes are read here with ONNX's own defaults, not
 // through the kit's op specs: this backend is a system under test, independent
-// of the reference it is compared with.
+// of the reference it is compared with. Of the specs it takes only the types,
+// as keys: the op_type strings, and the check that every op of the registry is
+// mapped or marked unsupported.
 #pragma once
 
 #include <ATen/ATen.h>
@@ -25,11 +27,17 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include <boost/hana/tuple.hpp>
+#include <boost/hana/type.hpp>
 
 #include <tensoracle/core/error.hpp>
 #include <tensoracle/core/tensor.hpp>
 #include <tensoracle/graph/graph.hpp>
+#include <tensoracle/ops/keyed.hpp>
+#include <tensoracle/ops/registry.hpp>
 
 namespace tensoracle::backends::torch_onnx {
 
@@ -489,96 +497,114 @@ inline tensors resize(const tensors& in, const node_view& v) {
 
 inline Tensor cast_to(const Tensor& x, at::ScalarType t) { return x.scalar_type() == t ? x.clone() : x.to(t); }
 
+/// The mapping of the op spec Op.
+template <class Op>
+ops::keyed<Op, op_fn> lower(op_fn f) {
+    return {std::move(f)};
+}
+
 }  // namespace detail
 
 // An ATen function as a callable (they are overloaded: no function pointers).
 #define TENSORACLE_AT1(f) [](const Tensor& a_) { return at::f(a_); }
 #define TENSORACLE_AT2(f) [](const Tensor& a_, const Tensor& b_) { return at::f(a_, b_); }
 
-/// ONNX op_type -> ATen, for the ops of the kit's registry that map exactly.
-inline const std::map<std::string, op_fn, std::less<>>& op_table() {
+/// ONNX op -> ATen, keyed by the kit's op spec type (its op_type is the
+/// node's), for the ops of the registry that map exactly.
+inline auto lowerings() {
     using namespace detail;
-    static const std::map<std::string, op_fn, std::less<>> table = [] {
-        std::map<std::string, op_fn, std::less<>> m;
+    // ArgMax, ArgMin
+    const auto arg = [](bool max) {
+        return [max](const tensors& in, const node_view& v) {
+            const Tensor& x = in[0];
+            const std::int64_t axis = normalize_axis(v.i("axis", 0), x.dim(), v);
+            const bool keep = v.i("keepdims", 1) != 0;
+            if (v.i("select_last_index", 0) == 0) return tensors{max ? at::argmax(x, axis, keep) : at::argmin(x, axis, keep)};
+            const Tensor f = at::flip(x, {axis});
+            const Tensor i = max ? at::argmax(f, axis, keep) : at::argmin(f, axis, keep);
+            return tensors{(x.size(axis) - 1) - i};
+        };
+    };
+    return hana::make_tuple(
         // element-wise, one input
-        m["Abs"] = unary(TENSORACLE_AT1(abs));
-        m["Neg"] = unary(TENSORACLE_AT1(neg));
-        m["Sign"] = unary(TENSORACLE_AT1(sign));
-        m["Ceil"] = unary(TENSORACLE_AT1(ceil));
-        m["Floor"] = unary(TENSORACLE_AT1(floor));
-        m["Round"] = unary(TENSORACLE_AT1(round));  // half to even, as ONNX
-        m["Exp"] = unary(TENSORACLE_AT1(exp));
-        m["Log"] = unary(TENSORACLE_AT1(log));
-        m["Sqrt"] = unary(TENSORACLE_AT1(sqrt));
-        m["Reciprocal"] = unary(TENSORACLE_AT1(reciprocal));
-        m["Sigmoid"] = unary(TENSORACLE_AT1(sigmoid));
-        m["Tanh"] = unary(TENSORACLE_AT1(tanh));
-        m["Erf"] = unary(TENSORACLE_AT1(erf));
-        m["Sin"] = unary(TENSORACLE_AT1(sin));
-        m["Cos"] = unary(TENSORACLE_AT1(cos));
-        m["Tan"] = unary(TENSORACLE_AT1(tan));
-        m["Asin"] = unary(TENSORACLE_AT1(asin));
-        m["Acos"] = unary(TENSORACLE_AT1(acos));
-        m["Atan"] = unary(TENSORACLE_AT1(atan));
-        m["Sinh"] = unary(TENSORACLE_AT1(sinh));
-        m["Cosh"] = unary(TENSORACLE_AT1(cosh));
-        m["Asinh"] = unary(TENSORACLE_AT1(asinh));
-        m["Acosh"] = unary(TENSORACLE_AT1(acosh));
-        m["Atanh"] = unary(TENSORACLE_AT1(atanh));
-        m["Relu"] = unary(TENSORACLE_AT1(relu));
-        m["HardSwish"] = unary(TENSORACLE_AT1(hardswish));
-        m["IsNaN"] = unary(TENSORACLE_AT1(isnan));
-        m["Not"] = unary(TENSORACLE_AT1(logical_not));
-        m["Identity"] = [](const tensors& in, const node_view&) { return tensors{in[0].clone()}; };
-        m["Softplus"] = [](const tensors& in, const node_view&) {
+        lower<ops::Abs>(unary(TENSORACLE_AT1(abs))),
+        lower<ops::Neg>(unary(TENSORACLE_AT1(neg))),
+        lower<ops::Sign>(unary(TENSORACLE_AT1(sign))),
+        lower<ops::Ceil>(unary(TENSORACLE_AT1(ceil))),
+        lower<ops::Floor>(unary(TENSORACLE_AT1(floor))),
+        lower<ops::Round>(unary(TENSORACLE_AT1(round))),  // half to even, as ONNX
+        lower<ops::Exp>(unary(TENSORACLE_AT1(exp))),
+        lower<ops::Log>(unary(TENSORACLE_AT1(log))),
+        lower<ops::Sqrt>(unary(TENSORACLE_AT1(sqrt))),
+        lower<ops::Reciprocal>(unary(TENSORACLE_AT1(reciprocal))),
+        lower<ops::Sigmoid>(unary(TENSORACLE_AT1(sigmoid))),
+        lower<ops::Tanh>(unary(TENSORACLE_AT1(tanh))),
+        lower<ops::Erf>(unary(TENSORACLE_AT1(erf))),
+        lower<ops::Sin>(unary(TENSORACLE_AT1(sin))),
+        lower<ops::Cos>(unary(TENSORACLE_AT1(cos))),
+        lower<ops::Tan>(unary(TENSORACLE_AT1(tan))),
+        lower<ops::Asin>(unary(TENSORACLE_AT1(asin))),
+        lower<ops::Acos>(unary(TENSORACLE_AT1(acos))),
+        lower<ops::Atan>(unary(TENSORACLE_AT1(atan))),
+        lower<ops::Sinh>(unary(TENSORACLE_AT1(sinh))),
+        lower<ops::Cosh>(unary(TENSORACLE_AT1(cosh))),
+        lower<ops::Asinh>(unary(TENSORACLE_AT1(asinh))),
+        lower<ops::Acosh>(unary(TENSORACLE_AT1(acosh))),
+        lower<ops::Atanh>(unary(TENSORACLE_AT1(atanh))),
+        lower<ops::Relu>(unary(TENSORACLE_AT1(relu))),
+        lower<ops::HardSwish>(unary(TENSORACLE_AT1(hardswish))),
+        lower<ops::IsNaN>(unary(TENSORACLE_AT1(isnan))),
+        lower<ops::Not>(unary(TENSORACLE_AT1(logical_not))),
+        lower<ops::Identity>([](const tensors& in, const node_view&) { return tensors{in[0].clone()}; }),
+        lower<ops::Softplus>([](const tensors& in, const node_view&) {
             // ln(exp(x) + 1); ATen switches to x above `threshold`, so put it where exp overflows and ln(exp(x)+1) == x.
             const double threshold = in[0].scalar_type() == at::kDouble ? 700.0 : 80.0;
             return tensors{at::softplus(in[0], 1.0, threshold)};
-        };
-        m["Softsign"] = [](const tensors& in, const node_view&) { return tensors{in[0] / (at::abs(in[0]) + 1)}; };
-        m["IsInf"] = [](const tensors& in, const node_view& v) {
+        }),
+        lower<ops::Softsign>([](const tensors& in, const node_view&) { return tensors{in[0] / (at::abs(in[0]) + 1)}; }),
+        lower<ops::IsInf>([](const tensors& in, const node_view& v) {
             const bool neg = v.i("detect_negative", 1) != 0, pos = v.i("detect_positive", 1) != 0;
             if (neg && pos) return tensors{at::isinf(in[0])};
             if (neg) return tensors{at::isneginf(in[0])};
             if (pos) return tensors{at::isposinf(in[0])};
             return tensors{at::zeros_like(in[0], in[0].options().dtype(at::kBool))};
-        };
-        m["LeakyRelu"] = [](const tensors& in, const node_view& v) { return tensors{at::leaky_relu(in[0], v.f("alpha", 0.01))}; };
-        m["Elu"] = [](const tensors& in, const node_view& v) { return tensors{at::elu(in[0], v.f("alpha", 1.0))}; };
-        m["Celu"] = [](const tensors& in, const node_view& v) { return tensors{at::celu(in[0], v.f("alpha", 1.0))}; };
-        m["Selu"] = [](const tensors& in, const node_view& v) {
+        }),
+        lower<ops::LeakyRelu>([](const tensors& in, const node_view& v) { return tensors{at::leaky_relu(in[0], v.f("alpha", 0.01))}; }),
+        lower<ops::Elu>([](const tensors& in, const node_view& v) { return tensors{at::elu(in[0], v.f("alpha", 1.0))}; }),
+        lower<ops::Celu>([](const tensors& in, const node_view& v) { return tensors{at::celu(in[0], v.f("alpha", 1.0))}; }),
+        lower<ops::Selu>([](const tensors& in, const node_view& v) {
             const double alpha = v.f("alpha", 1.67326319217681884765625), gamma = v.f("gamma", 1.05070102214813232421875);
             return tensors{at::where(in[0] > 0, in[0] * gamma, (at::exp(in[0]) * alpha - alpha) * gamma)};
-        };
-        m["HardSigmoid"] = [](const tensors& in, const node_view& v) {
+        }),
+        lower<ops::HardSigmoid>([](const tensors& in, const node_view& v) {
             return tensors{at::clamp(in[0] * v.f("alpha", 0.2) + v.f("beta", 0.5), 0.0, 1.0)};
-        };
-        m["ThresholdedRelu"] = [](const tensors& in, const node_view& v) {
+        }),
+        lower<ops::ThresholdedRelu>([](const tensors& in, const node_view& v) {
             return tensors{at::where(in[0] > v.f("alpha", 1.0), in[0], at::zeros_like(in[0]))};
-        };
-        m["Shrink"] = [](const tensors& in, const node_view& v) {
+        }),
+        lower<ops::Shrink>([](const tensors& in, const node_view& v) {
             const double lambd = v.f("lambd", 0.5), bias = v.f("bias", 0.0);
             const Tensor x = is_float(in[0]) ? in[0] : in[0].to(at::kDouble);  // integers: bias is a float
             const Tensor y = at::where(x < -lambd, x + bias, at::where(x > lambd, x - bias, at::zeros_like(x)));
             return tensors{y.to(in[0].scalar_type())};
-        };
-        m["Cast"] = [](const tensors& in, const node_view& v) { return tensors{cast_to(in[0], scalar_type_of_onnx(v.i("to", 1), v.where))}; };
-        m["CastLike"] = [](const tensors& in, const node_view&) { return tensors{cast_to(in[0], in[1].scalar_type())}; };
-        m["Dropout"] = [](const tensors& in, const node_view& v) {
+        }),
+        lower<ops::Cast>([](const tensors& in, const node_view& v) { return tensors{cast_to(in[0], scalar_type_of_onnx(v.i("to", 1), v.where))}; }),
+        lower<ops::CastLike>([](const tensors& in, const node_view&) { return tensors{cast_to(in[0], in[1].scalar_type())}; }),
+        lower<ops::Dropout>([](const tensors& in, const node_view& v) {
             if (present(in, 2) && int_values(in[2]).at(0) != 0) v.refuse("Dropout in training mode is random");
             return tensors{in[0].clone(), at::ones_like(in[0], in[0].options().dtype(at::kBool))};
-        };
+        }),
         // element-wise, two or more inputs (ONNX's broadcasting is ATen's)
-        m["Add"] = binary(TENSORACLE_AT2(add));
-        m["Sub"] = binary(TENSORACLE_AT2(sub));
-        m["Mul"] = binary(TENSORACLE_AT2(mul));
-        m["Div"] = [](const tensors& in, const node_view&) {
+        lower<ops::Add>(binary(TENSORACLE_AT2(add))),
+        lower<ops::Sub>(binary(TENSORACLE_AT2(sub))),
+        lower<ops::Mul>(binary(TENSORACLE_AT2(mul))),
+        lower<ops::Div>([](const tensors& in, const node_view&) {
             return tensors{is_float(in[0]) ? at::div(in[0], in[1]) : at::div(in[0], in[1], "trunc")};
-        };
-        m["Mod"] = [](const tensors& in, const node_view& v) {
+        }),
+        lower<ops::Mod>([](const tensors& in, const node_view& v) {
             return tensors{v.i("fmod", 0) != 0 ? at::fmod(in[0], in[1]) : at::remainder(in[0], in[1])};
-        };
-        m["Pow"] = [](const tensors& in, const node_view&) {
+        }),
+        lower<ops::Pow>([](const tensors& in, const node_view&) {
             const Tensor &a = in[0], &b = in[1];
             if (a.scalar_type() == b.scalar_type()) return tensors{at::pow(a, b)};
             // A float32 exponent rounded to a bfloat16 base's type would change the power (by 16%
@@ -589,71 +615,60 @@ inline const std::map<std::string, op_fn, std::less<>>& op_table() {
             }
             if (is_float(a)) return tensors{at::pow(a, b.to(a.scalar_type()))};
             return tensors{at::pow(a.to(at::kDouble), b.to(at::kDouble)).to(a.scalar_type())};
-        };
-        m["Equal"] = binary(TENSORACLE_AT2(eq));
-        m["Greater"] = binary(TENSORACLE_AT2(gt));
-        m["GreaterOrEqual"] = binary(TENSORACLE_AT2(ge));
-        m["Less"] = binary(TENSORACLE_AT2(lt));
-        m["LessOrEqual"] = binary(TENSORACLE_AT2(le));
-        m["And"] = binary(TENSORACLE_AT2(logical_and));
-        m["Or"] = binary(TENSORACLE_AT2(logical_or));
-        m["Xor"] = binary(TENSORACLE_AT2(logical_xor));
-        m["Max"] = variadic(TENSORACLE_AT2(maximum));
-        m["Min"] = variadic(TENSORACLE_AT2(minimum));
-        m["Sum"] = variadic(TENSORACLE_AT2(add));
-        m["Mean"] = [](const tensors& in, const node_view& v) {
+        }),
+        lower<ops::Equal>(binary(TENSORACLE_AT2(eq))),
+        lower<ops::Greater>(binary(TENSORACLE_AT2(gt))),
+        lower<ops::GreaterOrEqual>(binary(TENSORACLE_AT2(ge))),
+        lower<ops::Less>(binary(TENSORACLE_AT2(lt))),
+        lower<ops::LessOrEqual>(binary(TENSORACLE_AT2(le))),
+        lower<ops::And>(binary(TENSORACLE_AT2(logical_and))),
+        lower<ops::Or>(binary(TENSORACLE_AT2(logical_or))),
+        lower<ops::Xor>(binary(TENSORACLE_AT2(logical_xor))),
+        lower<ops::Max>(variadic(TENSORACLE_AT2(maximum))),
+        lower<ops::Min>(variadic(TENSORACLE_AT2(minimum))),
+        lower<ops::Sum>(variadic(TENSORACLE_AT2(add))),
+        lower<ops::Mean>([](const tensors& in, const node_view& v) {
             Tensor y = variadic(TENSORACLE_AT2(add))(in, v)[0];
             return tensors{y / static_cast<double>(in.size())};
-        };
-        m["Where"] = [](const tensors& in, const node_view&) { return tensors{at::where(in[0], in[1], in[2])}; };
-        m["PRelu"] = [](const tensors& in, const node_view&) { return tensors{at::where(in[0] < 0, in[0] * in[1], in[0])}; };
-        m["Clip"] = [](const tensors& in, const node_view&) {
+        }),
+        lower<ops::Where>([](const tensors& in, const node_view&) { return tensors{at::where(in[0], in[1], in[2])}; }),
+        lower<ops::PRelu>([](const tensors& in, const node_view&) { return tensors{at::where(in[0] < 0, in[0] * in[1], in[0])}; }),
+        lower<ops::Clip>([](const tensors& in, const node_view&) {
             // The bounds are scalars: as tensors ATen would broadcast a one-element bound into x's shape.
             const c10::optional<Tensor> lo = present(in, 1) ? c10::optional<Tensor>(in[1].reshape({})) : c10::nullopt;
             const c10::optional<Tensor> hi = present(in, 2) ? c10::optional<Tensor>(in[2].reshape({})) : c10::nullopt;
             if (!lo && !hi) return tensors{in[0].clone()};
             return tensors{at::clamp(in[0], lo, hi)};
-        };
+        }),
         // reductions and normalizations
-        m["ReduceSum"] = reduction([](const Tensor& x, std::vector<std::int64_t> a, bool k) { return at::sum(x, a, k); });
-        m["ReduceMean"] = reduction([](const Tensor& x, std::vector<std::int64_t> a, bool k) { return at::mean(x, a, k); }, false);
-        m["ReduceMax"] = reduction([](const Tensor& x, std::vector<std::int64_t> a, bool k) { return at::amax(x, a, k); });
-        m["ReduceMin"] = reduction([](const Tensor& x, std::vector<std::int64_t> a, bool k) { return at::amin(x, a, k); });
-        m["ReduceSumSquare"] = reduction([](const Tensor& x, std::vector<std::int64_t> a, bool k) { return at::sum(x * x, a, k); });
-        m["ReduceL1"] = reduction([](const Tensor& x, std::vector<std::int64_t> a, bool k) { return at::sum(at::abs(x), a, k); });
-        m["ReduceL2"] = reduction([](const Tensor& x, std::vector<std::int64_t> a, bool k) { return at::sqrt(at::sum(x * x, a, k)); }, false);
-        m["ReduceLogSum"] = reduction([](const Tensor& x, std::vector<std::int64_t> a, bool k) { return at::log(at::sum(x, a, k)); }, false);
-        m["ReduceLogSumExp"] = reduction([](const Tensor& x, std::vector<std::int64_t> a, bool k) { return at::logsumexp(x, a, k); }, false);
-        m["ReduceProd"] = reduction([](const Tensor& x, std::vector<std::int64_t> a, bool k) {
+        lower<ops::ReduceSum>(reduction([](const Tensor& x, std::vector<std::int64_t> a, bool k) { return at::sum(x, a, k); })),
+        lower<ops::ReduceMean>(reduction([](const Tensor& x, std::vector<std::int64_t> a, bool k) { return at::mean(x, a, k); }, false)),
+        lower<ops::ReduceMax>(reduction([](const Tensor& x, std::vector<std::int64_t> a, bool k) { return at::amax(x, a, k); })),
+        lower<ops::ReduceMin>(reduction([](const Tensor& x, std::vector<std::int64_t> a, bool k) { return at::amin(x, a, k); })),
+        lower<ops::ReduceSumSquare>(reduction([](const Tensor& x, std::vector<std::int64_t> a, bool k) { return at::sum(x * x, a, k); })),
+        lower<ops::ReduceL1>(reduction([](const Tensor& x, std::vector<std::int64_t> a, bool k) { return at::sum(at::abs(x), a, k); })),
+        lower<ops::ReduceL2>(reduction([](const Tensor& x, std::vector<std::int64_t> a, bool k) { return at::sqrt(at::sum(x * x, a, k)); }, false)),
+        lower<ops::ReduceLogSum>(reduction([](const Tensor& x, std::vector<std::int64_t> a, bool k) { return at::log(at::sum(x, a, k)); }, false)),
+        lower<ops::ReduceLogSumExp>(reduction([](const Tensor& x, std::vector<std::int64_t> a, bool k) { return at::logsumexp(x, a, k); }, false)),
+        lower<ops::ReduceProd>(reduction([](const Tensor& x, std::vector<std::int64_t> a, bool k) {
             Tensor y = x;
             for (auto it = a.rbegin(); it != a.rend(); ++it) y = at::prod(y, *it, k);
             return a.empty() ? x.clone() : y;
-        });
-        const auto arg = [](bool max) {
-            return [max](const tensors& in, const node_view& v) {
-                const Tensor& x = in[0];
-                const std::int64_t axis = normalize_axis(v.i("axis", 0), x.dim(), v);
-                const bool keep = v.i("keepdims", 1) != 0;
-                if (v.i("select_last_index", 0) == 0) return tensors{max ? at::argmax(x, axis, keep) : at::argmin(x, axis, keep)};
-                const Tensor f = at::flip(x, {axis});
-                const Tensor i = max ? at::argmax(f, axis, keep) : at::argmin(f, axis, keep);
-                return tensors{(x.size(axis) - 1) - i};
-            };
-        };
-        m["ArgMax"] = arg(true);
-        m["ArgMin"] = arg(false);
-        m["Softmax"] = [](const tensors& in, const node_view& v) {
+        })),
+        lower<ops::ArgMax>(arg(true)),
+        lower<ops::ArgMin>(arg(false)),
+        lower<ops::Softmax>([](const tensors& in, const node_view& v) {
             return tensors{at::softmax(in[0], normalize_axis(v.i("axis", -1), in[0].dim(), v))};
-        };
-        m["LogSoftmax"] = [](const tensors& in, const node_view& v) {
+        }),
+        lower<ops::LogSoftmax>([](const tensors& in, const node_view& v) {
             return tensors{at::log_softmax(in[0], normalize_axis(v.i("axis", -1), in[0].dim(), v))};
-        };
-        m["Hardmax"] = [](const tensors& in, const node_view& v) {
+        }),
+        lower<ops::Hardmax>([](const tensors& in, const node_view& v) {
             const std::int64_t axis = normalize_axis(v.i("axis", -1), in[0].dim(), v);
             const Tensor i = at::argmax(in[0], axis, true);  // the first maximum, as ONNX
             return tensors{at::zeros_like(in[0]).scatter(axis, i, 1)};
-        };
-        m["BatchNormalization"] = [](const tensors& in, const node_view& v) {
+        }),
+        lower<ops::BatchNormalization>([](const tensors& in, const node_view& v) {
             if (v.i("training_mode", 0) != 0) v.refuse("BatchNormalization training_mode=1");
             const auto t = in[0].scalar_type();
             bool same = true;
@@ -666,11 +681,11 @@ inline const std::map<std::string, op_fn, std::less<>>& op_table() {
             tensors w;
             for (std::size_t k = 0; k < 5; ++k) w.push_back(in[k].to(wide));
             return tensors{at::batch_norm(w[0], w[1], w[2], w[3], w[4], false, v.f("momentum", 0.9), v.f("epsilon", 1e-5), false).to(t)};
-        };
-        m["InstanceNormalization"] = [](const tensors& in, const node_view& v) {
+        }),
+        lower<ops::InstanceNormalization>([](const tensors& in, const node_view& v) {
             return tensors{at::instance_norm(in[0], in[1], in[2], Tensor(), Tensor(), true, 0.1, v.f("epsilon", 1e-5), false)};
-        };
-        m["LayerNormalization"] = [](const tensors& in, const node_view& v) {
+        }),
+        lower<ops::LayerNormalization>([](const tensors& in, const node_view& v) {
             const Tensor& x = in[0];
             const std::int64_t axis = normalize_axis(v.i("axis", -1), x.dim(), v);
             std::vector<std::int64_t> normalized(x.sizes().begin() + axis, x.sizes().end());
@@ -679,14 +694,14 @@ inline const std::map<std::string, op_fn, std::less<>>& op_table() {
             const Tensor bias = present(in, 2) ? in[2].expand(normalized).contiguous() : Tensor();
             auto [y, mean, rstd] = at::native_layer_norm(x, normalized, scale, bias, v.f("epsilon", 1e-5));
             return tensors{y, mean.to(at::kFloat), rstd.to(at::kFloat)};  // Mean, InvStdDev: the stash type
-        };
-        m["LpNormalization"] = [](const tensors& in, const node_view& v) {
+        }),
+        lower<ops::LpNormalization>([](const tensors& in, const node_view& v) {
             const std::int64_t axis = normalize_axis(v.i("axis", -1), in[0].dim(), v);
             const std::int64_t p = v.i("p", 2);
             if (p != 1 && p != 2) throw error(v.where, "p must be 1 or 2");
             return tensors{in[0] / at::norm(in[0], static_cast<double>(p), {axis}, true)};
-        };
-        m["LRN"] = [](const tensors& in, const node_view& v) {
+        }),
+        lower<ops::LRN>([](const tensors& in, const node_view& v) {
             // y = x / (bias + alpha / size * sum of squares over channels [c - floor((size-1)/2), c + ceil((size-1)/2)])^beta
             const Tensor& x = in[0];
             const std::int64_t size = v.i("size", 0);
@@ -699,24 +714,24 @@ inline const std::map<std::string, op_fn, std::less<>>& op_table() {
             Tensor sum = at::zeros_like(x);
             for (std::int64_t o = 0; o < size; ++o) sum = sum + sq.narrow(1, o, x.size(1));
             return tensors{x / at::pow(sum * (v.f("alpha", 1e-4) / static_cast<double>(size)) + v.f("bias", 1.0), v.f("beta", 0.75))};
-        };
-        m["GlobalAveragePool"] = [](const tensors& in, const node_view&) {
+        }),
+        lower<ops::GlobalAveragePool>([](const tensors& in, const node_view&) {
             std::vector<std::int64_t> axes;
             for (std::int64_t d = 2; d < in[0].dim(); ++d) axes.push_back(d);
             return tensors{at::mean(in[0], axes, true)};
-        };
-        m["GlobalMaxPool"] = [](const tensors& in, const node_view&) {
+        }),
+        lower<ops::GlobalMaxPool>([](const tensors& in, const node_view&) {
             std::vector<std::int64_t> axes;
             for (std::int64_t d = 2; d < in[0].dim(); ++d) axes.push_back(d);
             return tensors{at::amax(in[0], axes, true)};
-        };
-        m["MaxPool"] = [](const tensors& in, const node_view& v) { return max_pool(in, v, v.n.outputs.size() > 1 && !v.n.outputs[1].empty() ? 2 : 1); };
-        m["AveragePool"] = average_pool;
-        m["Conv"] = conv;
-        m["Resize"] = resize;
-        m["ConvTranspose"] = conv_transpose;
-        m["MatMul"] = binary(TENSORACLE_AT2(matmul));
-        m["Gemm"] = [](const tensors& in, const node_view& v) {
+        }),
+        lower<ops::MaxPool>([](const tensors& in, const node_view& v) { return max_pool(in, v, v.n.outputs.size() > 1 && !v.n.outputs[1].empty() ? 2 : 1); }),
+        lower<ops::AveragePool>(average_pool),
+        lower<ops::Conv>(conv),
+        lower<ops::Resize>(resize),
+        lower<ops::ConvTranspose>(conv_transpose),
+        lower<ops::MatMul>(binary(TENSORACLE_AT2(matmul))),
+        lower<ops::Gemm>([](const tensors& in, const node_view& v) {
             const Tensor a = v.i("transA", 0) != 0 ? in[0].t() : in[0];
             const Tensor b = v.i("transB", 0) != 0 ? in[1].t() : in[1];
             const double alpha = v.f("alpha", 1.0), beta = v.f("beta", 1.0);
@@ -725,8 +740,8 @@ inline const std::map<std::string, op_fn, std::less<>>& op_table() {
             if (alpha != 1.0) y = y * alpha;
             if (present(in, 2)) y = y + (beta != 1.0 ? in[2] * beta : in[2]);
             return tensors{y};
-        };
-        m["CumSum"] = [](const tensors& in, const node_view& v) {
+        }),
+        lower<ops::CumSum>([](const tensors& in, const node_view& v) {
             const std::int64_t axis = normalize_axis(int_values(in[1]).at(0), in[0].dim(), v);
             Tensor x = v.i("reverse", 0) != 0 ? at::flip(in[0], {axis}) : in[0];
             if (v.i("exclusive", 0) != 0) {
@@ -737,26 +752,26 @@ inline const std::map<std::string, op_fn, std::less<>>& op_table() {
             }
             Tensor y = at::cumsum(x, axis, x.scalar_type());
             return tensors{v.i("reverse", 0) != 0 ? at::flip(y, {axis}) : y};
-        };
-        m["TopK"] = [](const tensors& in, const node_view& v) {
+        }),
+        lower<ops::TopK>([](const tensors& in, const node_view& v) {
             const std::int64_t axis = normalize_axis(v.i("axis", -1), in[0].dim(), v);
             // ONNX orders equal elements by index; at::topk promises no order among ties (it returned
             // index 2 before 0 for a tie): a stable sort, cut at k, is the exact mapping.
             const std::int64_t k = int_values(in[1]).at(0);
             auto [values, indices] = at::sort(in[0], true, axis, v.i("largest", 1) != 0);
             return tensors{values.narrow(axis, 0, k).contiguous(), indices.narrow(axis, 0, k).contiguous()};
-        };
+        }),
         // shapes and data movement
-        m["Shape"] = [](const tensors& in, const node_view& v) {
+        lower<ops::Shape>([](const tensors& in, const node_view& v) {
             const std::int64_t r = in[0].dim();
             std::int64_t b = v.i("start", 0), e = v.i("end", r);
             b = std::clamp<std::int64_t>(b < 0 ? b + r : b, 0, r);
             e = std::clamp<std::int64_t>(e < 0 ? e + r : e, 0, r);
             std::vector<std::int64_t> dims(in[0].sizes().begin() + b, in[0].sizes().begin() + std::max(b, e));
             return tensors{untraced([&] { return at::tensor(dims, at::kLong); })};
-        };
-        m["Size"] = [](const tensors& in, const node_view&) { return tensors{untraced([&] { return at::scalar_tensor(in[0].numel(), at::kLong); })}; };
-        m["Reshape"] = [](const tensors& in, const node_view& v) {
+        }),
+        lower<ops::Size>([](const tensors& in, const node_view&) { return tensors{untraced([&] { return at::scalar_tensor(in[0].numel(), at::kLong); })}; }),
+        lower<ops::Reshape>([](const tensors& in, const node_view& v) {
             auto dims = int_values(in[1]);
             if (v.i("allowzero", 0) == 0) {
                 for (std::size_t k = 0; k < dims.size(); ++k) {
@@ -764,16 +779,16 @@ inline const std::map<std::string, op_fn, std::less<>>& op_table() {
                 }
             }
             return tensors{in[0].reshape(dims).clone()};
-        };
-        m["Flatten"] = [](const tensors& in, const node_view& v) {
+        }),
+        lower<ops::Flatten>([](const tensors& in, const node_view& v) {
             const std::int64_t r = in[0].dim();
             std::int64_t axis = v.i("axis", 1);
             if (axis < 0) axis += r;
             std::int64_t outer = 1;
             for (std::int64_t d = 0; d < axis; ++d) outer *= in[0].size(d);
             return tensors{in[0].reshape({outer, outer == 0 ? 0 : in[0].numel() / std::max<std::int64_t>(outer, 1)}).clone()};
-        };
-        m["Squeeze"] = [](const tensors& in, const node_view& v) {
+        }),
+        lower<ops::Squeeze>([](const tensors& in, const node_view& v) {
             std::vector<std::int64_t> axes = present(in, 1) ? int_values(in[1]) : v.ints("axes").value_or(std::vector<std::int64_t>{});
             if (axes.empty()) return tensors{in[0].squeeze()};
             for (auto& a : axes) a = normalize_axis(a, in[0].dim(), v);
@@ -782,8 +797,8 @@ inline const std::map<std::string, op_fn, std::less<>>& op_table() {
                 if (std::find(axes.begin(), axes.end(), d) == axes.end()) dims.push_back(in[0].size(d));
             }
             return tensors{in[0].reshape(dims).clone()};
-        };
-        m["Unsqueeze"] = [](const tensors& in, const node_view& v) {
+        }),
+        lower<ops::Unsqueeze>([](const tensors& in, const node_view& v) {
             std::vector<std::int64_t> axes = present(in, 1) ? int_values(in[1]) : v.ints("axes").value_or(std::vector<std::int64_t>{});
             const std::int64_t r = in[0].dim() + static_cast<std::int64_t>(axes.size());
             for (auto& a : axes) a = normalize_axis(a, r, v);
@@ -791,8 +806,8 @@ inline const std::map<std::string, op_fn, std::less<>>& op_table() {
             std::int64_t next = 0;
             for (std::int64_t d = 0; d < r; ++d) dims.push_back(std::find(axes.begin(), axes.end(), d) != axes.end() ? 1 : in[0].size(next++));
             return tensors{in[0].reshape(dims).clone()};
-        };
-        m["Transpose"] = [](const tensors& in, const node_view& v) {
+        }),
+        lower<ops::Transpose>([](const tensors& in, const node_view& v) {
             std::vector<std::int64_t> perm;
             if (auto p = v.ints("perm")) {
                 perm = *p;
@@ -800,11 +815,11 @@ inline const std::map<std::string, op_fn, std::less<>>& op_table() {
                 for (std::int64_t d = in[0].dim(); d-- > 0;) perm.push_back(d);
             }
             return tensors{in[0].permute(perm).contiguous()};
-        };
-        m["Concat"] = [](const tensors& in, const node_view& v) {
+        }),
+        lower<ops::Concat>([](const tensors& in, const node_view& v) {
             return tensors{at::cat(in, normalize_axis(v.i("axis", 0), in[0].dim(), v))};
-        };
-        m["Split"] = [](const tensors& in, const node_view& v) {
+        }),
+        lower<ops::Split>([](const tensors& in, const node_view& v) {
             const std::int64_t axis = normalize_axis(v.i("axis", 0), in[0].dim(), v);
             std::vector<std::int64_t> sizes;
             if (present(in, 1)) {
@@ -820,8 +835,8 @@ inline const std::map<std::string, op_fn, std::less<>>& op_table() {
             tensors out;
             for (const auto& t : at::split_with_sizes(in[0], sizes, axis)) out.push_back(t.clone());
             return out;
-        };
-        m["Slice"] = [](const tensors& in, const node_view& v) {
+        }),
+        lower<ops::Slice>([](const tensors& in, const node_view& v) {
             const auto starts = int_values(in[1]), ends = int_values(in[2]);
             std::vector<std::int64_t> axes, steps;
             if (present(in, 3)) {
@@ -851,8 +866,8 @@ inline const std::map<std::string, op_fn, std::less<>>& op_table() {
                 }
             }
             return tensors{y.clone()};
-        };
-        m["Gather"] = [](const tensors& in, const node_view& v) {
+        }),
+        lower<ops::Gather>([](const tensors& in, const node_view& v) {
             const Tensor& x = in[0];
             const std::int64_t axis = normalize_axis(v.i("axis", 0), x.dim(), v);
             const Tensor i = in[1].to(at::kLong);
@@ -861,18 +876,18 @@ inline const std::map<std::string, op_fn, std::less<>>& op_table() {
             shape.insert(shape.end(), idx.sizes().begin(), idx.sizes().end());
             shape.insert(shape.end(), x.sizes().begin() + axis + 1, x.sizes().end());
             return tensors{at::index_select(x, axis, idx.reshape({-1})).reshape(shape)};
-        };
-        m["GatherElements"] = [](const tensors& in, const node_view& v) {
+        }),
+        lower<ops::GatherElements>([](const tensors& in, const node_view& v) {
             const std::int64_t axis = normalize_axis(v.i("axis", 0), in[0].dim(), v);
             const Tensor i = in[1].to(at::kLong);
             return tensors{at::gather(in[0], axis, at::where(i < 0, i + in[0].size(axis), i))};
-        };
-        m["Expand"] = [](const tensors& in, const node_view&) {
+        }),
+        lower<ops::Expand>([](const tensors& in, const node_view&) {
             const auto shape = at::infer_size(in[0].sizes(), int_values(in[1]));
             return tensors{in[0].expand(shape).contiguous()};
-        };
-        m["Tile"] = [](const tensors& in, const node_view&) { return tensors{in[0].repeat(int_values(in[1]))}; };
-        m["Pad"] = [](const tensors& in, const node_view& v) {
+        }),
+        lower<ops::Tile>([](const tensors& in, const node_view&) { return tensors{in[0].repeat(int_values(in[1]))}; }),
+        lower<ops::Pad>([](const tensors& in, const node_view& v) {
             const Tensor& x = in[0];
             auto pads = present(in, 1) ? int_values(in[1]) : v.ints("pads").value_or(std::vector<std::int64_t>{});
             if (present(in, 3)) v.refuse("Pad with 'axes' (opset 18)");
@@ -917,8 +932,8 @@ inline const std::map<std::string, op_fn, std::less<>>& op_table() {
             std::vector<std::int64_t> out_shape = lead;
             out_shape.insert(out_shape.end(), y.sizes().begin() + 2, y.sizes().end());
             return tensors{y.reshape(out_shape)};
-        };
-        m["DepthToSpace"] = [](const tensors& in, const node_view& v) {
+        }),
+        lower<ops::DepthToSpace>([](const tensors& in, const node_view& v) {
             const Tensor& x = in[0];
             const std::int64_t b = v.i("blocksize", 0);
             if (x.dim() != 4 || b < 1) throw error(v.where, "DepthToSpace takes a rank-4 input and a positive blocksize");
@@ -926,35 +941,35 @@ inline const std::map<std::string, op_fn, std::less<>>& op_table() {
             if (v.s("mode", "DCR") == "CRD") return tensors{at::pixel_shuffle(x, b)};
             const Tensor t = x.reshape({n, b, b, c / (b * b), h, w}).permute({0, 3, 4, 1, 5, 2});
             return tensors{t.reshape({n, c / (b * b), h * b, w * b})};
-        };
-        m["SpaceToDepth"] = [](const tensors& in, const node_view& v) {
+        }),
+        lower<ops::SpaceToDepth>([](const tensors& in, const node_view& v) {
             const Tensor& x = in[0];
             const std::int64_t b = v.i("blocksize", 0);
             if (x.dim() != 4 || b < 1) throw error(v.where, "SpaceToDepth takes a rank-4 input and a positive blocksize");
             const std::int64_t n = x.size(0), c = x.size(1), h = x.size(2), w = x.size(3);
             const Tensor t = x.reshape({n, c, h / b, b, w / b, b}).permute({0, 3, 5, 1, 2, 4});
             return tensors{t.reshape({n, c * b * b, h / b, w / b})};
-        };
-        m["Trilu"] = [](const tensors& in, const node_view& v) {
+        }),
+        lower<ops::Trilu>([](const tensors& in, const node_view& v) {
             const std::int64_t k = present(in, 1) ? int_values(in[1]).at(0) : 0;
             return tensors{v.i("upper", 1) != 0 ? at::triu(in[0], k) : at::tril(in[0], k)};
-        };
-        m["Range"] = [](const tensors& in, const node_view&) {
+        }),
+        lower<ops::Range>([](const tensors& in, const node_view&) {
             const auto t = in[0].scalar_type();
             if (is_float(in[0])) {
                 return tensors{at::arange(in[0].item<double>(), in[1].item<double>(), in[2].item<double>(), at::TensorOptions().dtype(t))};
             }
             return tensors{at::arange(in[0].item<std::int64_t>(), in[1].item<std::int64_t>(), in[2].item<std::int64_t>(), at::TensorOptions().dtype(t))};
-        };
-        m["ConstantOfShape"] = [](const tensors& in, const node_view& v) {
+        }),
+        lower<ops::ConstantOfShape>([](const tensors& in, const node_view& v) {
             const auto shape = int_values(in[0]);
             if (const auto* a = v.find("value")) {
                 const Tensor value = to_torch(std::get<tensor>(*a));
                 return tensors{value.reshape({}).expand(shape).clone()};
             }
             return tensors{at::zeros(shape, at::kFloat)};
-        };
-        m["Constant"] = [](const tensors&, const node_view& v) {
+        }),
+        lower<ops::Constant>([](const tensors&, const node_view& v) {
             if (const auto* a = v.find("value")) return tensors{to_torch(std::get<tensor>(*a))};
             if (const auto* a = v.find("value_float")) return tensors{untraced([&] { return at::scalar_tensor(std::get<double>(*a), at::kFloat); })};
             if (const auto* a = v.find("value_int")) return tensors{untraced([&] { return at::scalar_tensor(std::get<std::int64_t>(*a), at::kLong); })};
@@ -964,15 +979,15 @@ inline const std::map<std::string, op_fn, std::less<>>& op_table() {
                 return tensors{untraced([&] { return at::tensor(d, at::kDouble).to(at::kFloat); })};
             }
             v.refuse("Constant without a tensor, float or int value");
-        };
-        m["EyeLike"] = [](const tensors& in, const node_view& v) {
+        }),
+        lower<ops::EyeLike>([](const tensors& in, const node_view& v) {
             const Tensor& x = in[0];
             const auto t = v.find("dtype") ? scalar_type_of_onnx(v.i("dtype", 1), v.where) : x.scalar_type();
             const std::int64_t k = v.i("k", 0);
             const Tensor rows = at::arange(x.size(0), at::kLong).unsqueeze(1), cols = at::arange(x.size(1), at::kLong).unsqueeze(0);
             return tensors{at::eq(cols - rows, k).to(t)};
-        };
-        m["OneHot"] = [](const tensors& in, const node_view& v) {
+        }),
+        lower<ops::OneHot>([](const tensors& in, const node_view& v) {
             const Tensor& idx = in[0];
             const std::int64_t depth = static_cast<std::int64_t>(in[1].to(at::kDouble).item<double>());
             const std::int64_t r = idx.dim() + 1;
@@ -984,9 +999,18 @@ inline const std::map<std::string, op_fn, std::less<>>& op_table() {
             const Tensor hot = at::eq(norm, at::arange(depth, at::kLong).reshape(shape));
             const Tensor values = in[2];
             return tensors{at::where(hot, values[1], values[0])};
-        };
-        return m;
-    }();
+        }));
+}
+
+/// The registry's ops with no exact ATen mapping written: their nodes are refused as unsupported.
+inline constexpr auto unsupported_ops = hana::tuple_t<ops::Upsample>;
+
+// A new op of the registry does not compile until it is mapped above or listed here.
+static_assert(ops::each_op_once<ops::all_ops_type, decltype(lowerings()), decltype(unsupported_ops)>);
+
+/// ONNX op_type -> ATen, the lookup of the nodes.
+inline const std::map<std::string, op_fn, std::less<>>& op_table() {
+    static const std::map<std::string, op_fn, std::less<>> table = ops::by_op_type(lowerings());
     return table;
 }
 #undef TENSORACLE_AT1
