@@ -1384,7 +1384,6 @@ private:
 // A member the op declares itself hides the inherited one, so an op whose output
 // dtype is not its input's simply writes output_dtypes and keeps the rest.
 
-#include <algorithm>
 #include <cstddef>
 #include <string_view>
 #include <vector>
@@ -1952,16 +1951,36 @@ using accumulator_t = std::conditional_t<floating_element<T> && sizeof(T) == 2, 
 
 }  // namespace tensoracle::spec
 // ---- end tensoracle/spec/op.hpp ----
+// ---- begin tensoracle/spec/op_name.hpp ----
+// tensoracle: spec::op_name, an ONNX op type as a template argument.
+
+#include <algorithm>
+#include <cstddef>
+#include <string_view>
 
 namespace tensoracle::spec {
 
-/// An ONNX op type as a template argument: `elementwise_signature<"Relu", ...>`.
+/// An op type usable as a template argument (`elementwise_signature<"Relu", ...>`),
+/// which compilers also print in full in a diagnostic naming the template.
 template <std::size_t N>
 struct op_name {
     char text[N]{};
     consteval op_name(const char (&name)[N]) { std::copy_n(name, N, text); }  // NOLINT: implicit on purpose
     [[nodiscard]] constexpr std::string_view view() const { return {text, N - 1}; }
 };
+
+/// Op's op_type as an op_name.
+template <class Op>
+consteval auto op_name_of() {
+    char text[Op::op_type.size() + 1]{};
+    std::copy_n(Op::op_type.data(), Op::op_type.size(), text);
+    return op_name<Op::op_type.size() + 1>(text);
+}
+
+}  // namespace tensoracle::spec
+// ---- end tensoracle/spec/op_name.hpp ----
+
+namespace tensoracle::spec {
 
 /// What an element-wise formula struct (ops/unary, ops/binary) tells the family
 /// template besides its arithmetic: the ONNX op type and the opset of the

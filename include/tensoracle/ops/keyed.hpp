@@ -4,7 +4,7 @@
 // tuple of entries, so which ops it covers is known at compile time:
 // each_op_once checks that every op of the registry has exactly one entry, a
 // lowering or an explicit "unsupported" mark, and a miss fails to compile with
-// the op_type in the diagnostic, e.g. 'no_backend_entry_for<op_name<4>{"Abs"}>'.
+// the op_type in the diagnostic, e.g. 'no_backend_entry_for<tensoracle::spec::op_name<4>{"Abs"}>'.
 #pragma once
 
 #include <cstddef>
@@ -16,6 +16,8 @@
 
 #include <boost/hana/tuple.hpp>
 #include <boost/hana/unpack.hpp>
+
+#include "tensoracle/spec/op_name.hpp"
 
 namespace tensoracle {
 namespace hana = boost::hana;
@@ -43,21 +45,10 @@ template <class V, class... Ops>
 
 namespace detail {
 
-/// An op_type as a template argument, so that the compiler's message shows it.
-template <std::size_t N>
-struct op_name {
-    char text[N]{};
-};
-template <class Op>
-constexpr auto name_of() {
-    op_name<Op::op_type.size() + 1> n;
-    for (std::size_t i = 0; i < Op::op_type.size(); ++i) n.text[i] = Op::op_type[i];
-    return n;
-}
 // Never defined: using one is the error, and its argument names the op.
-template <op_name Name>
+template <spec::op_name Name>
 struct no_backend_entry_for;
-template <op_name Name>
+template <spec::op_name Name>
 struct several_backend_entries_for;
 
 template <class Op, class List>
@@ -71,9 +62,9 @@ inline constexpr std::size_t entries_of = (entries_in<Op, Lists>::value + ... + 
 template <class Op, std::size_t N>
 constexpr bool one_entry() {
     if constexpr (N == 0) {
-        return sizeof(no_backend_entry_for<name_of<Op>()>) != 0;
+        return sizeof(no_backend_entry_for<spec::op_name_of<Op>()>) != 0;
     } else if constexpr (N > 1) {
-        return sizeof(several_backend_entries_for<name_of<Op>()>) != 0;
+        return sizeof(several_backend_entries_for<spec::op_name_of<Op>()>) != 0;
     } else {
         return true;
     }

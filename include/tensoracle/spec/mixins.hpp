@@ -9,7 +9,6 @@
 // dtype is not its input's simply writes output_dtypes and keeps the rest.
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
 #include <string_view>
 #include <vector>
@@ -18,16 +17,9 @@
 #include "tensoracle/core/tensor.hpp"
 #include "tensoracle/spec/attributes.hpp"
 #include "tensoracle/spec/op.hpp"
+#include "tensoracle/spec/op_name.hpp"
 
 namespace tensoracle::spec {
-
-/// An ONNX op type as a template argument: `elementwise_signature<"Relu", ...>`.
-template <std::size_t N>
-struct op_name {
-    char text[N]{};
-    consteval op_name(const char (&name)[N]) { std::copy_n(name, N, text); }  // NOLINT: implicit on purpose
-    [[nodiscard]] constexpr std::string_view view() const { return {text, N - 1}; }
-};
 
 /// What an element-wise formula struct (ops/unary, ops/binary) tells the family
 /// template besides its arithmetic: the ONNX op type and the opset of the
