@@ -25,6 +25,19 @@ family header, and the checked path (constraints, shape inference, run) of
 the op's entry built by spec::make_evaluation_entry<Op>(), each against the
 xtensor-only TU (issue 15's target: <= 3x).
 
+With --compiled, the TUs are the files a user of the compiled mode writes
+(TENSORACLE_COMPILED defined, as linking tensoracle::compiled does): an empty
+file including each layer's umbrella (issue 60's target: <= 1.5x), and three
+tests (one op's gradients by name, a graph run through the interpreter, graphs
+generated with their inputs searched: target <= 2x); --header-only-beside adds
+the same three tests header-only, in the same interleaved runs.
+
+With --library, the compiled mode's library (src/*.cpp, one file per op
+family) is compiled file by file beside the TENSORACLE_SEPARATE_REGISTRY object
+it replaces (registry_definition.hpp in one file): the sum of its files (the
+CPU a build spends) and its longest file (the build's critical path on
+enough cores) against that object (target: less).
+
 With --baseline-include DIR (e.g. the include/ of a `git worktree` at an
 earlier commit), every kit TU is also compiled against DIR in the same
 interleaved runs, so before and after come from one run."""
@@ -71,6 +84,42 @@ ORACLE_SOURCES = {
         header="engine.hpp", extra="", engine='("Softmax")').replace(
         "#include", "#define TENSORACLE_SEPARATE_REGISTRY\n#include", 1),
 }
+
+# --compiled: what a compiled-mode user's files cost (TENSORACLE_COMPILED).
+_INTERPRETER_TEST = """#include <tensoracle/graph/interpreter.hpp>
+namespace to = tensoracle;
+int main() {
+    to::graph::graph g;
+    g.inputs = {{"x", to::dtype::f32, to::shape_type{2, 3}}};
+    g.outputs = {{"y", to::dtype::f32, std::nullopt}};
+    g.nodes = {{"Relu", {"x"}, {"h"}, {}, "relu", ""}, {"Softmax", {"h"}, {"y"}, {}, "softmax", ""}};
+    to::rng r(1);
+    const auto out = to::graph::run(g, {{"x", r.uniform_tensor(to::dtype::f32, {2, 3}, -1.0, 1.0)}});
+    return out.outputs.size() == 1 ? 0 : 1;
+}
+"""
+_GENERATOR_TEST = """#include <tensoracle/gen/generator.hpp>
+#include <tensoracle/gen/input_search.hpp>
+namespace to = tensoracle;
+int main() {
+    const to::gen::config cfg;
+    const to::gen::generator gen(cfg);
+    to::gen::generation_stats stats;
+    auto g = to::gen::case_rng(11, 0, cfg.hash());
+    const auto sketch = gen.generate(g, stats);
+    return to::gen::search_inputs(sketch, g).success ? 0 : 1;
+}
+"""
+_USER_TESTS = {"oracle, op by name": ORACLE_TEST.format(header="engine.hpp", extra="", engine='("Softmax")'),
+               "interpreter, graph by name": _INTERPRETER_TEST, "generator and input search": _GENERATOR_TEST}
+_COMPILED = "#define TENSORACLE_COMPILED\n"
+COMPILED_SOURCES = {"xtensor only": SOURCES["xtensor only"]}
+for _layer, _header in LAYERS.items():
+    COMPILED_SOURCES[f"umbrella {_layer}, compiled"] = _COMPILED + f"#include <tensoracle/{_header}>\nint main() {{ return 0; }}\n"
+for _name, _text in _USER_TESTS.items():
+    COMPILED_SOURCES[_name + ", compiled"] = _COMPILED + _text
+HEADER_ONLY_BESIDE = {name + ", header-only": text for name, text in _USER_TESTS.items()}
+
 
 # --typed-eval: one op evaluated through its typed spec, without the registry.
 _EVAL_INPUT = ("namespace to = tensoracle;\nint main() {\n"
@@ -120,9 +169,16 @@ def main():
                     help="time the typed one-op gradient test cut off after each step (where its time goes)")
     ap.add_argument("--layers", action="store_true", help="time an empty TU including each layer's umbrella")
     ap.add_argument("--typed-eval", action="store_true", help="time a file evaluating one op through its typed spec")
+    ap.add_argument("--compiled", action="store_true", help="time compiled-mode files (umbrellas and three user tests)")
+    ap.add_argument("--header-only-beside", action="store_true", help="with --compiled: the user tests header-only too")
+    ap.add_argument("--library", action="store_true",
+                    help="time the compiled library's files against the separate-registry object they replace")
     ap.add_argument("--baseline-include", help="also compile each kit TU against this include directory (before/after)")
     args = ap.parse_args()
-    sources = (ORACLE_STEP_SOURCES if args.oracle_steps else ORACLE_SOURCES if args.oracle
+    if args.library:
+        return library(args)
+    sources = (dict(COMPILED_SOURCES, **(HEADER_ONLY_BESIDE if args.header_only_beside else {})) if args.compiled
+               else ORACLE_STEP_SOURCES if args.oracle_steps else ORACLE_SOURCES if args.oracle
                else LAYER_SOURCES if args.layers else TYPED_EVAL_SOURCES if args.typed_eval else SOURCES)
     with tempfile.TemporaryDirectory() as tmp:
         paths = {}
@@ -150,6 +206,8 @@ def main():
             return None
         if args.oracle:
             return 3.0 if "typed" in name else None
+        if args.compiled:
+            return None if "header-only" in name else 1.5 if name.startswith("umbrella") else 2.0
         return 3.0 if args.typed_eval else 2.0 if args.layers else 1.5
     for name in times:
         if name == "xtensor only" or (args.oracle and not name.startswith("oracle")):
@@ -157,6 +215,34 @@ def main():
         goal = target(name)
         print(f"compile-time ratio {name} / xtensor-only: {statistics.median(times[name]) / base:.2f}x"
               + (f" (target <= {goal:.2f}x)" if goal is not None else ""))
+    return 0
+
+
+def library(args):
+    """The library's files one by one against the separate-registry object, interleaved."""
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src")
+    files = sorted(os.path.join(src, f) for f in os.listdir(src) if f.endswith(".cpp"))
+    with tempfile.TemporaryDirectory() as tmp:
+        separate = os.path.join(tmp, "registry_definition.cpp")
+        with open(separate, "w") as f:
+            f.write("#include <tensoracle/registry_definition.hpp>\n")
+        jobs = [("separate-registry object", separate, ["-DTENSORACLE_SEPARATE_REGISTRY"])]
+        jobs += [(os.path.basename(p), p, ["-DTENSORACLE_COMPILED"]) for p in files]
+        times = {name: [] for name, _, _ in jobs}
+        for _ in range(args.runs):
+            for name, path, defs in jobs:
+                cmd = [args.cxx, *args.flags.split(), *defs, "-I", args.include, "-c", path, "-o",
+                       os.path.join(tmp, "out.o")]
+                start = time.perf_counter()
+                subprocess.run(cmd, check=True)
+                times[name].append(time.perf_counter() - start)
+    print(f"compiler: {args.cxx} {args.flags}; {args.runs} interleaved runs each")
+    med = {name: statistics.median(ts) for name, ts in times.items()}
+    for name, m in med.items():
+        print(f"  {name:28s} median {m:7.1f} s")
+    obj = med.pop("separate-registry object")
+    print(f"library / separate-registry object: CPU (sum of files) {sum(med.values()) / obj:.2f}x, "
+          f"critical path (longest file) {max(med.values()) / obj:.2f}x (target < 1)")
     return 0
 
 

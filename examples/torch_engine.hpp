@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "tensoracle/ad/oracle.hpp"
+#include "tensoracle/ops/all_ops.hpp"
 #include "tensoracle/ops/registry.hpp"
 
 namespace tensoracle_torch {

@@ -36,6 +36,7 @@
 #include <tensoracle/core/error.hpp>
 #include <tensoracle/core/tensor.hpp>
 #include <tensoracle/graph/graph.hpp>
+#include <tensoracle/ops/all_ops.hpp>
 #include <tensoracle/ops/keyed.hpp>
 #include <tensoracle/ops/registry.hpp>
 

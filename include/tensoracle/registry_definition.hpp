@@ -15,11 +15,15 @@
 // inline registry() beside this one.
 #pragma once
 
+#ifdef TENSORACLE_COMPILED
+#error "tensoracle/registry_definition.hpp: in compiled mode the library tensoracle::compiled (or the TENSORACLE_IMPLEMENTATION file) defines the registry; drop this include"
+#endif
 #ifndef TENSORACLE_SEPARATE_REGISTRY
 #error "tensoracle/registry_definition.hpp: define TENSORACLE_SEPARATE_REGISTRY for the whole target (see this header)"
 #endif
 
 #include "tensoracle/ad/op_rules.hpp"
+#include "tensoracle/ops/all_ops.hpp"
 #include "tensoracle/ops/registry.hpp"
 
 namespace tensoracle::ops {
@@ -32,4 +36,8 @@ const std::vector<spec::op_entry>& registry() {
 namespace tensoracle::ad {
 template const std::vector<derivative_rules<double>>& rules_table<double, ops::all_ops_type>(ops::all_ops_type);
 template const std::vector<derivative_rules<float>>& rules_table<float, ops::all_ops_type>(ops::all_ops_type);
+template const std::vector<derivative_rules<dual<double>>>& rules_table<dual<double>, ops::all_ops_type>(
+    ops::all_ops_type);
+template const std::vector<derivative_rules<dual<float>>>& rules_table<dual<float>, ops::all_ops_type>(
+    ops::all_ops_type);
 }  // namespace tensoracle::ad

@@ -1156,6 +1156,8 @@ private:
 #include <vector>
 
 // ---- begin tensoracle/ops/formulas.hpp ----
+#ifndef TENSORACLE_SINGLE_TENSORACLE_OPS_FORMULAS_HPP
+#define TENSORACLE_SINGLE_TENSORACLE_OPS_FORMULAS_HPP
 // tensoracle: the per-element formulas of the element-wise ops, in one place
 // for the CPU kernels (ops/unary.hpp, ops/binary.hpp) and the CUDA kernels
 // (cuda/kernels.cuh). A fix to a formula lands in both, so they cannot drift.
@@ -1344,6 +1346,7 @@ TENSORACLE_FORMULA(pow, return math::pow(a, b);)
 }  // namespace binary
 
 }  // namespace tensoracle::ops
+#endif  // TENSORACLE_SINGLE_TENSORACLE_OPS_FORMULAS_HPP
 // ---- end tensoracle/ops/formulas.hpp ----
 
 namespace tensoracle::cuda {

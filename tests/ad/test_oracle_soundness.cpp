@@ -9,6 +9,7 @@
 
 #include "tensoracle/ad/engine.hpp"
 #include "tensoracle/ad/oracle.hpp"
+#include "tensoracle/ops/reduce.hpp"
 #include "tensoracle/doctest.hpp"
 
 // One namespace per file: test executables compile as one unity file (tests/CMakeLists.txt).

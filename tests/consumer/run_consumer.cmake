@@ -1,5 +1,6 @@
 # Builds and runs tests/consumer against tensoracle, as a user would.
-#   -DMODE=install|subdirectory -DSOURCE_DIR=... -DWORK_DIR=... -DGENERATOR=... -DCXX=...
+#   -DMODE=install|install_compiled|subdirectory -DSOURCE_DIR=... -DWORK_DIR=... -DGENERATOR=... -DCXX=...
+#   (install_compiled also -DBUILD_DIR=<a built tree of the kit>)
 cmake_minimum_required(VERSION 3.21)
 
 function(run)
@@ -19,7 +20,7 @@ if(MODE STREQUAL "install")
   run(${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${WORK_DIR}/kit ${common}
       -DCMAKE_INSTALL_PREFIX=${WORK_DIR}/prefix
       -DTENSORACLE_BUILD_TESTS=OFF -DTENSORACLE_BUILD_EXAMPLES=OFF -DTENSORACLE_BUILD_BENCHMARKS=OFF -DTENSORACLE_BUILD_CLI=OFF
-      -DTENSORACLE_WITH_CUDA=OFF)
+      -DTENSORACLE_WITH_CUDA=OFF -DTENSORACLE_BUILD_COMPILED=OFF)
   run(${CMAKE_COMMAND} --install ${WORK_DIR}/kit)
   foreach(f include/tensoracle/tensoracle.hpp include/tensoracle/core.hpp share/cmake/tensoracle/tensoracleConfig.cmake
             share/cmake/tensoracle/tensoracleConfigVersion.cmake share/cmake/tensoracle/tensoracleTargets.cmake)
@@ -30,12 +31,22 @@ if(MODE STREQUAL "install")
   run(${CMAKE_COMMAND} -S ${consumer_src} -B ${WORK_DIR}/consumer ${common}
       -DTENSORACLE_CONSUMER_MODE=install -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix
       -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF)
+elseif(MODE STREQUAL "install_compiled")
+  # The library as this build tree (BUILD_DIR) built it, installed as a user would.
+  run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK_DIR}/prefix --component tensoracle_development)
+  file(GLOB_RECURSE lib ${WORK_DIR}/prefix/*/libtensoracle.a)
+  if(NOT lib)
+    message(FATAL_ERROR "install is missing libtensoracle.a")
+  endif()
+  run(${CMAKE_COMMAND} -S ${consumer_src} -B ${WORK_DIR}/consumer ${common}
+      -DTENSORACLE_CONSUMER_MODE=install -DTENSORACLE_CONSUMER_COMPILED=ON -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix
+      -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF)
 elseif(MODE STREQUAL "subdirectory")
   run(${CMAKE_COMMAND} -S ${consumer_src} -B ${WORK_DIR}/consumer ${common}
       -DTENSORACLE_CONSUMER_MODE=subdirectory -DTENSORACLE_SOURCE_DIR=${SOURCE_DIR}
       -DTENSORACLE_WITH_CUDA=OFF)
 else()
-  message(FATAL_ERROR "MODE must be install or subdirectory")
+  message(FATAL_ERROR "MODE must be install, install_compiled or subdirectory")
 endif()
 
 run(${CMAKE_COMMAND} --build ${WORK_DIR}/consumer)

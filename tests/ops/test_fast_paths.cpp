@@ -15,6 +15,7 @@
 
 #include <tensoracle/graph/interpreter.hpp>
 #include <tensoracle/ops/fast_paths.hpp>
+#include <tensoracle/ops/nn.hpp>
 #include <tensoracle/ops/registry.hpp>
 #include <tensoracle/core.hpp>
 

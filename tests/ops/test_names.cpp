@@ -2,6 +2,7 @@
 // Regenerate the list when adding an op (the registry test counts them).
 #include <doctest/doctest.h>
 
+#include <tensoracle/ops/all_ops.hpp>
 #include <tensoracle/ops/registry.hpp>
 
 // One namespace per file: test executables compile as one unity file (tests/CMakeLists.txt).

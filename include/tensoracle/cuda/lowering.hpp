@@ -18,6 +18,7 @@
 
 #include "tensoracle/cuda/elementwise_ops.hpp"
 #include "tensoracle/cuda/ops.hpp"
+#include "tensoracle/ops/all_ops.hpp"
 #include "tensoracle/ops/keyed.hpp"
 #include "tensoracle/ops/registry.hpp"
 

@@ -38,6 +38,7 @@
 #include "tensoracle/graph/graph.hpp"
 #include "tensoracle/graph/interpreter.hpp"
 #include "tensoracle/ops/detail/common.hpp"
+#include "tensoracle/ops/reduce/detail/normalization_groups.hpp"
 #include "tensoracle/ops/registry.hpp"
 
 namespace tensoracle::gen {

@@ -30,7 +30,7 @@
 #include "tensoracle/ad/graph.hpp"
 #include "tensoracle/gen/generator.hpp"
 #include "tensoracle/graph/interpreter.hpp"
-#include "tensoracle/ops/nn.hpp"
+#include "tensoracle/ops/nn/detail/fast_gemm.hpp"
 
 namespace tensoracle::gen {
 

@@ -1,47 +1,26 @@
-// tensoracle: the registry of every op spec. Adding an op is one spec in its
-// family header and one entry in that family's tuple; tests iterate this.
+// tensoracle: the registry of every op spec, looked up by ONNX op_type
+// (ops::get_op, find_op). Adding an op is one spec in its family header and
+// one entry in that family's tuple (ops/all_ops.hpp joins them).
+//
+// In compiled mode (TENSORACLE_COMPILED) this header only declares the
+// registry and includes no op spec: the library built it once. Include
+// <tensoracle/ops/all_ops.hpp> there for the typed list of every op.
 #pragma once
 
 #include <algorithm>
 #include <string>
 #include <string_view>
-#include <type_traits>
 #include <vector>
 
 #include <boost/hana/for_each.hpp>
-#include <boost/hana/length.hpp>
 
-#include "tensoracle/ops/binary.hpp"
-#include "tensoracle/ops/misc.hpp"
-#include "tensoracle/ops/nn.hpp"
-#include "tensoracle/ops/reduce.hpp"
-#include "tensoracle/ops/shape.hpp"
-#include "tensoracle/ops/unary.hpp"
+#include "tensoracle/core/compiled.hpp"
 #include "tensoracle/spec/entry.hpp"
+#if !defined(TENSORACLE_COMPILED)
+#include "tensoracle/ops/all_ops.hpp"
+#endif
 
 namespace tensoracle::ops {
-
-namespace detail {
-// Joins Hana tuples of types at the type level: hana::concat on these
-// constexpr values cost every including file 0.6 s at -O0 (clang -ftime-trace).
-template <class... Tuples>
-struct join_types;
-template <class... A>
-struct join_types<hana::tuple<A...>> {
-    using type = hana::tuple<A...>;
-};
-template <class... A, class... B, class... Rest>
-struct join_types<hana::tuple<A...>, hana::tuple<B...>, Rest...> : join_types<hana::tuple<A..., B...>, Rest...> {};
-}  // namespace detail
-
-/// The type of all_ops (a Hana tuple of types).
-using all_ops_type =
-    typename detail::join_types<std::remove_cv_t<decltype(unary_ops)>, std::remove_cv_t<decltype(binary_ops)>,
-                                std::remove_cv_t<decltype(shape_ops)>, std::remove_cv_t<decltype(reduce_ops)>,
-                                std::remove_cv_t<decltype(nn_ops)>, std::remove_cv_t<decltype(misc_ops)>>::type;
-
-/// Every op spec, as a Hana tuple of types.
-inline constexpr all_ops_type all_ops{};
 
 namespace detail {
 /// The entries of the ops in `op_list`, sorted by op_type. A template so
@@ -55,12 +34,13 @@ template <class Ops>
 }
 }  // namespace detail
 
-#ifdef TENSORACLE_SEPARATE_REGISTRY
-/// The type-erased entries, one per op, sorted by op_type. With
-/// TENSORACLE_SEPARATE_REGISTRY defined for a whole target, this is only a
-/// declaration: exactly one source file of the target includes
-/// <tensoracle/registry_definition.hpp>, so every kernel of every op is
-/// instantiated once per target instead of once per file (~20 s each at -O0).
+#if defined(TENSORACLE_COMPILED) || defined(TENSORACLE_SEPARATE_REGISTRY)
+/// The type-erased entries, one per op, sorted by op_type. In compiled mode
+/// this is only a declaration: tensoracle::compiled (or the one
+/// TENSORACLE_IMPLEMENTATION file) defines it, so every kernel of every op is
+/// instantiated once per build instead of once per file (~20 s each at -O0).
+/// TENSORACLE_SEPARATE_REGISTRY is the older form of the same: exactly one
+/// source file of the target includes <tensoracle/registry_definition.hpp>.
 [[nodiscard]] const std::vector<spec::op_entry>& registry();
 #else
 /// The type-erased entries, one per op, sorted by op_type.
@@ -85,3 +65,7 @@ template <class Ops>
 }
 
 }  // namespace tensoracle::ops
+
+#if defined(TENSORACLE_COMPILED) && defined(TENSORACLE_IMPLEMENTATION)
+#include "tensoracle/ops/detail/registry_impl.hpp"
+#endif

@@ -1,0 +1,12 @@
+// tensoracle::compiled: the AD rules over dual numbers (second order, as
+// op_engine by name and graph AD use them) of the ops in ops/binary.hpp.
+#include "family_tables.hpp"
+#include "tensoracle/ad/op_rules.hpp"
+#include "tensoracle/ops/binary.hpp"
+
+namespace tensoracle::compiled_detail {
+family_dual_tables binary_dual_tables() {
+    return {ad::detail::collect_rules<ad::dual<double>>(ops::binary_ops),
+            ad::detail::collect_rules<ad::dual<float>>(ops::binary_ops)};
+}
+}  // namespace tensoracle::compiled_detail

@@ -1,0 +1,12 @@
+// tensoracle::compiled: the AD rules over dual numbers (second order, as
+// op_engine by name and graph AD use them) of the ops in ops/reduce.hpp.
+#include "family_tables.hpp"
+#include "tensoracle/ad/op_rules.hpp"
+#include "tensoracle/ops/reduce.hpp"
+
+namespace tensoracle::compiled_detail {
+family_dual_tables reduce_dual_tables() {
+    return {ad::detail::collect_rules<ad::dual<double>>(ops::reduce_ops),
+            ad::detail::collect_rules<ad::dual<float>>(ops::reduce_ops)};
+}
+}  // namespace tensoracle::compiled_detail
