@@ -32,7 +32,7 @@ tests (one op's gradients by name, a graph run through the interpreter, graphs
 generated with their inputs searched: target <= 2x); --header-only-beside adds
 the same three tests header-only, in the same interleaved runs.
 
-With --library, the compiled mode's library (src/*.cpp, one file per op
+With --library, the compiled mode's library (src/registry.cpp and the files generated per op
 family) is compiled file by file beside the TENSORACLE_SEPARATE_REGISTRY object
 it replaces (registry_definition.hpp in one file): the sum of its files (the
 CPU a build spends) and its longest file (the build's critical path on
@@ -43,6 +43,7 @@ earlier commit), every kit TU is also compiled against DIR in the same
 interleaved runs, so before and after come from one run."""
 import argparse
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -218,11 +219,27 @@ def main():
     return 0
 
 
+def _library_family_files(src, out):
+    """The library's per-family files, generated into `out` from src/'s templates as src/CMakeLists.txt does."""
+    with open(os.path.join(src, "CMakeLists.txt")) as f:
+        families = re.search(r"set\(tensoracle_op_families ([^)]*)\)", f.read()).group(1).split()
+    def generate(template, name, family=None, calls=None):
+        with open(os.path.join(src, template)) as f:
+            text = f.read()
+        text = text.replace("@family@", family or "").replace("@family_calls@", calls or "")
+        with open(os.path.join(out, name), "w") as f:
+            f.write(text)
+        return os.path.join(out, name)
+    generate("family_list.hpp.in", "family_list.hpp", calls="".join(f" X({fam})" for fam in families))
+    return [generate(t, n.format(fam), fam) for fam in families
+            for t, n in (("family.cpp.in", "family_{}.cpp"), ("family_dual.cpp.in", "family_{}_dual.cpp"))]
+
+
 def library(args):
     """The library's files one by one against the separate-registry object, interleaved."""
     src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src")
-    files = sorted(os.path.join(src, f) for f in os.listdir(src) if f.endswith(".cpp"))
     with tempfile.TemporaryDirectory() as tmp:
+        files = [os.path.join(src, "registry.cpp"), *_library_family_files(src, tmp)]
         separate = os.path.join(tmp, "registry_definition.cpp")
         with open(separate, "w") as f:
             f.write("#include <tensoracle/registry_definition.hpp>\n")
@@ -231,7 +248,7 @@ def library(args):
         times = {name: [] for name, _, _ in jobs}
         for _ in range(args.runs):
             for name, path, defs in jobs:
-                cmd = [args.cxx, *args.flags.split(), *defs, "-I", args.include, "-c", path, "-o",
+                cmd = [args.cxx, *args.flags.split(), *defs, "-I", args.include, "-I", src, "-I", tmp, "-c", path, "-o",
                        os.path.join(tmp, "out.o")]
                 start = time.perf_counter()
                 subprocess.run(cmd, check=True)

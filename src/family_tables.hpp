@@ -1,13 +1,15 @@
 // tensoracle::compiled, private: the registry entries and AD rules of each op
 // family, each family built in two translation units of its own (family_*.cpp:
 // the entries and the rules in double and float; family_*_dual.cpp: the rules
-// in dual<double> and dual<float>, for second order) so that the kernels of
+// in dual<double> and dual<float>, for second order; both generated from the
+// family list in src/CMakeLists.txt) so that the kernels of
 // the kit's ops compile in parallel and no one object holds them all;
 // registry.cpp joins them.
 #pragma once
 
 #include <vector>
 
+#include "family_list.hpp"
 #include "tensoracle/ad/op_derivatives.hpp"
 #include "tensoracle/spec/entry.hpp"
 
@@ -25,7 +27,6 @@ struct family_dual_tables {
     std::vector<ad::derivative_rules<ad::dual<float>>> rules_f32;
 };
 
-#define TENSORACLE_OP_FAMILIES(X) X(unary) X(binary) X(shape) X(reduce) X(nn) X(misc)
 #define TENSORACLE_DECLARE_FAMILY(name) \
     [[nodiscard]] family_tables name##_tables(); \
     [[nodiscard]] family_dual_tables name##_dual_tables();
