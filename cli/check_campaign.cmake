@@ -1,4 +1,4 @@
-# cmake -DEXE=<tensoracle> -DOUT=<dir> -DMODE=<planted|bad|resume|onnxruntime|findings|reduce|metamorphic|opencv|opencv-findings|probe> [-DDATA=<dir>] -P check_campaign.cmake
+# cmake -DEXE=<tensoracle> -DOUT=<dir> -DMODE=<planted|bad|resume|onnxruntime|findings|reduce|metamorphic|opencv|opencv-findings|probe|torch|mlir> [-DDATA=<dir>] -P check_campaign.cmake
 # End-to-end campaign checks on small samples (the campaigns of thousands are
 # in docs/BACKENDS.md and scripts/campaign-figures).
 file(REMOVE_RECURSE ${OUT})
@@ -517,6 +517,54 @@ elseif(MODE STREQUAL "torch")
     message(FATAL_ERROR "tensoracle-torch --worker on a bad request: exit ${rc}, ${wout}")
   endif()
   message("torch: ${n} of 30 pass, ${pairs} pairs compared; node tests:\n${nout}")
+elseif(MODE STREQUAL "mlir")
+  # MLIR 15's two pipelines (tensoracle-mlir; skipped without mlir-15-tools): cases run and
+  # pass through the minimal one, the two are compared with each other, nothing breaks the
+  # protocol; ONNX node tests of lowered ops agree with ours through mlir-O0.
+  file(WRITE ${config} [[{"include_ops": ["Conv", "Relu", "Add", "Mul", "Sigmoid", "MatMul", "Transpose", "Concat", "Gather",
+    "Cast", "Where", "Less", "Pad", "Div", "Reshape", "Slice"], "dtypes": ["f32", "f64", "i64", "bool"], "max_nodes": 4, "max_dim": 8}]])
+  campaign(m --count 20 --timeout 30 --backend mlir-O0 --backend mlir)
+  if(err MATCHES "skipped")
+    message("SKIP: ${err}")
+    return()
+  endif()
+  read_summary(m)
+  outcome(m mlir-O0 pass n)
+  foreach(b mlir mlir-O0)
+    string(JSON bad ERROR_VARIABLE none GET "${s}" backends ${b} outcomes bad_output)
+    if(bad AND NOT bad EQUAL 0)
+      message(FATAL_ERROR "${b}: ${bad} bad outputs:\n${out}")
+    endif()
+  endforeach()
+  if(n LESS 8)
+    message(FATAL_ERROR "mlir-O0 passed ${n} of 20 cases:\n${out}")
+  endif()
+  execute_process(COMMAND ${EXE} node-tests --quiet --backend mlir-O0
+    --filter "^test_(relu|conv_with_strides_and_asymmetric_padding|maxpool_2d_pads|gather_0|slice_neg_steps|softmax_axis_1|transpose_default|matmul_4d|gemm_default_matrix_bias|reduce_sum_keepdims_example|cast_FLOAT_to_DOUBLE|where_example)$"
+    RESULT_VARIABLE rc OUTPUT_VARIABLE nout ERROR_VARIABLE nerr)
+  if(NOT rc EQUAL 0 OR NOT nout MATCHES "mlir-O0 +([0-9]+)" OR NOT nout MATCHES "disagree on passing \\(backend unsupported left out\\): 0")
+    message(FATAL_ERROR "node tests through mlir-O0 (${rc}):\n${nout}\n${nerr}")
+  endif()
+  get_filename_component(bin ${EXE} DIRECTORY)
+  set(worker ${bin}/tensoracle-mlir)
+  execute_process(COMMAND ${worker} --pipeline bogus a b c RESULT_VARIABLE rc ERROR_VARIABLE werr)
+  if(NOT rc EQUAL 2 OR NOT werr MATCHES "--pipeline takes O0 or opt")
+    message(FATAL_ERROR "tensoracle-mlir --pipeline bogus: exit ${rc}, ${werr}")
+  endif()
+  execute_process(COMMAND ${worker} ${OUT}/none/model.onnx ${OUT}/none ${OUT}/none RESULT_VARIABLE rc ERROR_VARIABLE werr)
+  if(NOT rc EQUAL 3 OR NOT werr MATCHES "none/model.onnx")
+    message(FATAL_ERROR "tensoracle-mlir on a missing model: exit ${rc}, ${werr}")
+  endif()
+  # A reproducer that needs no kit: run.sh reruns the case with MLIR's tools alone.
+  set(t /usr/share/libonnx-testdata/data/node/test_relu)
+  if(EXISTS ${t})
+    execute_process(COMMAND ${worker} --pipeline O0 --emit ${OUT}/emit ${t}/model.onnx ${t}/test_data_set_0 RESULT_VARIABLE rc ERROR_VARIABLE werr)
+    execute_process(COMMAND sh ${OUT}/emit/run.sh RESULT_VARIABLE rc2 ERROR_VARIABLE werr2)
+    if(NOT rc EQUAL 0 OR NOT rc2 EQUAL 0 OR NOT EXISTS ${OUT}/emit/output_0.bin)
+      message(FATAL_ERROR "tensoracle-mlir --emit and run.sh: exit ${rc} ${rc2}, ${werr} ${werr2}")
+    endif()
+  endif()
+  message("mlir: ${n} of 20 pass through mlir-O0; node tests:\n${nout}")
 else()
   message(FATAL_ERROR "unknown MODE ${MODE}")
 endif()

@@ -469,6 +469,22 @@ std::optional<backend_choice> builtin_backend(const std::string& name, bool proc
                                                  : " TorchScript with NNC CPU fusion (IR evaluator)");
         return c;
     }
+    if (name == "mlir" || name == "mlir-O0") {
+        // MLIR 15 through its tools (tensoracle-mlir, next to tensoracle or named by
+        // $TENSORACLE_MLIR_WORKER); skipped where mlir-15-tools is missing.
+        fs::path worker;
+        if (const char* env = std::getenv("TENSORACLE_MLIR_WORKER"); env && *env) {
+            worker = env;
+        } else {
+            worker = self_executable().parent_path() / "tensoracle-mlir";
+        }
+        const std::string pipeline = name == "mlir" ? "opt" : "O0";
+        const auto probe = probe_backend(name, {worker.string(), "--pipeline", pipeline, "--probe"}, "install mlir-15-tools and libmlir-15-dev: scripts/setup");
+        if (!probe) return std::nullopt;
+        auto c = command_choice(name, {worker.string(), "--pipeline", pipeline}, process_per_case);
+        c.description = *probe + (name == "mlir" ? ": TOSA -> Linalg (fused) -> affine (fused loops) -> LLVM -O3, JIT" : ": TOSA -> Linalg -> loops -> LLVM -O0, JIT, no fusion");
+        return c;
+    }
     if (name == "reference") {
         backend_choice c;
         c.one_shot = {self_executable().string(), "run-reference", "{model}", "{inputs}", "{outputs}"};
@@ -476,7 +492,7 @@ std::optional<backend_choice> builtin_backend(const std::string& name, bool proc
         c.description = "tensoracle run-reference";
         return c;
     }
-    throw to::error("tensoracle campaign", "unknown backend '" + name + "' (built in: onnxruntime, onnxruntime-noopt, opencv, torch, torchscript, torchscript-nnc, reference; or --backend-cmd)");
+    throw to::error("tensoracle campaign", "unknown backend '" + name + "' (built in: onnxruntime, onnxruntime-noopt, opencv, torch, torchscript, torchscript-nnc, mlir, mlir-O0, reference; or --backend-cmd)");
 }
 
 struct campaign_args {
@@ -669,7 +685,7 @@ int run_campaign_command(campaign_args& a) {
     {
         // Built-ins that report what they rewrote: ORT at an optimization level, TorchScript.
         const bool reports = std::any_of(backends.begin(), backends.end(), [](const auto& b) {
-            return b->name() == "onnxruntime" || b->name().rfind("torchscript", 0) == 0;
+            return b->name() == "onnxruntime" || b->name() == "mlir" || b->name().rfind("torchscript", 0) == 0;
         });
         o.guide.mode = to::campaign::guide_mode_from_string(a.guide.empty() ? (reports ? "rewrites" : "none") : a.guide);
         o.guide.round = a.guide_round;
@@ -1041,7 +1057,7 @@ int main(int argc, char** argv) {
 
     auto* camp = app.add_subcommand("campaign", "Run generated cases on real backends against the reference; classify, deduplicate, summarise");
     campaign_args ca;
-    camp->add_option("--backend", ca.backends, "Built-in backend: onnxruntime, onnxruntime-noopt, opencv, torch, torchscript, torchscript-nnc, reference (repeatable)");
+    camp->add_option("--backend", ca.backends, "Built-in backend: onnxruntime, onnxruntime-noopt, opencv, torch, torchscript, torchscript-nnc, mlir, mlir-O0, reference (repeatable)");
     camp->add_option("--backend-cmd", ca.commands,
                      "A backend command (repeatable): with {model} {inputs} {outputs} it runs once per case; without, it is a "
                      "persistent worker reading case paths on stdin (docs/BACKENDS.md)");

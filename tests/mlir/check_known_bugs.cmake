@@ -1,0 +1,30 @@
+# cmake -DDATA=<tests/data/mlir> -P check_known_bugs.cmake
+# The MLIR bug of docs/FINDINGS.md, reproduced without the kit: the same affine IR lowered
+# with and without affine-loop-fusion prints different Softmax values.
+find_program(OPT NAMES mlir-opt-15)
+find_program(RUNNER NAMES mlir-cpu-runner-15)
+if(NOT OPT OR NOT RUNNER OR NOT EXISTS /usr/lib/llvm-15/lib/libmlir_runner_utils.so)
+  message("SKIP: mlir-opt-15, mlir-cpu-runner-15 or libmlir_runner_utils.so missing (scripts/setup installs them)")
+  return()
+endif()
+set(tail "lower-affine,convert-scf-to-cf,convert-math-to-llvm,convert-memref-to-llvm,convert-arith-to-llvm,convert-func-to-llvm,reconcile-unrealized-casts")
+foreach(variant plain fused)
+  if(variant STREQUAL "fused")
+    set(pipeline "func.func(affine-loop-fusion),${tail}")
+  else()
+    set(pipeline "${tail}")
+  endif()
+  execute_process(COMMAND ${OPT} --pass-pipeline=${pipeline} ${DATA}/affine_loop_fusion_war.mlir
+    COMMAND ${RUNNER} -e main -entry-point-result=void -shared-libs=/usr/lib/llvm-15/lib/libmlir_runner_utils.so
+    RESULT_VARIABLE rc OUTPUT_VARIABLE out_${variant} ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${variant}: exit ${rc}\n${err}")
+  endif()
+endforeach()
+if(NOT out_plain MATCHES "0\\.0900306, +0\\.244728, +0\\.665241")
+  message(FATAL_ERROR "without affine-loop-fusion the Softmax is not the right one:\n${out_plain}")
+endif()
+if(NOT out_fused MATCHES "0\\.183777, +0\\.345794, +0\\.470428")
+  message(FATAL_ERROR "affine-loop-fusion no longer miscompiles the case (update docs/FINDINGS.md):\n${out_fused}")
+endif()
+message("affine-loop-fusion bug reproduces")
