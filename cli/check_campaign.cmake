@@ -564,7 +564,17 @@ elseif(MODE STREQUAL "mlir")
       message(FATAL_ERROR "tensoracle-mlir --emit and run.sh: exit ${rc} ${rc2}, ${werr} ${werr2}")
     endif()
   endif()
-  message("mlir: ${n} of 20 pass through mlir-O0; node tests:\n${nout}")
+  # A planted wrong pass (tests/data/mlir/planted_mlir_opt.sh turns the optimizing
+  # pipeline's float subtractions into additions) is caught as the two pipelines
+  # disagreeing, localized to Sub, with the minimal pipeline clean.
+  file(WRITE ${config} [[{"include_ops": ["Sub", "Relu", "Mul", "Tanh"], "dtypes": ["f32"], "max_nodes": 3, "max_dim": 8}]])
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env TENSORACLE_MLIR_OPT=${DATA}/../mlir/planted_mlir_opt.sh
+    ${EXE} campaign --quiet --no-reduce --seed 5 --config ${config} --count 12 --backend mlir-O0 --backend mlir --out ${OUT}/planted
+    RESULT_VARIABLE rc OUTPUT_VARIABLE pout ERROR_VARIABLE perr)
+  if(NOT rc EQUAL 0 OR NOT pout MATCHES "mlir-O0 vs mlir +mismatch +op Sub f32" OR pout MATCHES "  mlir-O0 +mismatch")
+    message(FATAL_ERROR "the planted wrong pass was not caught and localized (${rc}):\n${pout}\n${perr}")
+  endif()
+  message("mlir: ${n} of 20 pass through mlir-O0; planted pass caught; node tests:\n${nout}")
 else()
   message(FATAL_ERROR "unknown MODE ${MODE}")
 endif()
