@@ -683,7 +683,7 @@ int run_campaign_command(campaign_args& a) {
     o.localize = !a.no_localize;
     o.mutants = a.mutants;
     {
-        // Built-ins that report what they rewrote: ORT at an optimization level, TorchScript.
+        // Built-ins that report what they rewrote: ORT at an optimization level, TorchScript, MLIR with fusion.
         const bool reports = std::any_of(backends.begin(), backends.end(), [](const auto& b) {
             return b->name() == "onnxruntime" || b->name() == "mlir" || b->name().rfind("torchscript", 0) == 0;
         });

@@ -500,20 +500,10 @@ int main(int argc, char** argv) {
         return dynamic_cast<const to::unsupported_error*>(&e) ? 3 : 1;
     }
     if (worker) {
-        std::string line;
-        while (std::getline(std::cin, line)) {
-            const auto t1 = line.find('\t');
-            const auto t2 = t1 == std::string::npos ? std::string::npos : line.find('\t', t1 + 1);
-            nlohmann::json reply;
-            if (t2 == std::string::npos) {
-                reply = {{"status", "runtime_error"}, {"message", "request is not MODEL<TAB>INPUTS<TAB>OUTPUTS"}};
-            } else {
-                to::campaign::case_paths c{line.substr(0, t1), line.substr(t1 + 1, t2 - t1 - 1), line.substr(t2 + 1), 0};
-                const auto r = serve(c, p);
-                reply = {{"status", r.status}, {"message", r.message}};
-            }
-            std::cout << reply.dump() << std::endl;
-        }
+        to::campaign::serve_worker_requests(std::cin, std::cout, [&](const to::campaign::case_paths& c) {
+            const auto r = serve(c, p);
+            return std::pair{r.status, r.message};
+        });
         std::error_code ec;
         fs::remove_all(scratch(), ec);
         return 0;

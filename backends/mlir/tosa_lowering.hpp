@@ -217,13 +217,6 @@ using scalar_fn = std::function<std::string(body_builder&, const std::vector<std
     return ops;
 }
 
-/// What the lowering did, for the backend's report.
-struct lowering_stats {
-    std::map<std::string, int> tosa_ops;    ///< "tosa.conv2d" -> count
-    std::map<std::string, int> onnx_ops;
-    int linalg_generics = 0;
-};
-
 class lowering {
 public:
     /// `input_types`: the graph inputs' (non-initializer) element types and shapes,
@@ -271,7 +264,6 @@ public:
     }
 
     [[nodiscard]] const std::vector<vtype>& output_types() const { return output_types_; }
-    [[nodiscard]] const lowering_stats& stats() const { return stats_; }
 
     /// The graph inputs that are not initializers, in order.
     [[nodiscard]] std::vector<std::string> graph_input_names() const {
@@ -288,7 +280,6 @@ private:
     std::map<std::string, tensor, std::less<>> consts_;  ///< values known while compiling (initializers, Constant)
     std::ostringstream body_;
     int counter_ = 0;
-    lowering_stats stats_;
     std::string where_;  ///< the node being lowered, for messages
 
     // ---- plumbing -----------------------------------------------------------
@@ -302,19 +293,12 @@ private:
         }
     }
 
-    [[nodiscard]] bool has(std::string_view name) const { return env_.count(name) || consts_.count(name); }
-
     /// The value of an ONNX tensor name (a constant is materialized on first use).
     value get(const std::string& name, const std::string& what) {
         if (auto it = env_.find(name); it != env_.end()) return it->second;
         if (auto it = consts_.find(name); it != consts_.end()) {
-            const vtype t{it->second.element_dtype(), it->second.shape()};
-            check_type(t, "constant '" + name + "'");
-            const auto r = fresh();
-            body_ << "  " << r << " = \"tosa.const\"() {value = " << dense_literal(it->second, where_) << "} : () -> " << tensor_type(t, where_) << "\n";
-            ++stats_.tosa_ops["tosa.const"];
-            env_[name] = {r, t};
-            return env_[name];
+            check_type({it->second.element_dtype(), it->second.shape()}, "constant '" + name + "'");
+            return env_[name] = tosa_const(it->second);
         }
         throw error(where_, what + " '" + name + "' is not defined");
     }
@@ -391,15 +375,17 @@ private:
         body_ << " : (";
         for (std::size_t i = 0; i < ins.size(); ++i) body_ << (i ? ", " : "") << tensor_type(ins[i].t, where_);
         body_ << ") -> " << tensor_type(out, where_) << "\n";
-        ++stats_.tosa_ops["tosa." + op];
         return {r, out};
     }
     value tosa_const(const tensor& t) {
         const vtype vt{t.element_dtype(), t.shape()};
         const auto r = fresh();
         body_ << "  " << r << " = \"tosa.const\"() {value = " << dense_literal(t, where_) << "} : () -> " << tensor_type(vt, where_) << "\n";
-        ++stats_.tosa_ops["tosa.const"];
         return {r, vt};
+    }
+    /// `tosa.slice` of `size` elements from `start`.
+    value slice(const value& x, const std::vector<std::int64_t>& start, const shape_type& size) {
+        return tosa("slice", {x}, {x.t.d, size}, "size = " + int_list({size.begin(), size.end()}) + ", start = " + int_list(start));
     }
     value reshape(const value& x, const shape_type& s) {
         if (x.t.s == s) return x;
@@ -493,7 +479,6 @@ private:
         auto res = f(b, cargs);
         if (out_d == dtype::f16 || out_d == dtype::bf16) res = b.convert("arith.truncf", res, "f32", element_type(out_d, where_));
         body_ << "    linalg.yield " << res << " : " << element_type(out_d, where_) << "\n  } -> " << tensor_type(out, where_) << "\n";
-        ++stats_.linalg_generics;
         return {r_ssa, out};
     }
 
@@ -539,7 +524,6 @@ private:
     void lower_node(const graph::node& n) {
         where_ = "tensoracle-mlir: node " + n.label();
         if (!n.domain.empty() && n.domain != "ai.onnx") throw unsupported_error(where_, "domain '" + n.domain + "' is not lowered");
-        ++stats_.onnx_ops[n.op_type];
         const auto& op = n.op_type;
         auto in = [&](std::size_t k) { return get(n.inputs.at(k), "input"); };
 
@@ -1132,8 +1116,7 @@ private:
             out[a] = static_cast<std::size_t>(len);
         }
         if (std::all_of(sp.begin(), sp.end(), [](std::int64_t s) { return s == 1; })) {
-            std::vector<std::int64_t> size(out.begin(), out.end());
-            bind(n, 0, tosa("slice", {x}, {x.t.d, out}, "size = " + int_list(size) + ", start = " + int_list(st)));
+            bind(n, 0, slice(x, st, out));
             return;
         }
         // Strided (or reversed) slices: a linalg copy whose read map is start + step * d.
@@ -1173,19 +1156,18 @@ private:
         if (std::any_of(before.begin(), before.end(), [](std::int64_t p) { return p < 0; }) ||
             std::any_of(after.begin(), after.end(), [](std::int64_t p) { return p < 0; })) {
             // Negative pads crop: a tosa.slice first, then the positive pads.
-            std::vector<std::int64_t> start(r, 0), size(r, 0);
+            std::vector<std::int64_t> start(r, 0);
             shape_type cs = x.t.s;
             for (std::size_t i = 0; i < r; ++i) {
                 const auto b0 = std::max<std::int64_t>(0, -before[i]), e0 = std::max<std::int64_t>(0, -after[i]);
                 const auto len = static_cast<std::int64_t>(x.t.s[i]) - b0 - e0;
                 if (len < 1) throw unsupported_error(where_, "pads that crop dim " + std::to_string(i) + " to nothing");
                 start[i] = b0;
-                size[i] = len;
                 cs[i] = static_cast<std::size_t>(len);
                 before[i] = std::max<std::int64_t>(0, before[i]);
                 after[i] = std::max<std::int64_t>(0, after[i]);
             }
-            src = tosa("slice", {x}, {x.t.d, cs}, "size = " + int_list(size) + ", start = " + int_list(start));
+            src = slice(x, start, cs);
         }
         shape_type s = src.t.s;
         tensor padding = tensor::zeros(dtype::i64, {r, 2});
@@ -1221,7 +1203,6 @@ private:
         const std::string idx_map = "affine_map<(" + dims + ") -> (" + e + ")>";
         const auto dim = static_cast<std::int64_t>(data.t.s[axis]);
         const std::string data_ssa = data.ssa, data_ty = tensor_type(data.t, where_), ie = element_type(idx.t.d, where_);
-        const std::size_t out_rank = out.size();
         bind(n, 0, map({idx}, data.t.d, [&](body_builder& b, const std::vector<std::string>& a) {
             auto i = a[0];
             const auto neg = b.op("arith.cmpi slt,", {i, b.int_constant(0, ie)}, ie);
@@ -1242,7 +1223,6 @@ private:
             std::string cs;
             for (std::size_t k = 0; k < coords.size(); ++k) cs += (k ? ", " : "") + coords[k];
             b.line(v + " = tensor.extract " + data_ssa + "[" + cs + "] : " + data_ty);
-            (void)out_rank;
             // f16/bf16 results are truncated from f32 by map(): extend the element first.
             if (data.t.d == dtype::f16 || data.t.d == dtype::bf16) return b.convert("arith.extf", v, element_type(data.t.d, where_), "f32");
             return v;
@@ -1384,13 +1364,10 @@ private:
             const auto og = O / static_cast<std::size_t>(group);
             for (std::int64_t gi = 0; gi < group; ++gi) {
                 const auto g = static_cast<std::size_t>(gi);
-                auto xs = tosa("slice", {xh}, {dtype::f32, {N, xh.t.s[1], xh.t.s[2], cg}},
-                               "size = " + int_list({static_cast<std::int64_t>(N), static_cast<std::int64_t>(xh.t.s[1]), static_cast<std::int64_t>(xh.t.s[2]), static_cast<std::int64_t>(cg)}) +
-                                   ", start = " + int_list({0, 0, 0, static_cast<std::int64_t>(g * cg)}));
-                auto ws = tosa("slice", {w}, {dtype::f32, {og, w.t.s[1], w.t.s[2], w.t.s[3]}},
-                               "size = " + int_list({static_cast<std::int64_t>(og), static_cast<std::int64_t>(w.t.s[1]), static_cast<std::int64_t>(w.t.s[2]), static_cast<std::int64_t>(w.t.s[3])}) +
-                                   ", start = " + int_list({static_cast<std::int64_t>(g * og), 0, 0, 0}));
-                auto bs = tosa("slice", {bias}, {dtype::f32, {og}}, "size = [" + std::to_string(og) + "], start = [" + std::to_string(g * og) + "]");
+                const auto gc = static_cast<std::int64_t>(g * cg), go = static_cast<std::int64_t>(g * og);
+                auto xs = slice(xh, {0, 0, 0, gc}, {N, xh.t.s[1], xh.t.s[2], cg});
+                auto ws = slice(w, {go, 0, 0, 0}, {og, w.t.s[1], w.t.s[2], w.t.s[3]});
+                auto bs = slice(bias, {go}, {og});
                 auto yg = tosa("conv2d", {xs, transpose(ws, {0, 2, 3, 1}), bs}, {dtype::f32, {N, win.out[0], win.out[1], og}}, attrs);
                 if (gi == 0) {
                     y = yg;

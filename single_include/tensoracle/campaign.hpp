@@ -30,9 +30,12 @@
 #include <filesystem>
 #include <functional>
 #include <initializer_list>
+#include <istream>
 #include <memory>
+#include <ostream>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 // ---- begin tensoracle/campaign/process.hpp ----
@@ -924,6 +927,28 @@ inline int serve_case(const case_paths& c, const case_preparer& prepare, std::st
         return refuse(e, 1);
     }
     return 0;
+}
+
+/// The persistent-worker side of the protocol (docs/BACKENDS.md, section 2): reads
+/// `MODEL<TAB>INPUT_DIR<TAB>OUTPUT_DIR` lines from `in` until it ends and answers each
+/// with one JSON line on `out`, flushed. `serve` returns the reply's status word ("ok",
+/// "unsupported", "compile_failure", "runtime_error") and message; a line that is not a
+/// request is answered as a runtime error without calling it.
+inline void serve_worker_requests(std::istream& in, std::ostream& out,
+                                  const std::function<std::pair<std::string, std::string>(const case_paths&)>& serve) {
+    std::string line;
+    while (std::getline(in, line)) {
+        const auto t1 = line.find('\t');
+        const auto t2 = t1 == std::string::npos ? std::string::npos : line.find('\t', t1 + 1);
+        nlohmann::json reply;
+        if (t2 == std::string::npos) {
+            reply = {{"status", "runtime_error"}, {"message", "request is not MODEL<TAB>INPUTS<TAB>OUTPUTS"}};
+        } else {
+            const auto [status, message] = serve({line.substr(0, t1), line.substr(t1 + 1, t2 - t1 - 1), line.substr(t2 + 1), 0});
+            reply = {{"status", status}, {"message", message}};
+        }
+        out << reply.dump() << std::endl;
+    }
 }
 
 /// C++ callables as a backend (see serve_case). With `isolate` (the default) each case
