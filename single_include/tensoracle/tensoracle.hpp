@@ -1205,7 +1205,9 @@ struct hints {
     }
     /// Marks inputs as weights (see weight_inputs).
     hints& weights(std::initializer_list<std::size_t> slots) {
-        weight_inputs.insert(weight_inputs.end(), slots.begin(), slots.end());
+        // One push_back per slot, not a range insert: GCC 12 at -O3 reports a false
+        // -Wstringop-overflow on the inlined range insert into an empty vector.
+        for (const auto s : slots) weight_inputs.push_back(s);
         return *this;
     }
     [[nodiscard]] const input_hint* input(std::size_t i) const {
