@@ -784,6 +784,15 @@ int run_node_tests(campaign_args& a, const std::string& data, const std::string&
                                          : ours.status == to::io::case_status::failed ? "mismatch"
                                                                                       : "unsupported";
         row["reference"] = {{"outcome", ours_outcome}, {"reason", ours.reason}};
+        // The model's op types, so a figure can be restricted to the ops a backend covers
+        // (scripts/mlir-sweep --node-tests); a model the loader refuses has none listed.
+        try {
+            std::set<std::string> ops;
+            for (const auto& n : to::io::load_model(dir / "model.onnx").nodes) ops.insert(n.op_type);
+            row["ops"] = ops;
+        } catch (const std::exception&) {
+            row["ops"] = nlohmann::json::array();
+        }
         ++table["reference (ours)"][ours_outcome];
         const auto expected_files = to::io::detail::numbered_files(dir / "test_data_set_0", "output_");
         for (auto& b : backends) {

@@ -6,6 +6,7 @@
 //   tensoracle-mlir [--pipeline O0|opt] --emit DIR MODEL INPUT_DIR   a standalone reproducer in DIR (run.sh)
 //   tensoracle-mlir --bisect MODEL INPUT_DIR                         which opt passes make the outputs differ
 //   tensoracle-mlir --probe                                          prints what it runs, exits 0
+//   tensoracle-mlir --list-ops                                       the ONNX ops it lowers, one a line
 //
 // Each case: the kit's ONNX loader reads the model, backends/mlir/tosa_lowering.hpp writes
 // it as a TOSA module specialized to the inputs' shapes, `mlir-opt-15` runs the pipeline
@@ -413,7 +414,8 @@ int bisect(const fs::path& model, const fs::path& inputs) {
 
 int usage() {
     std::fputs("usage: tensoracle-mlir [--pipeline O0|opt] (MODEL INPUT_DIR OUTPUT_DIR | --worker | --emit DIR MODEL INPUT_DIR | --probe)\n"
-               "       tensoracle-mlir --bisect MODEL INPUT_DIR   (which opt passes make it differ from O0)\n", stderr);
+               "       tensoracle-mlir --bisect MODEL INPUT_DIR   (which opt passes make it differ from O0)\n"
+               "       tensoracle-mlir --list-ops                 (the ONNX ops the lowering covers)\n", stderr);
     return 2;
 }
 
@@ -442,6 +444,10 @@ int main(int argc, char** argv) {
             probe = true;
         } else if (a == "--bisect") {
             bisect_passes = true;
+        } else if (a == "--list-ops") {
+            // For configs and sweeps restricted to what the lowering covers (scripts/mlir-sweep).
+            for (const auto& op : tensoracle::backends::mlir_tosa::lowered_op_types()) std::printf("%s\n", op.c_str());
+            return 0;
         } else if (a == "--emit" && i + 1 < argc) {
             emit_dir = argv[++i];
         } else if (a.rfind("--", 0) == 0) {

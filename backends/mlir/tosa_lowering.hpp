@@ -91,7 +91,7 @@ struct value {
 /// An array attribute of integers: [1, 2, 3].
 [[nodiscard]] inline std::string int_list(const std::vector<std::int64_t>& v) {
     std::string s = "[";
-    for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+    for (std::size_t i = 0; i < v.size(); ++i) { s += (i ? ", " : ""); s += std::to_string(v[i]); }
     return s + "]";
 }
 
@@ -204,6 +204,14 @@ using scalar_fn = std::function<std::string(body_builder&, const std::vector<std
 
 /// The ONNX ops the lowering handles (some attribute and type combinations of them
 /// are still refused as unsupported, with the reason).
+/// An affine dimension's name, "d<i>". Built by appending: GCC 12 at -O2 and above reports
+/// a false -Wrestrict on `"d" + std::to_string(i)` (a prepend into a temporary).
+[[nodiscard]] inline std::string affine_dim(std::size_t i) {
+    std::string s = "d";
+    s += std::to_string(i);
+    return s;
+}
+
 [[nodiscard]] inline const std::vector<std::string>& lowered_op_types() {
     static const std::vector<std::string> ops{
         "Abs", "Add", "And", "ArgMax", "ArgMin", "Atan", "AveragePool", "BatchNormalization", "Cast", "Ceil", "Clip", "Concat",
@@ -367,6 +375,7 @@ private:
 
     /// `"tosa.op"(ins) {attrs} : (types) -> out`.
     value tosa(const std::string& op, const std::vector<value>& ins, const vtype& out, const std::string& attrs = "") {
+        tosa_can_express(op, ins, out);
         const auto r = fresh();
         body_ << "  " << r << " = \"tosa." << op << "\"(";
         for (std::size_t i = 0; i < ins.size(); ++i) body_ << (i ? ", " : "") << ins[i].ssa;
@@ -377,9 +386,33 @@ private:
         body_ << ") -> " << tensor_type(out, where_) << "\n";
         return {r, out};
     }
+    /// What MLIR 15's TOSA dialect rejects, refused before mlir-opt sees it: float64 is
+    /// no TOSA type, and ops carry rank limits (reductions, argmax and tile up to 4-D,
+    /// slice and transpose up to 6-D). Callers route such values through
+    /// linalg where they can; the rest is unsupported, with the op and the type.
+    void tosa_can_express(const std::string& op, const std::vector<value>& ins, const vtype& out) const {
+        auto check = [&](const vtype& t) {
+            if (t.d == dtype::f64) throw unsupported_error(where_, "tosa." + op + " on float64 (no TOSA type in MLIR 15)");
+            const bool upto4 = op.rfind("reduce_", 0) == 0 || op == "argmax" || op == "tile";
+            const bool upto6 = op == "slice" || op == "transpose";
+            const std::size_t limit = upto4 ? 4 : 6;
+            if ((upto4 || upto6) && t.rank() > limit) {
+                throw unsupported_error(where_, "tosa." + op + " on a rank-" + std::to_string(t.rank()) + " tensor (MLIR 15 takes up to " +
+                                                    std::to_string(limit) + "-D)");
+            }
+        };
+        for (const auto& v : ins) check(v.t);
+        check(out);
+    }
     value tosa_const(const tensor& t) {
         const vtype vt{t.element_dtype(), t.shape()};
         const auto r = fresh();
+        if (vt.d == dtype::f64) {
+            // No TOSA type: a builtin tensor constant, which linalg consumers read alike.
+            body_ << "  " << r << " = arith.constant " << dense_literal(t, where_) << "\n";
+            return {r, vt};
+        }
+        tosa_can_express("const", {}, vt);
         body_ << "  " << r << " = \"tosa.const\"() {value = " << dense_literal(t, where_) << "} : () -> " << tensor_type(vt, where_) << "\n";
         return {r, vt};
     }
@@ -430,13 +463,18 @@ private:
         const vtype out{out_d, s};
         const std::size_t r = s.size();
         std::string dims;
-        for (std::size_t i = 0; i < r; ++i) dims += (i ? ", " : "") + ("d" + std::to_string(i));
+        for (std::size_t i = 0; i < r; ++i) { dims += (i ? ", " : ""); dims += affine_dim(i); }
         if (maps.empty()) {
             for (const auto& v : ins) {
+                if (v.t.rank() > r) {
+                    throw error(where_, "an input of rank " + std::to_string(v.t.rank()) + " is read over a rank-" + std::to_string(r) +
+                                            " result (no broadcast)");
+                }
                 std::string e;
                 for (std::size_t i = 0; i < v.t.rank(); ++i) {
                     const std::size_t od = r - v.t.rank() + i;
-                    e += (i ? ", " : "") + (v.t.s[i] == 1 && s[od] != 1 ? std::string("0") : "d" + std::to_string(od));
+                    e += (i ? ", " : "");
+                    e += (v.t.s[i] == 1 && s[od] != 1 ? std::string("0") : affine_dim(od));
                 }
                 maps.push_back("affine_map<(" + dims + ") -> (" + e + ")>");
             }
@@ -445,7 +483,7 @@ private:
         const auto init = fresh();
         std::vector<std::int64_t> sz(s.begin(), s.end());
         std::string szs;
-        for (std::size_t i = 0; i < sz.size(); ++i) szs += (i ? ", " : "") + std::to_string(sz[i]);
+        for (std::size_t i = 0; i < sz.size(); ++i) { szs += (i ? ", " : ""); szs += std::to_string(sz[i]); }
         body_ << "  " << init << " = linalg.init_tensor [" << szs << "] : " << tensor_type(out, where_) << "\n";
         const auto r_ssa = fresh();
         body_ << "  " << r_ssa << " = linalg.generic {indexing_maps = [";
@@ -471,13 +509,30 @@ private:
         }
         if (out_d == dtype::f64) compute = "f64";
         body_builder b(body_, counter_, compute);
+        // Float inputs of several widths (BatchNormalization's T and T1 may differ): all
+        // extended to the compute type, the result truncated back to the output's.
+        // (Only among the inputs: an op converting one type to another, Cast, does its own.)
+        bool any_f64 = false, any_narrower = false;
+        for (const auto& v : ins) {
+            any_f64 = any_f64 || v.t.d == dtype::f64;
+            any_narrower = any_narrower || (is_float(v.t.d) && v.t.d != dtype::f64);
+        }
+        const bool mixed = any_f64 && any_narrower;
         std::vector<std::string> cargs;
         for (std::size_t i = 0; i < ins.size(); ++i) {
             const auto d = ins[i].t.d;
-            cargs.push_back((d == dtype::f16 || d == dtype::bf16) ? b.convert("arith.extf", args[i], element_type(d, where_), "f32") : args[i]);
+            if (mixed && is_float(d) && d != dtype::f64) {
+                cargs.push_back(b.convert("arith.extf", args[i], element_type(d, where_), "f64"));
+            } else {
+                cargs.push_back((d == dtype::f16 || d == dtype::bf16) ? b.convert("arith.extf", args[i], element_type(d, where_), "f32") : args[i]);
+            }
         }
         auto res = f(b, cargs);
-        if (out_d == dtype::f16 || out_d == dtype::bf16) res = b.convert("arith.truncf", res, "f32", element_type(out_d, where_));
+        if (mixed && is_float(out_d) && out_d != dtype::f64) {
+            res = b.convert("arith.truncf", res, "f64", element_type(out_d, where_));
+        } else if (out_d == dtype::f16 || out_d == dtype::bf16) {
+            res = b.convert("arith.truncf", res, "f32", element_type(out_d, where_));
+        }
         body_ << "    linalg.yield " << res << " : " << element_type(out_d, where_) << "\n  } -> " << tensor_type(out, where_) << "\n";
         return {r_ssa, out};
     }
@@ -722,12 +777,23 @@ private:
                     hi_k = static_cast<int>(ins.size());
                     ins.push_back(in(2));
                 }
+                // A bound is one element (ONNX: a scalar; a [1] tensor is read alike), at
+                // index 0 of every dim whatever the ranks of x and the bound.
+                std::string dims;
+                for (std::size_t i = 0; i < x.t.rank(); ++i) { dims += (i ? ", " : ""); dims += affine_dim(i); }
+                std::vector<std::string> maps{"affine_map<(" + dims + ") -> (" + dims + ")>"};
+                for (std::size_t k = 1; k < ins.size(); ++k) {
+                    if (ins[k].t.elements() != 1) throw error(where_, "a Clip bound of " + std::to_string(ins[k].t.elements()) + " elements");
+                    std::string zeros;
+                    for (std::size_t i = 0; i < ins[k].t.rank(); ++i) zeros += i ? ", 0" : "0";
+                    maps.push_back("affine_map<(" + dims + ") -> (" + zeros + ")>");
+                }
                 bind(n, 0, map(ins, x.t.d, [lo_k, hi_k](body_builder& b, const std::vector<std::string>& a) {
                     std::string y = a[0];
                     if (lo_k >= 0) y = b.select(b.cmpf("olt", y, a[static_cast<std::size_t>(lo_k)]), a[static_cast<std::size_t>(lo_k)], y);
                     if (hi_k >= 0) y = b.select(b.cmpf("ogt", y, a[static_cast<std::size_t>(hi_k)]), a[static_cast<std::size_t>(hi_k)], y);
                     return y;
-                }, x.t.s));
+                }, x.t.s, maps));
                 return;
             }
             if (present(n, 1)) lo = constant_input(n, 1, "Clip's min").cast(dtype::f64).values<double>()[0];
@@ -871,8 +937,10 @@ private:
             // TOSA 15 tiles ranks 1-4: a linalg copy reading index mod dim.
             std::string dims, e;
             for (std::size_t i = 0; i < s.size(); ++i) {
-                dims += (i ? ", " : "") + ("d" + std::to_string(i));
-                e += (i ? ", " : "") + ("d" + std::to_string(i) + " mod " + std::to_string(x.t.s[i]));
+                dims += (i ? ", " : "");
+                dims += affine_dim(i);
+                e += (i ? ", " : "");
+                e += (affine_dim(i) + " mod " + std::to_string(x.t.s[i]));
             }
             bind(n, 0, map({x}, x.t.d, [](body_builder&, const std::vector<std::string>& a) { return a[0]; }, s, {"affine_map<(" + dims + ") -> (" + e + ")>"}));
             return;
@@ -950,7 +1018,7 @@ private:
             if (x.t.rank() < 2) throw error(where_, "rank " + std::to_string(x.t.rank()) + " input");
             // The per-channel parameters read along dim 1.
             std::string dims;
-            for (std::size_t i = 0; i < x.t.rank(); ++i) dims += (i ? ", " : "") + ("d" + std::to_string(i));
+            for (std::size_t i = 0; i < x.t.rank(); ++i) { dims += (i ? ", " : ""); dims += affine_dim(i); }
             const std::string id = "affine_map<(" + dims + ") -> (" + dims + ")>";
             const std::string ch = "affine_map<(" + dims + ") -> (d1)>";
             bind(n, 0, map({x, scale, bias, mean, var}, x.t.d, [eps](body_builder& b, const std::vector<std::string>& a) {
@@ -1122,8 +1190,10 @@ private:
         // Strided (or reversed) slices: a linalg copy whose read map is start + step * d.
         std::string dims, e;
         for (std::size_t i = 0; i < r; ++i) {
-            dims += (i ? ", " : "") + ("d" + std::to_string(i));
-            e += (i ? ", " : "") + ("d" + std::to_string(i) + " * " + std::to_string(sp[i]) + " + " + std::to_string(st[i]));
+            dims += (i ? ", " : "");
+            dims += affine_dim(i);
+            e += (i ? ", " : "");
+            e += (affine_dim(i) + " * " + std::to_string(sp[i]) + " + " + std::to_string(st[i]));
         }
         bind(n, 0, map({x}, x.t.d, [](body_builder&, const std::vector<std::string>& a) { return a[0]; }, out, {"affine_map<(" + dims + ") -> (" + e + ")>"}));
     }
@@ -1198,8 +1268,8 @@ private:
         // (negative indices count from the end, as ONNX says).
         const auto q = idx.t.rank();
         std::string dims, e;
-        for (std::size_t i = 0; i < out.size(); ++i) dims += (i ? ", " : "") + ("d" + std::to_string(i));
-        for (std::size_t i = 0; i < q; ++i) e += (i ? ", " : "") + ("d" + std::to_string(axis + i));
+        for (std::size_t i = 0; i < out.size(); ++i) { dims += (i ? ", " : ""); dims += affine_dim(i); }
+        for (std::size_t i = 0; i < q; ++i) { e += (i ? ", " : ""); e += affine_dim(axis + i); }
         const std::string idx_map = "affine_map<(" + dims + ") -> (" + e + ")>";
         const auto dim = static_cast<std::int64_t>(data.t.s[axis]);
         const std::string data_ssa = data.ssa, data_ty = tensor_type(data.t, where_), ie = element_type(idx.t.d, where_);
@@ -1221,7 +1291,7 @@ private:
             }
             const auto v = b.fresh();
             std::string cs;
-            for (std::size_t k = 0; k < coords.size(); ++k) cs += (k ? ", " : "") + coords[k];
+            for (std::size_t k = 0; k < coords.size(); ++k) { cs += (k ? ", " : ""); cs += coords[k]; }
             b.line(v + " = tensor.extract " + data_ssa + "[" + cs + "] : " + data_ty);
             // f16/bf16 results are truncated from f32 by map(): extend the element first.
             if (data.t.d == dtype::f16 || data.t.d == dtype::bf16) return b.convert("arith.extf", v, element_type(data.t.d, where_), "f32");

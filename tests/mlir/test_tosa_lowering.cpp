@@ -186,3 +186,33 @@ TEST_CASE("mlir lowering: ops of ranks above 4 reduce, tile and argmax through 3
     const auto a = lower(one_node("ArgMax", {{2, 1, 3, 2, 2}}, {{"axis", std::int64_t{2}}}));
     CHECK(a.find("(tensor<2x3x4xf32>) -> tensor<2x4xi32>") != std::string::npos);
 }
+
+TEST_CASE("mlir lowering: float64 constants are builtin, TOSA ops on float64 or past their ranks refused") {
+    // MLIR 15's TOSA has no f64: a f64 weight is an arith.constant that linalg reads.
+    auto g = one_node("Mul", {{3}}, {}, dtype::f64);
+    g.initializers.emplace("c", tensor::zeros(dtype::f64, {3}));
+    g.nodes[0].inputs.push_back("c");
+    const auto text = lower(g);
+    CHECK(text.find("arith.constant dense<") != std::string::npos);
+    CHECK(text.find("\"tosa.const\"") == std::string::npos);
+    // What would reach mlir-opt as invalid TOSA is unsupported, with the op, type or rank.
+    CHECK_THROWS_WITH_AS((void)lower(one_node("Transpose", {{2, 3}}, {}, dtype::f64)), doctest::Contains("tosa.transpose on float64"),
+                         tensoracle::unsupported_error);
+    CHECK_THROWS_WITH_AS((void)lower(one_node("Softmax", {{2, 2, 2, 2, 3}})), doctest::Contains("tosa.reduce_max on a rank-5 tensor"),
+                         tensoracle::unsupported_error);
+}
+
+TEST_CASE("mlir lowering: Clip reads one-element bounds of any rank") {
+    // x of rank 0, a computed max of shape [1]: the bound is read at index 0 (no broadcast
+    // of a wider input over a narrower result).
+    tg::graph g = one_node("Clip", {{}}, {}, dtype::f32);
+    g.inputs.push_back({"hi", dtype::f32, tensoracle::shape_type{1}});
+    g.nodes[0].inputs = {"x0", "", "hi"};
+    const auto text = lower(g);
+    CHECK(text.find("affine_map<() -> (0)>") != std::string::npos);
+    // A bound of several elements is no ONNX Clip.
+    tg::graph wide = one_node("Clip", {{3}}, {}, dtype::f32);
+    wide.inputs.push_back({"hi", dtype::f32, tensoracle::shape_type{3}});
+    wide.nodes[0].inputs = {"x0", "", "hi"};
+    CHECK_THROWS_WITH_AS((void)lower(wide), doctest::Contains("a Clip bound of 3 elements"), tensoracle::error);
+}
