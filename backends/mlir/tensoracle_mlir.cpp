@@ -221,6 +221,9 @@ lowered lower_case(const fs::path& model, const fs::path& inputs) {
         types.push_back({l.inputs.back().element_dtype(), l.inputs.back().shape()});
     }
     tm::lowering low(l.g, types);
+    std::map<std::string, to::tensor, std::less<>> values;
+    for (std::size_t k = 0; k < l.g.inputs.size(); ++k) values.emplace(l.g.inputs[k].name, l.inputs[k]);
+    low.specialize_inputs(std::move(values));
     l.module = low.module_text();
     l.outputs = low.output_types();
     return l;

@@ -233,6 +233,12 @@ public:
     /// The lowering reads the graph it is given until module_text() returns: not a temporary.
     lowering(const graph::graph&& g, std::vector<vtype> input_types) = delete;
 
+    /// Values of graph inputs known while compiling: the worker compiles one module per case,
+    /// so an integer or bool input that an op reads as a shape, axes, pads, repeats or a flag
+    /// is specialized to the case's value, as the module is to its shapes. Only those reads
+    /// use it (constant_input); the data still arrives through @graph's arguments.
+    void specialize_inputs(std::map<std::string, tensor, std::less<>> values) { input_values_ = std::move(values); }
+
     /// The module's text; throws unsupported_error (what TOSA cannot express) or error.
     [[nodiscard]] std::string module_text() {
         const std::string where = "tensoracle-mlir: lowering";
@@ -254,7 +260,18 @@ public:
         }
         for (const auto i : g_.topological_order()) lower_node(g_.nodes[i]);
         std::vector<value> outs;
-        for (const auto& o : g_.outputs) outs.push_back(get(o.name, "graph output"));
+        std::set<std::string> returned;
+        for (const auto& o : g_.outputs) {
+            auto v = get(o.name, "graph output");
+            // An output that is a graph input, or a value already returned: a copy of its
+            // own, since one-shot-bufferize refuses a function returning one buffer twice
+            // ("input IR has RaW conflict"), as when identity Transposes alias two outputs.
+            if (v.ssa.rfind("%arg", 0) == 0 || !returned.insert(v.ssa).second) {
+                v = map({v}, v.t.d, [](body_builder&, const std::vector<std::string>& a) { return a[0]; });
+                returned.insert(v.ssa);
+            }
+            outs.push_back(v);
+        }
         output_types_.clear();
         for (const auto& o : outs) output_types_.push_back(o.t);
 
@@ -286,6 +303,7 @@ private:
     std::vector<vtype> output_types_;
     std::map<std::string, value, std::less<>> env_;
     std::map<std::string, tensor, std::less<>> consts_;  ///< values known while compiling (initializers, Constant)
+    std::map<std::string, tensor, std::less<>> input_values_;  ///< graph inputs' values (specialize_inputs)
     std::ostringstream body_;
     int counter_ = 0;
     std::string where_;  ///< the node being lowered, for messages
@@ -315,10 +333,12 @@ private:
     const tensor& constant_input(const graph::node& n, std::size_t k, const std::string& what) {
         if (k >= n.inputs.size() || n.inputs[k].empty()) throw error(where_, what + " is absent");
         const auto it = consts_.find(n.inputs[k]);
-        if (it == consts_.end()) {
-            throw unsupported_error(where_, what + " ('" + n.inputs[k] + "') is computed at run time; TOSA's shapes and attributes are static");
+        if (it != consts_.end()) return it->second;
+        if (const auto v = input_values_.find(n.inputs[k]); v != input_values_.end() && env_.count(n.inputs[k])) {
+            const auto d = v->second.element_dtype();
+            if (!is_float(d)) return v->second;
         }
-        return it->second;
+        throw unsupported_error(where_, what + " ('" + n.inputs[k] + "') is computed at run time; TOSA's shapes and attributes are static");
     }
     [[nodiscard]] std::vector<std::int64_t> ints_of(const tensor& t) const {
         const auto c = t.cast(dtype::i64);
@@ -387,8 +407,8 @@ private:
         return {r, out};
     }
     /// What MLIR 15's TOSA dialect rejects, refused before mlir-opt sees it: float64 is
-    /// no TOSA type, and ops carry rank limits (reductions, argmax and tile up to 4-D,
-    /// slice and transpose up to 6-D). Callers route such values through
+    /// no TOSA type, and ops carry rank limits (reductions, argmax and tile 1-D to 4-D,
+    /// slice and transpose 1-D to 6-D). Callers route such values through
     /// linalg where they can; the rest is unsupported, with the op and the type.
     void tosa_can_express(const std::string& op, const std::vector<value>& ins, const vtype& out) const {
         auto check = [&](const vtype& t) {
@@ -396,6 +416,7 @@ private:
             const bool upto4 = op.rfind("reduce_", 0) == 0 || op == "argmax" || op == "tile";
             const bool upto6 = op == "slice" || op == "transpose";
             const std::size_t limit = upto4 ? 4 : 6;
+            if ((upto4 || upto6) && t.rank() == 0) throw unsupported_error(where_, "tosa." + op + " on a rank-0 tensor (MLIR 15 takes 1-D and up)");
             if ((upto4 || upto6) && t.rank() > limit) {
                 throw unsupported_error(where_, "tosa." + op + " on a rank-" + std::to_string(t.rank()) + " tensor (MLIR 15 takes up to " +
                                                     std::to_string(limit) + "-D)");
@@ -762,6 +783,26 @@ private:
         if (op == "Clip") {
             only_outputs(n, 1);
             const auto x = in(0);
+            if (x.t.d == dtype::i8 || x.t.d == dtype::i16 || x.t.d == dtype::i32 || x.t.d == dtype::i64) {
+                // Integer Clip: signed compares against the constant bounds, exact.
+                std::optional<std::int64_t> lo_i, hi_i;
+                if (present(n, 1)) lo_i = ints_of(constant_input(n, 1, "Clip's min")).at(0);
+                if (present(n, 2)) hi_i = ints_of(constant_input(n, 2, "Clip's max")).at(0);
+                const std::string et = element_type(x.t.d, where_);
+                bind(n, 0, map({x}, x.t.d, [lo_i, hi_i, et](body_builder& b, const std::vector<std::string>& a) {
+                    std::string y = a[0];
+                    if (lo_i) {
+                        const auto l = b.int_constant(*lo_i, et);
+                        y = b.select(b.op("arith.cmpi slt,", {y, l}, et), l, y, et);
+                    }
+                    if (hi_i) {
+                        const auto h = b.int_constant(*hi_i, et);
+                        y = b.select(b.op("arith.cmpi sgt,", {y, h}, et), h, y, et);
+                    }
+                    return y;
+                }));
+                return;
+            }
             require_float(x);
             double lo = -std::numeric_limits<double>::infinity(), hi = std::numeric_limits<double>::infinity();
             const bool computed = (present(n, 1) && !consts_.count(n.inputs[1])) || (present(n, 2) && !consts_.count(n.inputs[2]));
@@ -1585,11 +1626,9 @@ private:
         if (op == "ReduceL1") x = tosa("abs", {x}, x.t);
         if (op == "ReduceL2" || op == "ReduceSumSquare") x = tosa("mul", {x, x}, x.t, "shift = 0 : i32");
         const std::string base = (op == "ReduceL1" || op == "ReduceL2" || op == "ReduceSumSquare" || op == "ReduceLogSum") ? "ReduceSum" : op;
-        if (r == 0) {
-            bind(n, 0, x);
-            return;
-        }
-        auto y = reduce(base, x, axes, keepdims);
+        // A rank-0 input has nothing to reduce, but ReduceL2 and ReduceLogSum still apply
+        // their sqrt and log (log(x), not x).
+        auto y = r == 0 ? x : reduce(base, x, axes, keepdims);
         if (op == "ReduceL2") y = map({y}, y.t.d, [](body_builder& b, const std::vector<std::string>& v) { return b.op("math.sqrt", {v[0]}); });
         if (op == "ReduceLogSum") y = map({y}, y.t.d, [](body_builder& b, const std::vector<std::string>& v) { return b.op("math.log", {v[0]}); });
         bind(n, 0, y);
@@ -1598,7 +1637,8 @@ private:
     void lower_arg(const graph::node& n, value x) {
         require_float(x);
         require_tosa_type(x);
-        if (attr_i(n, "select_last_index", 0) != 0) throw unsupported_error(where_, "select_last_index (tosa.argmax keeps the first)");
+        // select_last_index: the first maximum of x reversed along the axis is the last of x.
+        const bool last = attr_i(n, "select_last_index", 0) != 0;
         const auto r = x.t.rank();
         if (r == 0) throw error(where_, "a rank-0 input");
         const auto axis = static_cast<std::size_t>(norm_axis(attr_i(n, "axis", 0), r));
@@ -1609,14 +1649,21 @@ private:
         }
         value y;
         if (r <= 4) {
-            y = tosa("argmax", {x}, {dtype::i32, s}, "axis = " + std::to_string(axis) + " : i64");
+            const std::string ax = "axis = " + std::to_string(axis) + " : i64";
+            y = tosa("argmax", {last ? tosa("reverse", {x}, x.t, ax) : x}, {dtype::i32, s}, ax);
         } else {
             // TOSA 15's argmax takes ranks 1-4: a [outer, dim, inner] view.
             const auto [outer, inner] = outer_inner(x.t.s, axis);
-            y = tosa("argmax", {reshape(x, {outer, x.t.s[axis], inner})}, {dtype::i32, {outer, inner}}, "axis = 1 : i64");
+            auto v = reshape(x, {outer, x.t.s[axis], inner});
+            if (last) v = tosa("reverse", {v}, v.t, "axis = 1 : i64");
+            y = tosa("argmax", {v}, {dtype::i32, {outer, inner}}, "axis = 1 : i64");
             y = reshape(y, s);
         }
-        y = map({y}, dtype::i64, [](body_builder& b, const std::vector<std::string>& v) { return b.convert("arith.extsi", v[0], "i32", "i64"); });
+        const auto top = static_cast<std::int64_t>(x.t.s[axis]) - 1;
+        y = map({y}, dtype::i64, [last, top](body_builder& b, const std::vector<std::string>& v) {
+            const auto i = b.convert("arith.extsi", v[0], "i32", "i64");
+            return last ? b.op("arith.subi", {b.int_constant(top, "i64"), i}, "i64") : i;
+        });
         if (attr_i(n, "keepdims", 1) != 0) {
             auto k = x.t.s;
             k[axis] = 1;
