@@ -767,6 +767,18 @@ private:
             std::vector<value> xs;
             for (std::size_t k = 0; k < n.inputs.size(); ++k) xs.push_back(in(k));
             if ((op == "Sum" || op == "Mean") && !is_float(xs[0].t.d)) require_float(xs[0]);
+            if ((op == "Sum" || op == "Mean") && (xs[0].t.d == dtype::f16 || xs[0].t.d == dtype::bf16)) {
+                // One linalg body over all inputs: summed in f32 and rounded once, as the
+                // other f16/bf16 element-wise ops here (a chain of f16 tosa.add rounds at
+                // every step and drifts from the reference by an ulp or more).
+                const double cnt = op == "Mean" ? static_cast<double>(xs.size()) : 1.0;
+                bind(n, 0, map(xs, xs[0].t.d, [cnt](body_builder& b, const std::vector<std::string>& x) {
+                    std::string acc = x[0];
+                    for (std::size_t k = 1; k < x.size(); ++k) acc = b.op("arith.addf", {acc, x[k]});
+                    return cnt == 1.0 ? acc : b.op("arith.divf", {acc, b.constant(cnt)});
+                }));
+                return;
+            }
             value acc = xs[0];
             const std::string t = op == "Max" ? "maximum" : op == "Min" ? "minimum" : "add";
             const bool linalg = xs[0].t.d == dtype::f64 || xs[0].t.d == dtype::i8 || xs[0].t.d == dtype::i16;
