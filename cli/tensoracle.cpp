@@ -51,6 +51,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <random>
@@ -1035,9 +1036,34 @@ int run_mutate(const mutate_args& a) {
 }
 }  // namespace
 
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool built_with_address_sanitizer = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool built_with_address_sanitizer = true;
+#else
+constexpr bool built_with_address_sanitizer = false;
+#endif
+#else
+constexpr bool built_with_address_sanitizer = false;
+#endif
+
 int main(int argc, char** argv) {
     CLI::App app{"tensoracle: test kit for deep-learning compilers and AD engines"};
     app.require_subcommand(1);
+    app.fallthrough();  // the options below may follow the subcommand
+    std::string memory_limit;
+    app.add_option("--memory-limit", memory_limit,
+                   "Memory budget of the reference: bytes, a size (512M, 8G) or a percentage of physical memory (50%). A tensor "
+                   "or node over it is an error naming the node, op, shape and bytes; campaigns label such a case "
+                   "reference_skipped. Workers started from here get it too (TENSORACLE_MEMORY_LIMIT). Default: "
+                   "$TENSORACLE_MEMORY_LIMIT, else half of physical memory");
+    std::string backend_memory_limit;
+    app.add_option("--backend-memory-limit", backend_memory_limit,
+                   "Memory each process started here (backends, workers, check commands) may allocate (RLIMIT_DATA): a size as "
+                   "for --memory-limit, or none. A backend over it fails an allocation and is labelled out of memory, instead "
+                   "of the machine's OOM killer ending the campaign. Default: the memory budget (none in AddressSanitizer "
+                   "builds, whose shadow memory counts against the limit)");
 #ifdef TENSORACLE_WITH_BLAS
     bool blas = false;
     app.add_flag("--blas", blas,
@@ -1194,6 +1220,27 @@ int main(int argc, char** argv) {
     cv_cmd->add_option("outputs", cv_outputs, "Folder to write output_<k>.pb into")->required();
 
     CLI11_PARSE(app, argc, argv);
+    if (!memory_limit.empty()) {
+        try {
+            to::set_memory_limit(to::parse_memory_size(memory_limit, "--memory-limit"));
+        } catch (const to::error& e) {
+            std::fprintf(stderr, "%s\n", e.what());
+            return 2;
+        }
+        ::setenv("TENSORACLE_MEMORY_LIMIT", memory_limit.c_str(), 1);  // for the workers this process starts
+    }
+    try {
+        if (backend_memory_limit == "none") {
+            to::campaign::set_backend_memory_limit(0);
+        } else if (!backend_memory_limit.empty()) {
+            to::campaign::set_backend_memory_limit(to::parse_memory_size(backend_memory_limit, "--backend-memory-limit"));
+        } else if (!built_with_address_sanitizer && to::memory_limit() != std::numeric_limits<std::uint64_t>::max()) {
+            to::campaign::set_backend_memory_limit(to::memory_limit());
+        }
+    } catch (const to::error& e) {
+        std::fprintf(stderr, "%s\n", e.what());
+        return 2;
+    }
 #ifdef TENSORACLE_WITH_BLAS
     if (blas) tensoracle::use_blas_fast_paths();
 #endif

@@ -10,6 +10,7 @@
 #include "tensoracle/core/dtype.hpp"
 #include "tensoracle/core/error.hpp"
 #include "tensoracle/core/float16.hpp"
+#include "tensoracle/core/memory.hpp"
 #include "tensoracle/core/rng.hpp"
 #include "tensoracle/core/tensor.hpp"
 #include "tensoracle/core/value_cast.hpp"

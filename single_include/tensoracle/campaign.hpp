@@ -54,6 +54,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -63,6 +64,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstdint>
 #include <cstring>
 #include <functional>
 #include <mutex>
@@ -139,6 +141,19 @@ struct process_result {
     double seconds = 0.0;
     std::string error_message;  ///< when not started: why
 };
+
+namespace detail {
+inline std::atomic<std::uint64_t> child_memory_limit{0};
+}  // namespace detail
+
+/// The memory every process the kit starts from now on may use (a backend, a worker,
+/// a check command, and what they start): bytes of data segment and private writable
+/// mappings (RLIMIT_DATA: heap and malloc's mmaps, not the address space reserved
+/// with no access that JITs, V8 and sanitizers map, which RLIMIT_AS would count).
+/// A system under test that eats the machine then fails an allocation and ends as a
+/// classified failure, instead of the OOM killer ending the campaign. 0: no limit.
+inline void set_backend_memory_limit(std::uint64_t bytes) { detail::child_memory_limit.store(bytes); }
+[[nodiscard]] inline std::uint64_t backend_memory_limit() { return detail::child_memory_limit.load(); }
 
 struct process_options {
     double timeout_seconds = 10.0;
@@ -262,6 +277,10 @@ spawned spawn(Body&& body, const char* where) {
         for (const int fd : live.parent_ends) ::close(fd);
         live.parent_ends.clear();  // no allocation; this child's own children start from none
         live.busy.clear();
+        if (const std::uint64_t limit = child_memory_limit.load(); limit != 0) {
+            const rlimit r{static_cast<rlim_t>(limit), static_cast<rlim_t>(limit)};
+            ::setrlimit(RLIMIT_DATA, &r);
+        }
         ::setpgid(0, 0);
         ::signal(SIGPIPE, SIG_DFL);
         // dup2 leaves the copy without close-on-exec; a pipe end already on its number keeps it.
@@ -2385,7 +2404,25 @@ inline void write_model(const graph::graph& g, const std::map<std::string, tenso
 [[nodiscard]] inline backend_run run_on(backend& b, const std::filesystem::path& dir, const std::string& out_name, std::size_t outputs, double timeout) {
     case_paths p{dir / "model.onnx", dir / "inputs", dir / out_name, outputs};
     reset_dir(p.outputs);
-    return b.run(p, timeout);
+    auto r = b.run(p, timeout);
+    // A failure under the backends' memory limit says so: the system under test asked
+    // for more than it was given (set_backend_memory_limit), it did not break by itself.
+    if (const auto limit = backend_memory_limit();
+        limit != 0 && (r.status == run_status::crash || r.status == run_status::runtime_error || r.status == run_status::compile_failure)) {
+        const std::string text = r.message + "\n" + r.process.err;
+        bool oom = false;
+        for (const char* sign : {"bad_alloc", "Cannot allocate memory", "out of memory", "Out of memory", "failed to allocate", "Failed to allocate",
+                                 "OOM", "ENOMEM", "mmap failed", "allocation failed", "MemoryError", "memory exhausted"}) {
+            oom = oom || text.find(sign) != std::string::npos;
+        }
+        if (oom) {
+            r.message += "; out of memory under the backends' limit of " + memory_size_text(limit) + " (--backend-memory-limit)";
+        } else if (r.status == run_status::crash) {
+            // A process that cannot map what it needs may die of a signal without a word.
+            r.message += "; it ran under the backends' memory limit of " + memory_size_text(limit) + " (--backend-memory-limit)";
+        }
+    }
+    return r;
 }
 
 /// The graph with every node output also a graph output (Polygraphy's "mark all").
@@ -3108,6 +3145,11 @@ private:
                 if (!derived && plan.by != derivation_plan::kind::fresh) line["derivation_failed"] = why;
             }
             c = derived ? std::move(*derived) : io::make_case(gen_, o_.seed, index, stats);
+        } catch (const memory_error& e) {
+            // The reference cannot afford the case within the memory budget: not a
+            // backend's failure, and not the generator's.
+            line["reference_skipped"] = e.what();
+            return line;
         } catch (const std::exception& e) {
             line["generation_error"] = e.what();
             return line;
@@ -3398,6 +3440,9 @@ public:
            << " cases (seed " << s["seed"].get<std::uint64_t>() << ", config " << s["config_hash"].get<std::string>() << ", level "
            << s["level"].get<double>() << ")\n";
         if (s["generation_errors"].get<std::size_t>() > 0) os << "generation errors: " << s["generation_errors"].get<std::size_t>() << "\n";
+        if (s.value("reference_skipped", std::size_t{0}) > 0) {
+            os << "reference_skipped: " << s["reference_skipped"].get<std::size_t>() << " (over the memory budget, --memory-limit)\n";
+        }
         if (s.contains("rewrites")) os << rewrite_text(s["rewrites"]);
         if (s.contains("guide")) {
             const auto& g = s["guide"];
@@ -3540,7 +3585,7 @@ inline nlohmann::json write_summary(const summary_scope& sc) {
     // Guided campaigns: each case's derivation and features, to count what each way of making cases found first.
     std::vector<std::tuple<std::uint64_t, std::string, std::vector<std::string>>> derivations;
     bool guided = false;
-    std::size_t cases = 0, generation_errors = 0, mutants = 0, mutants_skipped = 0, mutants_invalid = 0;
+    std::size_t cases = 0, generation_errors = 0, reference_skipped = 0, mutants = 0, mutants_skipped = 0, mutants_invalid = 0;
     std::map<std::string, std::map<std::string, std::size_t>> metamorphic, mutant_pair_outcomes;
     double seconds = 0.0;
     std::set<std::uint64_t> seen_index;
@@ -3561,6 +3606,7 @@ inline nlohmann::json write_summary(const summary_scope& sc) {
         ++cases;
         seconds += j.value("seconds", 0.0);
         if (j.contains("generation_error")) ++generation_errors;
+        if (j.contains("reference_skipped")) ++reference_skipped;
         guided = guided || j.contains("derivation");
         derivations.emplace_back(i, j.contains("derivation") ? j["derivation"].value("by", std::string("fresh")) : std::string("fresh"), case_features(j));
         if (j.contains("motifs")) {
@@ -3626,6 +3672,7 @@ inline nlohmann::json write_summary(const summary_scope& sc) {
     s["cases"] = cases;
     s["requested"] = sc.requested;
     s["generation_errors"] = generation_errors;
+    s["reference_skipped"] = reference_skipped;
     s["case_seconds"] = seconds;
     s["level"] = sc.level;
     s["seed"] = sc.seed;

@@ -72,6 +72,24 @@ public:
     using error::error;
 };
 
+/// A tensor (or a node's outputs) that would not fit in the memory budget
+/// (core/memory.hpp), raised before anything is allocated. A campaign labels a
+/// case its reference cannot afford `reference_skipped`, not a backend failure.
+class memory_error : public error {
+public:
+    memory_error(std::string_view where, std::string_view reason, unsigned long long bytes_asked,
+                 unsigned long long limit)
+        : error(where, reason), bytes_asked_(bytes_asked), limit_(limit) {}
+
+    /// What the allocation asked for, and the budget it did not fit in (bytes).
+    [[nodiscard]] unsigned long long bytes_asked() const noexcept { return bytes_asked_; }
+    [[nodiscard]] unsigned long long limit() const noexcept { return limit_; }
+
+private:
+    unsigned long long bytes_asked_;
+    unsigned long long limit_;
+};
+
 /// A valid input the kit does not support (an op variant, a dtype, a mode):
 /// conformance reports these as skipped rather than failed.
 class unsupported_error : public error {
@@ -542,6 +560,185 @@ inline std::ostream& operator<<(std::ostream& os, dtype d) { return os << name(d
 
 }  // namespace tensoracle
 // ---- end tensoracle/core/dtype.hpp ----
+// ---- begin tensoracle/core/memory.hpp ----
+// tensoracle: the memory budget. Every tensor the kit allocates, and every node's
+// outputs before its kernel runs, are checked against one process-wide budget, so a
+// model asking for a huge tensor ends in a memory_error naming what asked and how
+// much, before anything is allocated, not in a bare std::bad_alloc or a machine
+// paged into the ground (a size that fits in virtual memory but not in RAM).
+
+#include <atomic>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <limits>
+#include <string>
+#include <string_view>
+
+#if __has_include(<unistd.h>)
+#include <unistd.h>
+#endif
+
+
+namespace tensoracle {
+
+/// "4.0 GiB", "512 B": a byte count for messages.
+[[nodiscard]] inline std::string memory_size_text(std::uint64_t bytes) {
+    static constexpr const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    double v = static_cast<double>(bytes);
+    int u = 0;
+    while (v >= 1024.0 && u < 6) {
+        v /= 1024.0;
+        ++u;
+    }
+    char buf[32];
+    if (u == 0) {
+        std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(bytes));
+    } else {
+        std::snprintf(buf, sizeof buf, "%.1f %s", v, units[u]);
+    }
+    return buf;
+}
+
+/// The memory this process may use: physical memory, or the cgroup's limit where
+/// that is smaller (a container, a Slurm job with cgroup confinement). 0 if unknown.
+[[nodiscard]] inline std::uint64_t physical_memory_bytes() {
+    std::uint64_t total = 0;
+#if defined(_SC_PHYS_PAGES) && defined(_SC_PAGESIZE)
+    const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+    if (pages > 0 && page > 0) total = static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page);
+#endif
+    // cgroup v2, then v1; "max" or an absurd v1 value means no limit of its own.
+    for (const char* file : {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}) {
+        std::ifstream in(file);
+        unsigned long long limit = 0;
+        if (in >> limit && limit > 0 && (total == 0 || limit < total)) total = limit;
+    }
+    return total;
+}
+
+/// Parses a memory size: bytes ("1048576"), with a binary unit ("512K", "64M", "1.5G",
+/// "2T", an optional "iB"/"B" after it) or a percentage of physical_memory_bytes()
+/// ("50%"). Throws tensoracle::error naming `where` for anything else.
+[[nodiscard]] inline std::uint64_t parse_memory_size(std::string_view text, std::string_view where = "tensoracle::parse_memory_size") {
+    const std::string s(text);
+    auto bad = [&](const std::string& why) {
+        return error(where, "memory size '" + s + "' " + why + " (give bytes, a size such as 512M or 8G, or a percentage of physical memory such as 50%)");
+    };
+    std::size_t used = 0;
+    double v = 0.0;
+    try {
+        v = std::stod(s, &used);
+    } catch (const std::exception&) {
+        throw bad("is not a number");
+    }
+    if (!std::isfinite(v) || v <= 0.0) throw bad("must be positive");
+    std::string unit = s.substr(used);
+    double scale = 1.0;
+    if (unit == "%") {
+        const std::uint64_t phys = physical_memory_bytes();
+        if (phys == 0) throw bad("is a percentage, but this machine's physical memory is unknown");
+        if (v > 100.0) throw bad("is over 100%");
+        scale = static_cast<double>(phys) / 100.0;
+    } else {
+        if (unit.size() >= 2 && unit.substr(unit.size() - 2) == "iB") unit.resize(unit.size() - 2);
+        else if (unit.size() >= 2 && unit.back() == 'B') unit.pop_back();
+        if (unit.empty() || unit == "B") scale = 1.0;
+        else if (unit == "K" || unit == "k") scale = 1024.0;
+        else if (unit == "M") scale = 1024.0 * 1024.0;
+        else if (unit == "G") scale = 1024.0 * 1024.0 * 1024.0;
+        else if (unit == "T") scale = 1024.0 * 1024.0 * 1024.0 * 1024.0;
+        else throw bad("has an unknown unit '" + std::string(s.substr(used)) + "'");
+    }
+    const double bytes = v * scale;
+    if (bytes < 1.0) throw bad("is under one byte");
+    if (bytes >= 18446744073709551615.0) throw bad("is too large");
+    return static_cast<std::uint64_t>(bytes);
+}
+
+namespace detail {
+inline constexpr std::uint64_t no_memory_limit = std::numeric_limits<std::uint64_t>::max();
+/// 0 until set_memory_limit: then default_memory_limit() applies.
+inline std::atomic<std::uint64_t> memory_limit_set{0};
+inline std::atomic<std::uint64_t> memory_in_use_bytes{0};
+}  // namespace detail
+
+/// The budget a process starts with: $TENSORACLE_MEMORY_LIMIT where set (as
+/// parse_memory_size reads it; the command line sets it for the workers it starts),
+/// else half of physical_memory_bytes() (the rest is for the systems under test, the
+/// kernels' work arrays and the OS), else no limit.
+[[nodiscard]] inline std::uint64_t default_memory_limit() {
+    static const std::uint64_t limit = [] {
+        if (const char* env = std::getenv("TENSORACLE_MEMORY_LIMIT"); env != nullptr && *env != '\0') {
+            return parse_memory_size(env, "$TENSORACLE_MEMORY_LIMIT");
+        }
+        const std::uint64_t phys = physical_memory_bytes();
+        return phys == 0 ? detail::no_memory_limit : phys / 2;
+    }();
+    return limit;
+}
+
+/// The budget now, in bytes.
+[[nodiscard]] inline std::uint64_t memory_limit() {
+    const std::uint64_t set = detail::memory_limit_set.load(std::memory_order_relaxed);
+    return set != 0 ? set : default_memory_limit();
+}
+
+/// Sets the budget of this process (bytes; 0: back to default_memory_limit()).
+inline void set_memory_limit(std::uint64_t bytes) { detail::memory_limit_set.store(bytes, std::memory_order_relaxed); }
+
+/// Bytes held by the kit's tensors in this process now.
+[[nodiscard]] inline std::uint64_t memory_in_use() { return detail::memory_in_use_bytes.load(std::memory_order_relaxed); }
+
+/// A budget for the lifetime of the object (a test, a sandboxed evaluation); the
+/// previous one comes back at its end.
+class scoped_memory_limit {
+public:
+    explicit scoped_memory_limit(std::uint64_t bytes) : previous_(detail::memory_limit_set.load()) { set_memory_limit(bytes); }
+    scoped_memory_limit(const scoped_memory_limit&) = delete;
+    scoped_memory_limit& operator=(const scoped_memory_limit&) = delete;
+    ~scoped_memory_limit() { detail::memory_limit_set.store(previous_); }
+
+private:
+    std::uint64_t previous_;
+};
+
+namespace detail {
+[[nodiscard]] inline memory_error over_budget(std::string_view where, std::string_view what, std::uint64_t bytes,
+                                             std::uint64_t in_use, std::uint64_t limit) {
+    return memory_error(where,
+                        std::string(what) + " needs " + memory_size_text(bytes) + " (" + std::to_string(bytes) +
+                            " bytes), over the memory budget of " + memory_size_text(limit) + " (" +
+                            memory_size_text(in_use) + " of it in use); the budget is set with --memory-limit, "
+                            "$TENSORACLE_MEMORY_LIMIT or tensoracle::set_memory_limit",
+                        bytes, limit);
+}
+
+/// Counts `bytes` as in use, or throws memory_error (nothing counted) where they do
+/// not fit in the budget beside what is in use.
+inline void reserve_memory(std::uint64_t bytes, std::string_view where, std::string_view what) {
+    const std::uint64_t limit = memory_limit();
+    const std::uint64_t before = memory_in_use_bytes.fetch_add(bytes, std::memory_order_relaxed);
+    if (bytes > limit || before > limit - bytes) {
+        memory_in_use_bytes.fetch_sub(bytes, std::memory_order_relaxed);
+        throw over_budget(where, what, bytes, before, limit);
+    }
+}
+inline void release_memory(std::uint64_t bytes) noexcept { memory_in_use_bytes.fetch_sub(bytes, std::memory_order_relaxed); }
+}  // namespace detail
+
+/// Throws memory_error where `bytes` more would not fit in the budget beside what is
+/// in use; counts nothing. For a size known before the work that allocates it (a
+/// node's outputs from shape inference, a file's declared length).
+inline void check_memory(std::uint64_t bytes, std::string_view where, std::string_view what) {
+    const std::uint64_t limit = memory_limit(), in_use = memory_in_use();
+    if (bytes > limit || in_use > limit - bytes) throw detail::over_budget(where, what, bytes, in_use, limit);
+}
+
+}  // namespace tensoracle
+// ---- end tensoracle/core/memory.hpp ----
 // ---- begin tensoracle/core/rng.hpp ----
 // tensoracle: a seeded random number generator whose every value is the same
 // on every platform and compiler.
@@ -835,6 +1032,19 @@ using shape_type = std::vector<std::size_t>;
     return idx;
 }
 
+namespace detail {
+/// A tensor's storage deleter: gives the bytes back to the memory budget with the
+/// storage. (Outside the class: a nested class's member initializers are not yet
+/// seen where unique_ptr asks whether it is default-constructible.)
+struct free_tensor_storage {
+    std::size_t bytes = 0;
+    void operator()(void* p) const noexcept {
+        ::operator delete(p);
+        release_memory(bytes);
+    }
+};
+}  // namespace detail
+
 /// A tensor whose dtype is known at run time: dtype, shape and a buffer of
 /// elements. Typed access (`values<T>()`, `as_array<T>()`) checks the dtype and
 /// throws dtype_error naming both; `to<T>()` converts with value_cast.
@@ -875,12 +1085,15 @@ public:
     /// Builds a tensor from the row-major bytes of its elements in this
     /// machine's byte order (one byte per bool, any nonzero byte is true).
     [[nodiscard]] static tensor from_bytes(dtype d, const shape_type& dims, std::span<const std::byte> bytes) {
-        tensor t(d, dims, "tensoracle::tensor::from_bytes");
-        if (bytes.size() != t.nbytes()) {
+        // Compared before allocating: a corrupt file declaring [10^6, 10^6] with 16
+        // bytes of data is this error, not a 4 TB allocation.
+        const std::size_t needed = byte_size(d, dims, "tensoracle::tensor::from_bytes");
+        if (bytes.size() != needed) {
             throw error("tensoracle::tensor::from_bytes",
                         "got " + std::to_string(bytes.size()) + " bytes for " + std::string(name(d)) + " " +
-                            to_string(dims) + ", which needs " + std::to_string(t.nbytes()) + " bytes");
+                            to_string(dims) + ", which needs " + std::to_string(needed) + " bytes");
         }
+        tensor t(d, dims, "tensoracle::tensor::from_bytes");
         if (d == dtype::boolean) {
             auto out = t.values<bool>();
             for (std::size_t i = 0; i < out.size(); ++i) out[i] = bytes[i] != std::byte{0};
@@ -1003,20 +1216,37 @@ public:
     }
 
 private:
-    struct free_storage {
-        void operator()(void* p) const noexcept { ::operator delete(p); }
-    };
+    using free_storage = detail::free_tensor_storage;
 
     static constexpr std::size_t element_size(dtype d) { return d == dtype::boolean ? sizeof(bool) : static_cast<std::size_t>(info(d).bits / 8); }
+
+    static std::size_t byte_size(dtype d, std::span<const std::size_t> dims, std::string_view where) {
+        const std::size_t n = element_count(dims, where), width = element_size(d);
+        if (n > std::numeric_limits<std::size_t>::max() / width) {
+            throw shape_error(where, "the byte size of the shape overflows size_t");
+        }
+        return n * width;
+    }
 
     // Storage from operator new implicitly creates the (trivial) elements.
     tensor(dtype d, shape_type dims, std::string_view where = "tensoracle::tensor")
         : dtype_(d), shape_(std::move(dims)), size_(element_count(shape_, where)) {
-        const std::size_t width = element_size(d);
-        if (size_ > std::numeric_limits<std::size_t>::max() / width) {
-            throw shape_error(where, "the byte size of the shape overflows size_t");
+        const std::size_t bytes = byte_size(d, shape_, where);
+        if (bytes == 0) return;
+        // Checked against the budget (core/memory.hpp) before allocating: a hostile
+        // shape gets a memory_error naming it, not a bad_alloc or a paging machine.
+        const auto what = [&] { return std::string(name(d)) + to_string(shape_); };
+        detail::reserve_memory(bytes, where, what());
+        void* p = nullptr;
+        try {
+            p = ::operator new(bytes);
+        } catch (const std::bad_alloc&) {
+            detail::release_memory(bytes);
+            throw memory_error(where, what() + " needs " + memory_size_text(bytes) + " (" + std::to_string(bytes) +
+                                          " bytes), within the memory budget, but the system refused to allocate it",
+                               bytes, memory_limit());
         }
-        if (size_ != 0) data_.reset(::operator new(size_ * width));
+        data_ = std::unique_ptr<void, free_storage>(p, free_storage{bytes});
     }
 
     // This tensor's elements from src (as many), each value_cast to its dtype:

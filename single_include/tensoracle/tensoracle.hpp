@@ -346,6 +346,8 @@ BOOST_HANA_ADAPT_STRUCT(tensoracle::spec::no_attributes);
 // an op on runtime tensors (arity, dtypes, attributes, constraints, shape
 // inference, kernel, and the kernel's output checked against the inference).
 
+#include <cstdint>
+#include <limits>
 #include <span>
 #include <string>
 #include <string_view>
@@ -2185,6 +2187,34 @@ inline std::vector<shape_type> checked_shapes(const op_entry& op, const context&
     return {op.output_dtypes(c), std::move(shapes)};
 }
 
+namespace detail {
+/// What a kernel of the reference allocates, known before it runs: each output built
+/// in a work array and then copied into a tensor (twice its bytes), plus the work
+/// copies of the inputs. Checked against the memory budget so that an output shape
+/// no machine holds is a memory_error naming the op, the shape and the bytes.
+inline void check_kernel_memory(const op_entry& op, const std::vector<const tensor*>& inputs,
+                                const std::vector<dtype>& dtypes, const std::vector<shape_type>& shapes) {
+    const std::string where(op.op_type);
+    constexpr std::uint64_t saturated = std::numeric_limits<std::uint64_t>::max();
+    auto add = [&](std::uint64_t a, std::uint64_t b) { return a > saturated - b ? saturated : a + b; };
+    auto bytes_of = [&](dtype d, const shape_type& s) {
+        const std::uint64_t n = element_count(s, where), w = d == dtype::boolean ? 1 : info(d).bits / 8;
+        return n > saturated / w ? saturated : n * w;
+    };
+    std::uint64_t outputs = 0, work = 0;
+    std::string what = shapes.size() == 1 ? "the output " : "the outputs ";
+    for (std::size_t o = 0; o < shapes.size() && o < dtypes.size(); ++o) {
+        outputs = add(outputs, bytes_of(dtypes[o], shapes[o]));
+        what += (o != 0 ? ", " : "") + std::string(name(dtypes[o])) + tensoracle::to_string(shapes[o]);
+    }
+    for (const tensor* t : inputs) {
+        if (t != nullptr) work = add(work, t->nbytes());
+    }
+    const std::uint64_t total = add(add(outputs, outputs), work);
+    check_memory(total, where, what + " (" + memory_size_text(outputs) + ", with the kernel's work copies of inputs and outputs)");
+}
+}  // namespace detail
+
 /// Runs op on inputs (nullptr = absent optional input) with checks before
 /// and after: a kernel whose output disagrees with the spec's inference is a
 /// bug in the kit, reported as such.
@@ -2194,6 +2224,7 @@ inline std::vector<shape_type> checked_shapes(const op_entry& op, const context&
     const context c(op.op_type, inputs, op.normalize_attributes(attributes));
     const auto shapes = detail::checked_shapes(op, c);
     const auto dtypes = op.output_dtypes(c);
+    detail::check_kernel_memory(op, inputs, dtypes, shapes);
     auto out = op.run(c);
     if (out.size() != shapes.size() || out.size() != dtypes.size()) {
         throw error(std::string(op.op_type), "internal: kernel produced " + std::to_string(out.size()) +
@@ -26892,6 +26923,8 @@ namespace detail {
 // input search, reduction and EMI later).
 
 #include <algorithm>
+#include <cstdint>
+#include <new>
 #include <map>
 #include <set>
 #include <string>
@@ -26939,6 +26972,7 @@ inline void check_feed(const value_info& v, const tensor& t, const std::string& 
 /// Rethrows e with more context, keeping its kind (unsupported, dtype, shape).
 [[noreturn]] inline void rethrow_with_context(const error& e, const std::string& where, const std::string& prefix) {
     const std::string msg = prefix + e.what();
+    if (const auto* m = dynamic_cast<const memory_error*>(&e)) throw memory_error(where, msg, m->bytes_asked(), m->limit());
     if (dynamic_cast<const unsupported_error*>(&e) != nullptr) throw unsupported_error(where, msg);
     if (dynamic_cast<const dtype_error*>(&e) != nullptr) throw dtype_error(where, msg);
     if (dynamic_cast<const shape_error*>(&e) != nullptr) throw shape_error(where, msg);
@@ -27008,6 +27042,13 @@ inline void run_nodes(const graph& g, const std::vector<std::size_t>& order, sco
                 out = spec::evaluate(op, args, attrs);
             } catch (const error& e) {
                 rethrow_with_context(e, where, "node " + n.label() + ": ");
+            } catch (const std::bad_alloc&) {
+                // A kernel's own work array past what check_kernel_memory foresaw.
+                std::uint64_t in = 0;
+                for (const tensor* a : args) in += a != nullptr ? a->nbytes() : 0;
+                throw memory_error(where, "node " + n.label() + ": the kernel could not allocate its work arrays (inputs " +
+                                              memory_size_text(in) + ", " + memory_size_text(memory_in_use()) + " in use)",
+                                   0, memory_limit());
             }
         }
         if (n.outputs.size() > out.size()) {

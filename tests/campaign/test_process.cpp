@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <string>
 #include <thread>
 #include <vector>
@@ -57,6 +58,22 @@ TEST_CASE("run_process: exit codes, output, signals, a missing executable") {
     r = tc::run_process({"sh", "-c", "yes | head -c 100000"}, o);
     CHECK(r.out.size() == 10);
     CHECK(r.out_truncated);
+}
+
+TEST_CASE("run_process: children run under the backends' memory limit, and fail an allocation past it") {
+    struct restore {
+        ~restore() { tc::set_backend_memory_limit(0); }
+    } at_end;
+    tc::set_backend_memory_limit(std::uint64_t{64} << 20);
+    auto r = tc::run_process({"sh", "-c", "ulimit -d"});
+    CHECK(r.out == "65536\n");  // KiB
+    // 512 MiB asked under a 64 MiB limit: the allocation fails in the child, not the machine.
+    r = tc::run_process({"python3", "-c", "b = bytearray(512 << 20); print(len(b))"});
+    CHECK(r.exit_code != 0);
+    CHECK(r.err.find("MemoryError") != std::string::npos);
+    tc::set_backend_memory_limit(0);
+    r = tc::run_process({"sh", "-c", "ulimit -d"});
+    CHECK(r.out != "65536\n");
 }
 
 TEST_CASE("run_process: a time-out kills the whole process group, grandchildren included") {

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <string>
 
+#include <tensoracle/campaign/backend.hpp>
 #include <tensoracle/gen/instance.hpp>
 #include <tensoracle/io/case_files.hpp>
 #include <tensoracle/io/conformance.hpp>
@@ -123,6 +124,121 @@ TEST_CASE("onnx: typed data fields") {
     raw.add_dims(2);
     raw.set_raw_data(std::string(7, '\0'));
     CHECK_THROWS_WITH_AS((void)to::io::from_proto(raw), doctest::Contains("got 7 bytes"), to::error);
+}
+
+TEST_CASE("onnx: hostile sizes in initializers and data files are clear errors before allocating") {
+    auto declared = [](std::int64_t d0, std::int64_t d1) {
+        onnx::TensorProto p;
+        p.set_name("w");
+        p.set_data_type(onnx::TensorProto::FLOAT);
+        p.add_dims(d0);
+        p.add_dims(d1);
+        return p;
+    };
+    // [10^6, 10^6] with 16 bytes: a size error, not a 4 TB allocation.
+    auto raw = declared(1000000, 1000000);
+    raw.set_raw_data(std::string(16, '\0'));
+    CHECK_THROWS_WITH_AS((void)to::io::from_proto(raw),
+                         doctest::Contains("from_proto(w): tensoracle::tensor::from_bytes: got 16 bytes for f32 [1000000, 1000000]"), to::error);
+    auto typed = declared(1000000, 1000000);
+    typed.add_float_data(1.f);
+    typed.add_float_data(2.f);
+    CHECK_THROWS_WITH_AS((void)to::io::from_proto(typed), doctest::Contains("float_data holds 2 values, shape needs 1000000000000 ([1000000, 1000000])"),
+                         to::error);
+    // A well-formed initializer over the budget: a memory_error naming it.
+    auto fits = declared(32, 32);
+    fits.set_raw_data(std::string(32 * 32 * 4, '\0'));
+    {
+        const to::scoped_memory_limit limit(to::memory_in_use() + 1024);
+        CHECK_THROWS_WITH_AS((void)to::io::from_proto(fits), doctest::Contains("f32[32, 32] needs 4.0 KiB (4096 bytes), over the memory budget"),
+                             to::memory_error);
+    }
+    CHECK(to::io::from_proto(fits).size() == 1024);
+    // A data file (an input_<k>.pb) declaring [10^6, 10^6, 10^6] with 16 bytes, and a model holding such an initializer.
+    temp_dir tmp;
+    auto huge = declared(1000000, 1000000);
+    huge.add_dims(1000000);
+    huge.set_raw_data(std::string(16, '\0'));
+    {
+        std::ofstream f(tmp.path / "input_0.pb", std::ios::binary);
+        huge.SerializeToOstream(&f);
+    }
+    CHECK_THROWS_WITH_AS((void)to::io::load_tensor(tmp.path / "input_0.pb"), doctest::Contains("got 16 bytes for f32 [1000000, 1000000, 1000000]"),
+                         to::error);
+    auto m = to::io::to_model_proto(conv_graph());
+    *m.mutable_graph()->add_initializer() = raw;
+    std::ofstream(tmp.path / "hostile.onnx", std::ios::binary) << m.SerializeAsString();
+    CHECK_THROWS_WITH_AS((void)to::io::load_model(tmp.path / "hostile.onnx"), doctest::Contains("from_proto(w)"), to::error);
+}
+
+TEST_CASE("onnx: hostile models through the run-reference protocol end in errors naming node, op, shape and bytes") {
+    // What `tensoracle run-reference` does with a case: campaign::serve_case, the interpreter.
+    temp_dir tmp;
+    const auto i64s = [](std::vector<std::int64_t> v) {
+        to::array<std::int64_t> a = to::array<std::int64_t>::from_shape({v.size()});
+        std::copy(v.begin(), v.end(), a.begin());
+        return to::tensor(a);
+    };
+    auto serve = [&](const std::string& name, const to::graph::graph& g, std::string& err) {
+        const auto dir = tmp.path / name;
+        fs::create_directories(dir / "inputs");
+        fs::create_directories(dir / "outputs");
+        to::io::save_model(g, dir / "model.onnx");
+        for (std::size_t k = 0; k < g.inputs.size(); ++k) {
+            to::io::save_tensor(to::tensor::zeros(g.inputs[k].type, *g.inputs[k].shape), dir / "inputs" / ("input_" + std::to_string(k) + ".pb"));
+        }
+        return to::campaign::serve_case({dir / "model.onnx", dir / "inputs", dir / "outputs", g.outputs.size()}, [](const to::graph::graph& m) -> to::campaign::case_runner {
+            m.validate();
+            return [m](const std::vector<to::tensor>& in) {
+                std::map<std::string, to::tensor, std::less<>> feeds;
+                for (std::size_t k = 0; k < in.size(); ++k) feeds.emplace(m.inputs[k].name, in[k]);
+                const auto r = to::graph::run(m, feeds);
+                return std::vector<to::tensor>{r.outputs.at(m.outputs[0].name)};
+            };
+        }, err);
+    };
+    auto model = [&](const std::string& op, std::vector<std::string> inputs, bool x, to::shape_type y = {100000, 100000, 100}) {
+        to::graph::graph g;
+        g.name = "hostile";
+        if (x) g.inputs = {{"x", to::dtype::f32, to::shape_type{2}}};
+        g.outputs = {{"y", to::dtype::f32, y}};
+        g.nodes = {{op, std::move(inputs), {"y"}, {}, "big", ""}};
+        return g;
+    };
+    std::string err;
+    auto g = model("ConstantOfShape", {"s"}, false);
+    g.initializers.emplace("s", i64s({100000, 100000, 100}));
+    CHECK(serve("constant_of_shape", g, err) == 1);
+    CHECK(err.find("node big (ConstantOfShape): ConstantOfShape: the output f32[100000, 100000, 100] (3.6 TiB") != std::string::npos);
+    g = model("Expand", {"x", "s"}, true);
+    g.inputs[0].shape = to::shape_type{1};
+    g.initializers.emplace("s", i64s({100000, 100000, 100}));
+    CHECK(serve("expand", g, err) == 1);
+    CAPTURE(err);
+    CHECK(err.find("node big (Expand): Expand: the output f32[100000, 100000, 100]") != std::string::npos);
+    g = model("Tile", {"x", "r"}, true, {20000000000000});
+    g.initializers.emplace("r", i64s({10000000000000}));
+    CHECK(serve("tile", g, err) == 1);
+    CHECK(err.find("node big (Tile): Tile: the output f32[20000000000000] (72.8 TiB") != std::string::npos);
+    // An initializer declaring [10^6, 10^6] with 16 bytes: the model does not load (exit 3).
+    g = model("Add", {"x", "w"}, true, {2});
+    g.initializers.emplace("w", to::tensor::zeros(to::dtype::f32, {1}));
+    auto proto = to::io::to_model_proto(g);
+    auto* w = proto.mutable_graph()->mutable_initializer(0);
+    w->clear_dims();
+    w->add_dims(1000000);
+    w->add_dims(1000000);
+    w->set_raw_data(std::string(16, '\0'));
+    const auto dir = tmp.path / "initializer";
+    fs::create_directories(dir / "inputs");
+    fs::create_directories(dir / "outputs");
+    std::ofstream(dir / "model.onnx", std::ios::binary) << proto.SerializeAsString();
+    to::io::save_tensor(to::tensor::zeros(to::dtype::f32, {2}), dir / "inputs" / "input_0.pb");
+    const int code = to::campaign::serve_case({dir / "model.onnx", dir / "inputs", dir / "outputs", 1},
+                                              [](const to::graph::graph&) -> to::campaign::case_runner { return {}; }, err);
+    CHECK(code == 3);
+    CAPTURE(err);
+    CHECK(err.find("from_proto(w): tensoracle::tensor::from_bytes: got 16 bytes for f32 [1000000, 1000000]") != std::string::npos);
 }
 
 TEST_CASE("onnx: external data only from inside the model folder") {

@@ -356,7 +356,25 @@ inline void write_model(const graph::graph& g, const std::map<std::string, tenso
 [[nodiscard]] inline backend_run run_on(backend& b, const std::filesystem::path& dir, const std::string& out_name, std::size_t outputs, double timeout) {
     case_paths p{dir / "model.onnx", dir / "inputs", dir / out_name, outputs};
     reset_dir(p.outputs);
-    return b.run(p, timeout);
+    auto r = b.run(p, timeout);
+    // A failure under the backends' memory limit says so: the system under test asked
+    // for more than it was given (set_backend_memory_limit), it did not break by itself.
+    if (const auto limit = backend_memory_limit();
+        limit != 0 && (r.status == run_status::crash || r.status == run_status::runtime_error || r.status == run_status::compile_failure)) {
+        const std::string text = r.message + "\n" + r.process.err;
+        bool oom = false;
+        for (const char* sign : {"bad_alloc", "Cannot allocate memory", "out of memory", "Out of memory", "failed to allocate", "Failed to allocate",
+                                 "OOM", "ENOMEM", "mmap failed", "allocation failed", "MemoryError", "memory exhausted"}) {
+            oom = oom || text.find(sign) != std::string::npos;
+        }
+        if (oom) {
+            r.message += "; out of memory under the backends' limit of " + memory_size_text(limit) + " (--backend-memory-limit)";
+        } else if (r.status == run_status::crash) {
+            // A process that cannot map what it needs may die of a signal without a word.
+            r.message += "; it ran under the backends' memory limit of " + memory_size_text(limit) + " (--backend-memory-limit)";
+        }
+    }
+    return r;
 }
 
 /// The graph with every node output also a graph output (Polygraphy's "mark all").
@@ -1079,6 +1097,11 @@ private:
                 if (!derived && plan.by != derivation_plan::kind::fresh) line["derivation_failed"] = why;
             }
             c = derived ? std::move(*derived) : io::make_case(gen_, o_.seed, index, stats);
+        } catch (const memory_error& e) {
+            // The reference cannot afford the case within the memory budget: not a
+            // backend's failure, and not the generator's.
+            line["reference_skipped"] = e.what();
+            return line;
         } catch (const std::exception& e) {
             line["generation_error"] = e.what();
             return line;
@@ -1369,6 +1392,9 @@ public:
            << " cases (seed " << s["seed"].get<std::uint64_t>() << ", config " << s["config_hash"].get<std::string>() << ", level "
            << s["level"].get<double>() << ")\n";
         if (s["generation_errors"].get<std::size_t>() > 0) os << "generation errors: " << s["generation_errors"].get<std::size_t>() << "\n";
+        if (s.value("reference_skipped", std::size_t{0}) > 0) {
+            os << "reference_skipped: " << s["reference_skipped"].get<std::size_t>() << " (over the memory budget, --memory-limit)\n";
+        }
         if (s.contains("rewrites")) os << rewrite_text(s["rewrites"]);
         if (s.contains("guide")) {
             const auto& g = s["guide"];
@@ -1511,7 +1537,7 @@ inline nlohmann::json write_summary(const summary_scope& sc) {
     // Guided campaigns: each case's derivation and features, to count what each way of making cases found first.
     std::vector<std::tuple<std::uint64_t, std::string, std::vector<std::string>>> derivations;
     bool guided = false;
-    std::size_t cases = 0, generation_errors = 0, mutants = 0, mutants_skipped = 0, mutants_invalid = 0;
+    std::size_t cases = 0, generation_errors = 0, reference_skipped = 0, mutants = 0, mutants_skipped = 0, mutants_invalid = 0;
     std::map<std::string, std::map<std::string, std::size_t>> metamorphic, mutant_pair_outcomes;
     double seconds = 0.0;
     std::set<std::uint64_t> seen_index;
@@ -1532,6 +1558,7 @@ inline nlohmann::json write_summary(const summary_scope& sc) {
         ++cases;
         seconds += j.value("seconds", 0.0);
         if (j.contains("generation_error")) ++generation_errors;
+        if (j.contains("reference_skipped")) ++reference_skipped;
         guided = guided || j.contains("derivation");
         derivations.emplace_back(i, j.contains("derivation") ? j["derivation"].value("by", std::string("fresh")) : std::string("fresh"), case_features(j));
         if (j.contains("motifs")) {
@@ -1597,6 +1624,7 @@ inline nlohmann::json write_summary(const summary_scope& sc) {
     s["cases"] = cases;
     s["requested"] = sc.requested;
     s["generation_errors"] = generation_errors;
+    s["reference_skipped"] = reference_skipped;
     s["case_seconds"] = seconds;
     s["level"] = sc.level;
     s["seed"] = sc.seed;

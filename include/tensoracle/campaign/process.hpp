@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -23,6 +24,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstdint>
 #include <cstring>
 #include <functional>
 #include <mutex>
@@ -100,6 +102,19 @@ struct process_result {
     double seconds = 0.0;
     std::string error_message;  ///< when not started: why
 };
+
+namespace detail {
+inline std::atomic<std::uint64_t> child_memory_limit{0};
+}  // namespace detail
+
+/// The memory every process the kit starts from now on may use (a backend, a worker,
+/// a check command, and what they start): bytes of data segment and private writable
+/// mappings (RLIMIT_DATA: heap and malloc's mmaps, not the address space reserved
+/// with no access that JITs, V8 and sanitizers map, which RLIMIT_AS would count).
+/// A system under test that eats the machine then fails an allocation and ends as a
+/// classified failure, instead of the OOM killer ending the campaign. 0: no limit.
+inline void set_backend_memory_limit(std::uint64_t bytes) { detail::child_memory_limit.store(bytes); }
+[[nodiscard]] inline std::uint64_t backend_memory_limit() { return detail::child_memory_limit.load(); }
 
 struct process_options {
     double timeout_seconds = 10.0;
@@ -223,6 +238,10 @@ spawned spawn(Body&& body, const char* where) {
         for (const int fd : live.parent_ends) ::close(fd);
         live.parent_ends.clear();  // no allocation; this child's own children start from none
         live.busy.clear();
+        if (const std::uint64_t limit = child_memory_limit.load(); limit != 0) {
+            const rlimit r{static_cast<rlim_t>(limit), static_cast<rlim_t>(limit)};
+            ::setrlimit(RLIMIT_DATA, &r);
+        }
         ::setpgid(0, 0);
         ::signal(SIGPIPE, SIG_DFL);
         // dup2 leaves the copy without close-on-exec; a pipe end already on its number keeps it.

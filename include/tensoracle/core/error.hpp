@@ -33,6 +33,24 @@ public:
     using error::error;
 };
 
+/// A tensor (or a node's outputs) that would not fit in the memory budget
+/// (core/memory.hpp), raised before anything is allocated. A campaign labels a
+/// case its reference cannot afford `reference_skipped`, not a backend failure.
+class memory_error : public error {
+public:
+    memory_error(std::string_view where, std::string_view reason, unsigned long long bytes_asked,
+                 unsigned long long limit)
+        : error(where, reason), bytes_asked_(bytes_asked), limit_(limit) {}
+
+    /// What the allocation asked for, and the budget it did not fit in (bytes).
+    [[nodiscard]] unsigned long long bytes_asked() const noexcept { return bytes_asked_; }
+    [[nodiscard]] unsigned long long limit() const noexcept { return limit_; }
+
+private:
+    unsigned long long bytes_asked_;
+    unsigned long long limit_;
+};
+
 /// A valid input the kit does not support (an op variant, a dtype, a mode):
 /// conformance reports these as skipped rather than failed.
 class unsupported_error : public error {

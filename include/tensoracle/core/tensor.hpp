@@ -19,6 +19,7 @@
 
 #include "tensoracle/core/dtype.hpp"
 #include "tensoracle/core/error.hpp"
+#include "tensoracle/core/memory.hpp"
 #include "tensoracle/core/value_cast.hpp"
 
 namespace tensoracle {
@@ -66,6 +67,19 @@ using shape_type = std::vector<std::size_t>;
     return idx;
 }
 
+namespace detail {
+/// A tensor's storage deleter: gives the bytes back to the memory budget with the
+/// storage. (Outside the class: a nested class's member initializers are not yet
+/// seen where unique_ptr asks whether it is default-constructible.)
+struct free_tensor_storage {
+    std::size_t bytes = 0;
+    void operator()(void* p) const noexcept {
+        ::operator delete(p);
+        release_memory(bytes);
+    }
+};
+}  // namespace detail
+
 /// A tensor whose dtype is known at run time: dtype, shape and a buffer of
 /// elements. Typed access (`values<T>()`, `as_array<T>()`) checks the dtype and
 /// throws dtype_error naming both; `to<T>()` converts with value_cast.
@@ -106,12 +120,15 @@ public:
     /// Builds a tensor from the row-major bytes of its elements in this
     /// machine's byte order (one byte per bool, any nonzero byte is true).
     [[nodiscard]] static tensor from_bytes(dtype d, const shape_type& dims, std::span<const std::byte> bytes) {
-        tensor t(d, dims, "tensoracle::tensor::from_bytes");
-        if (bytes.size() != t.nbytes()) {
+        // Compared before allocating: a corrupt file declaring [10^6, 10^6] with 16
+        // bytes of data is this error, not a 4 TB allocation.
+        const std::size_t needed = byte_size(d, dims, "tensoracle::tensor::from_bytes");
+        if (bytes.size() != needed) {
             throw error("tensoracle::tensor::from_bytes",
                         "got " + std::to_string(bytes.size()) + " bytes for " + std::string(name(d)) + " " +
-                            to_string(dims) + ", which needs " + std::to_string(t.nbytes()) + " bytes");
+                            to_string(dims) + ", which needs " + std::to_string(needed) + " bytes");
         }
+        tensor t(d, dims, "tensoracle::tensor::from_bytes");
         if (d == dtype::boolean) {
             auto out = t.values<bool>();
             for (std::size_t i = 0; i < out.size(); ++i) out[i] = bytes[i] != std::byte{0};
@@ -234,20 +251,37 @@ public:
     }
 
 private:
-    struct free_storage {
-        void operator()(void* p) const noexcept { ::operator delete(p); }
-    };
+    using free_storage = detail::free_tensor_storage;
 
     static constexpr std::size_t element_size(dtype d) { return d == dtype::boolean ? sizeof(bool) : static_cast<std::size_t>(info(d).bits / 8); }
+
+    static std::size_t byte_size(dtype d, std::span<const std::size_t> dims, std::string_view where) {
+        const std::size_t n = element_count(dims, where), width = element_size(d);
+        if (n > std::numeric_limits<std::size_t>::max() / width) {
+            throw shape_error(where, "the byte size of the shape overflows size_t");
+        }
+        return n * width;
+    }
 
     // Storage from operator new implicitly creates the (trivial) elements.
     tensor(dtype d, shape_type dims, std::string_view where = "tensoracle::tensor")
         : dtype_(d), shape_(std::move(dims)), size_(element_count(shape_, where)) {
-        const std::size_t width = element_size(d);
-        if (size_ > std::numeric_limits<std::size_t>::max() / width) {
-            throw shape_error(where, "the byte size of the shape overflows size_t");
+        const std::size_t bytes = byte_size(d, shape_, where);
+        if (bytes == 0) return;
+        // Checked against the budget (core/memory.hpp) before allocating: a hostile
+        // shape gets a memory_error naming it, not a bad_alloc or a paging machine.
+        const auto what = [&] { return std::string(name(d)) + to_string(shape_); };
+        detail::reserve_memory(bytes, where, what());
+        void* p = nullptr;
+        try {
+            p = ::operator new(bytes);
+        } catch (const std::bad_alloc&) {
+            detail::release_memory(bytes);
+            throw memory_error(where, what() + " needs " + memory_size_text(bytes) + " (" + std::to_string(bytes) +
+                                          " bytes), within the memory budget, but the system refused to allocate it",
+                               bytes, memory_limit());
         }
-        if (size_ != 0) data_.reset(::operator new(size_ * width));
+        data_ = std::unique_ptr<void, free_storage>(p, free_storage{bytes});
     }
 
     // This tensor's elements from src (as many), each value_cast to its dtype:

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdint>
+#include <new>
 #include <map>
 #include <set>
 #include <string>
@@ -55,6 +57,7 @@ inline void check_feed(const value_info& v, const tensor& t, const std::string& 
 /// Rethrows e with more context, keeping its kind (unsupported, dtype, shape).
 [[noreturn]] inline void rethrow_with_context(const error& e, const std::string& where, const std::string& prefix) {
     const std::string msg = prefix + e.what();
+    if (const auto* m = dynamic_cast<const memory_error*>(&e)) throw memory_error(where, msg, m->bytes_asked(), m->limit());
     if (dynamic_cast<const unsupported_error*>(&e) != nullptr) throw unsupported_error(where, msg);
     if (dynamic_cast<const dtype_error*>(&e) != nullptr) throw dtype_error(where, msg);
     if (dynamic_cast<const shape_error*>(&e) != nullptr) throw shape_error(where, msg);
@@ -124,6 +127,13 @@ inline void run_nodes(const graph& g, const std::vector<std::size_t>& order, sco
                 out = spec::evaluate(op, args, attrs);
             } catch (const error& e) {
                 rethrow_with_context(e, where, "node " + n.label() + ": ");
+            } catch (const std::bad_alloc&) {
+                // A kernel's own work array past what check_kernel_memory foresaw.
+                std::uint64_t in = 0;
+                for (const tensor* a : args) in += a != nullptr ? a->nbytes() : 0;
+                throw memory_error(where, "node " + n.label() + ": the kernel could not allocate its work arrays (inputs " +
+                                              memory_size_text(in) + ", " + memory_size_text(memory_in_use()) + " in use)",
+                                   0, memory_limit());
             }
         }
         if (n.outputs.size() > out.size()) {

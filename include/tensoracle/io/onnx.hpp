@@ -91,6 +91,7 @@ inline std::string read_external(const onnx::TensorProto& t, const std::filesyst
                                " bytes)");
     }
     const auto n = length >= 0 ? static_cast<std::uint64_t>(length) : size - static_cast<std::uint64_t>(offset);
+    check_memory(n, where, "external data '" + location + "'");
     std::ifstream in(file, std::ios::binary);
     in.seekg(offset);
     std::string bytes(n, '\0');
@@ -118,10 +119,33 @@ void copy_typed(const Field& field, std::size_t n, std::span<T> out, const std::
 
 }  // namespace detail
 
+namespace detail {
+[[nodiscard]] inline tensor from_proto_unnamed(const onnx::TensorProto& t, const std::filesystem::path& base, const std::string& where);
+}
+
 /// Converts a TensorProto (raw, typed or external data) to a tensor.
-/// `base` is the model's folder, for external data.
+/// `base` is the model's folder, for external data. Errors name the tensor.
 [[nodiscard]] inline tensor from_proto(const onnx::TensorProto& t, const std::filesystem::path& base = {}) {
     const std::string where = "tensoracle::io::from_proto(" + t.name() + ")";
+    try {
+        return detail::from_proto_unnamed(t, base, where);
+    } catch (const memory_error& e) {
+        if (e.where() == where) throw;
+        throw memory_error(where, e.what(), e.bytes_asked(), e.limit());
+    } catch (const unsupported_error&) {
+        throw;
+    } catch (const shape_error& e) {
+        if (e.where() == where) throw;
+        throw shape_error(where, e.what());
+    } catch (const dtype_error&) {
+        throw;
+    } catch (const error& e) {
+        if (e.where() == where) throw;
+        throw error(where, e.what());
+    }
+}
+
+[[nodiscard]] inline tensor detail::from_proto_unnamed(const onnx::TensorProto& t, const std::filesystem::path& base, const std::string& where) {
     const dtype d = detail::dtype_of_onnx(t.data_type(), where);
     shape_type dims;
     for (const auto dim : t.dims()) {
@@ -136,6 +160,13 @@ void copy_typed(const Field& field, std::size_t n, std::span<T> out, const std::
     if (t.has_raw_data()) {
         const auto& raw = t.raw_data();
         return tensor::from_bytes(d, dims, std::as_bytes(std::span(raw.data(), raw.size())));
+    }
+    // The typed field's length is checked before allocating, as from_bytes checks raw data.
+    const int given = d == dtype::f32 ? t.float_data_size() : d == dtype::f64 ? t.double_data_size()
+                    : d == dtype::i64 ? t.int64_data_size() : t.int32_data_size();
+    if (static_cast<std::size_t>(given) != n) {
+        throw error(where, std::string(d == dtype::f32 ? "float_data" : d == dtype::f64 ? "double_data" : d == dtype::i64 ? "int64_data" : "int32_data") +
+                               " holds " + std::to_string(given) + " values, shape needs " + std::to_string(n) + " (" + to_string(dims) + ")");
     }
     auto out = tensor::zeros(d, dims);
     out.visit([&](auto v) {

@@ -3,11 +3,15 @@
 // inference, kernel, and the kernel's output checked against the inference).
 #pragma once
 
+#include <cstdint>
+#include <limits>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "tensoracle/core/memory.hpp"
+#include "tensoracle/core/tensor.hpp"
 #include "tensoracle/spec/hints.hpp"
 #include "tensoracle/spec/mixins.hpp"
 #include "tensoracle/spec/op.hpp"
@@ -155,6 +159,34 @@ inline std::vector<shape_type> checked_shapes(const op_entry& op, const context&
     return {op.output_dtypes(c), std::move(shapes)};
 }
 
+namespace detail {
+/// What a kernel of the reference allocates, known before it runs: each output built
+/// in a work array and then copied into a tensor (twice its bytes), plus the work
+/// copies of the inputs. Checked against the memory budget so that an output shape
+/// no machine holds is a memory_error naming the op, the shape and the bytes.
+inline void check_kernel_memory(const op_entry& op, const std::vector<const tensor*>& inputs,
+                                const std::vector<dtype>& dtypes, const std::vector<shape_type>& shapes) {
+    const std::string where(op.op_type);
+    constexpr std::uint64_t saturated = std::numeric_limits<std::uint64_t>::max();
+    auto add = [&](std::uint64_t a, std::uint64_t b) { return a > saturated - b ? saturated : a + b; };
+    auto bytes_of = [&](dtype d, const shape_type& s) {
+        const std::uint64_t n = element_count(s, where), w = d == dtype::boolean ? 1 : info(d).bits / 8;
+        return n > saturated / w ? saturated : n * w;
+    };
+    std::uint64_t outputs = 0, work = 0;
+    std::string what = shapes.size() == 1 ? "the output " : "the outputs ";
+    for (std::size_t o = 0; o < shapes.size() && o < dtypes.size(); ++o) {
+        outputs = add(outputs, bytes_of(dtypes[o], shapes[o]));
+        what += (o != 0 ? ", " : "") + std::string(name(dtypes[o])) + tensoracle::to_string(shapes[o]);
+    }
+    for (const tensor* t : inputs) {
+        if (t != nullptr) work = add(work, t->nbytes());
+    }
+    const std::uint64_t total = add(add(outputs, outputs), work);
+    check_memory(total, where, what + " (" + memory_size_text(outputs) + ", with the kernel's work copies of inputs and outputs)");
+}
+}  // namespace detail
+
 /// Runs op on inputs (nullptr = absent optional input) with checks before
 /// and after: a kernel whose output disagrees with the spec's inference is a
 /// bug in the kit, reported as such.
@@ -164,6 +196,7 @@ inline std::vector<shape_type> checked_shapes(const op_entry& op, const context&
     const context c(op.op_type, inputs, op.normalize_attributes(attributes));
     const auto shapes = detail::checked_shapes(op, c);
     const auto dtypes = op.output_dtypes(c);
+    detail::check_kernel_memory(op, inputs, dtypes, shapes);
     auto out = op.run(c);
     if (out.size() != shapes.size() || out.size() != dtypes.size()) {
         throw error(std::string(op.op_type), "internal: kernel produced " + std::to_string(out.size()) +
