@@ -231,7 +231,7 @@ int run_gen(std::uint64_t count, std::uint64_t seed, std::uint64_t first, std::s
     j["errors"] = errors;
     {
         std::ofstream f(fs::path(out) / "gen_stats.json");
-        f << j.dump(2) << '\n';
+        f << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
         if (!f) throw to::error("tensoracle gen", "cannot write " + (fs::path(out) / "gen_stats.json").string());
     }
     std::printf("tensoracle gen: %zu cases (seed %llu, first %llu, config %s) in %.2f s -> %s\n", total.cases,
@@ -864,7 +864,7 @@ int run_node_tests(campaign_args& a, const std::string& data, const std::string&
     for (const auto& d : disagreements) std::printf("  %s\n", d.c_str());
     if (!json_out.empty()) {
         std::ofstream f(json_out);
-        f << j.dump(2) << '\n';
+        f << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
         if (!f) throw to::error("tensoracle node-tests", "cannot write " + json_out);
     }
     return 0;

@@ -287,7 +287,7 @@ outcome serve(const to::campaign::case_paths& c, pipeline p) {
     if (compiled.kind != to::campaign::exit_kind::exited || compiled.exit_code != 0) {
         return {3, "compile_failure", "mlir-opt: " + first_error(compiled.err)};
     }
-    if (p == pipeline::opt) std::ofstream(c.outputs / "rewrites.json") << mlir_rewrites(compiled.err).dump();
+    if (p == pipeline::opt) std::ofstream(c.outputs / "rewrites.json") << mlir_rewrites(compiled.err).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     ::setenv("TENSORACLE_MLIR_IO", dir.c_str(), 1);
     std::vector<std::string> run;
     try {

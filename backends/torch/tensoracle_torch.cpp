@@ -162,7 +162,7 @@ outcome serve(const to::campaign::case_paths& c, mode md) {
         std::map<std::string, int> traced_kinds;
         try {
             m = script_module(g, inits, inputs, traced_kinds);
-            std::ofstream(c.outputs / "rewrites.json") << script_rewrites(traced_kinds, computing_kinds(*m.get_method("forward").graph())).dump();
+            std::ofstream(c.outputs / "rewrites.json") << script_rewrites(traced_kinds, computing_kinds(*m.get_method("forward").graph())).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
         } catch (const to::unsupported_error& e) {
             return refused(e, true);
         } catch (const to::error& e) {

@@ -777,7 +777,8 @@ inline void read_outputs(const case_paths& c, backend_run& r) {
         if (n.rfind("output_", 0) != 0) continue;
         const auto k = n.substr(7, n.size() - 7 - (n.size() >= 3 && n.ends_with(".pb") ? 3 : 0));
         bool numeric = !k.empty() && k.find_first_not_of("0123456789") == std::string::npos;
-        if (!numeric || std::stoull(k) >= c.output_count) {
+        // More than 18 digits is past any output count (and past what stoull reads).
+        if (!numeric || k.size() > 18 || std::stoull(k) >= c.output_count) {
             r.status = run_status::bad_output;
             r.message = "wrote " + n + " but the graph has " + std::to_string(c.output_count) + " output(s)";
             r.outputs.clear();
@@ -880,11 +881,15 @@ public:
             return r;
         }
         r.process = reply.process;
-        nlohmann::json j;
-        try {
-            j = nlohmann::json::parse(*reply.line);
-        } catch (const std::exception&) {
-        }
+        if (!read_worker_reply(*reply.line, c, r)) worker_.stop();  // it may be out of step with us now
+        return r;
+    }
+
+    /// Reads one reply line of the worker protocol into r (status, message, and the
+    /// outputs for "ok"); false when the line is not a protocol line (r is then
+    /// bad_output, saying so). Any bytes a worker writes end in one of these.
+    static bool read_worker_reply(const std::string& line, const case_paths& c, backend_run& r) {
+        const auto j = nlohmann::json::parse(line, nullptr, false);
         const std::string status = j.is_object() && j.contains("status") && j["status"].is_string() ? j["status"].get<std::string>() : "";
         r.message = j.is_object() && j.contains("message") && j["message"].is_string() ? detail::first_line(j["message"].get<std::string>()) : "";
         if (status == "ok") {
@@ -898,10 +903,10 @@ public:
             r.status = run_status::runtime_error;
         } else {
             r.status = run_status::bad_output;
-            r.message = "worker reply is not a protocol line: " + detail::first_line(*reply.line);
-            worker_.stop();  // it may be out of step with us now
+            r.message = "worker reply is not a protocol line: " + detail::first_line(line);
+            return false;
         }
-        return r;
+        return true;
     }
     [[nodiscard]] std::unique_ptr<backend> clone() const override { return std::make_unique<worker_backend>(name(), command_); }
     [[nodiscard]] std::size_t starts() const noexcept { return worker_.starts(); }
@@ -966,7 +971,9 @@ inline void serve_worker_requests(std::istream& in, std::ostream& out,
             const auto [status, message] = serve({line.substr(0, t1), line.substr(t1 + 1, t2 - t1 - 1), line.substr(t2 + 1), 0});
             reply = {{"status", status}, {"message", message}};
         }
-        out << reply.dump() << std::endl;
+        // Paths and messages are outside bytes, not always UTF-8: replaced, so the line
+        // stays JSON (the kit's other JSON writers do the same).
+        out << reply.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << std::endl;
     }
 }
 
@@ -2035,7 +2042,7 @@ struct known_findings {
         if (!j.is_array()) throw error(where, "expected an object {signature: name} or a list of {\"signature\", \"name\"}");
         for (const auto& e : j) {
             if (!e.is_object() || !e.contains("signature") || !e["signature"].is_string()) {
-                throw error(where, "a list entry has no \"signature\" string: " + e.dump());
+                throw error(where, "a list entry has no \"signature\" string: " + e.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
             }
             const auto id = e["signature"].get<std::string>();
             by_signature.emplace(id, e.value("name", id));
@@ -2354,7 +2361,7 @@ inline void write_json(const std::filesystem::path& p, const nlohmann::json& j) 
     const auto tmp = std::filesystem::path(p.string() + ".tmp");
     {
         std::ofstream f(tmp);
-        f << j.dump(2) << '\n';
+        f << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
         if (!f) throw error("tensoracle::campaign", "cannot write " + tmp.string());
     }
     std::filesystem::rename(tmp, p);
@@ -2899,6 +2906,93 @@ private:
 };
 
 /// What a summary covers: a campaign folder, its backends and the case indices that belong to it.
+namespace detail {
+/// Whether a results.jsonl line has the shape its readers rely on (the summary, the
+/// report, resuming, merging): each field they read, where present, of the type they
+/// read it as. A line that does not (cut by a kill, edited by hand, written by another
+/// program) is treated as a line cut by a kill: left out, never half-read.
+[[nodiscard]] inline bool is_result_line(const nlohmann::json& j) {
+    using json = nlohmann::json;
+    auto has = [](const json& o, const char* k, bool (json::*is)() const noexcept) {
+        const auto it = o.find(k);
+        return it == o.end() || ((*it).*is)();
+    };
+    auto strings = [&](const json& o, std::initializer_list<const char*> keys) {
+        for (const char* k : keys) {
+            if (!has(o, k, &json::is_string)) return false;
+        }
+        return true;
+    };
+    auto numbers = [&](const json& o, std::initializer_list<const char*> keys) {
+        for (const char* k : keys) {
+            if (!has(o, k, &json::is_number)) return false;
+        }
+        return true;
+    };
+    auto levels = [&](const json& o) {
+        for (const char* k : {"passing_level", "min_passing_level", "graphnet_error_code"}) {
+            const auto it = o.find(k);
+            if (it != o.end() && (!it->is_number_integer() || it->get<std::int64_t>() < -1000 || it->get<std::int64_t>() > 1000)) return false;
+        }
+        return true;
+    };
+    // {name: {"outcome": string, ...}}: backends and pairs, of a case or a mutant.
+    auto results = [&](const json& o, const char* key, bool backend) {
+        const auto it = o.find(key);
+        if (it == o.end()) return true;
+        if (!it->is_object()) return false;
+        for (const auto& r : *it) {
+            if (!r.is_object() || !r.contains("outcome") || !r["outcome"].is_string() || !strings(r, {"detail", "signature"}) ||
+                !numbers(r, {"seconds", "max_abs_error"}) || !levels(r)) {
+                return false;
+            }
+            if (const auto e = r.find("max_rel_error"); e != r.end() && !e->is_number() && !e->is_null()) return false;
+            if (!backend) continue;
+            if (const auto rw = r.find("rewrites"); rw != r.end()) {
+                if (!rw->is_array()) return false;
+                for (const auto& ev : *rw) {
+                    if (!ev.is_object() || !strings(ev, {"kind", "class"})) return false;
+                }
+            }
+        }
+        return true;
+    };
+    auto signatures = [&](const json& o) {
+        const auto it = o.find("signatures");
+        if (it == o.end()) return true;
+        if (!it->is_array()) return false;
+        for (const auto& g : *it) {
+            if (!g.is_object() || !strings(g, {"case"})) return false;
+            for (const char* k : {"id", "backend", "outcome", "oracle", "where"}) {
+                if (!g.contains(k) || !g[k].is_string()) return false;
+            }
+            if (const auto n = g.find("nodes"); n != g.end() && !n->is_number_unsigned()) return false;
+        }
+        return true;
+    };
+    if (!j.is_object() || !j.contains("index") || !j["index"].is_number_unsigned() || !j.contains("case") || !j["case"].is_string()) return false;
+    if (!signatures(j) || !results(j, "backends", true) || !results(j, "pairs", false) || !numbers(j, {"seconds", "reference_seconds"})) return false;
+    if (const auto n = j.find("nodes"); n != j.end() && !n->is_number_unsigned()) return false;
+    if (const auto m = j.find("motifs"); m != j.end()) {
+        if (!m->is_array()) return false;
+        for (const auto& x : *m) {
+            if (!x.is_string()) return false;
+        }
+    }
+    if (const auto d = j.find("derivation"); d != j.end() && (!d->is_object() || !strings(*d, {"by"}))) return false;
+    if (const auto ms = j.find("mutants"); ms != j.end()) {
+        if (!ms->is_array()) return false;
+        for (const auto& m : *ms) {
+            if (!m.is_object() || !strings(m, {"skipped"})) return false;
+            if (m.contains("skipped")) continue;
+            if (!m.contains("backends") || !results(m, "backends", false) || !results(m, "pairs", false)) return false;
+            if (!signatures(m)) return false;
+        }
+    }
+    return true;
+}
+}  // namespace detail
+
 struct summary_scope {
     std::filesystem::path dir;
     std::vector<std::string> backends;
@@ -3072,7 +3166,7 @@ private:
                                                                        : nlohmann::json();
                 if (theirs.value(k, fallback) != mine[k]) {
                     throw error("tensoracle::campaign", o_.out.string() + " holds a campaign with another '" + k + "' (" +
-                                                            theirs.value(k, fallback).dump() + " there, " + mine[k].dump() +
+                                                            theirs.value(k, fallback).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + " there, " + mine[k].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
                                                             " now): resume it with the same settings, or use another --out");
                 }
             }
@@ -3091,6 +3185,7 @@ private:
         while (std::getline(f, line)) {
             try {
                 const auto j = nlohmann::json::parse(line);
+                if (!detail::is_result_line(j)) throw error("results.jsonl", "not a result line");
                 const auto i = j.at("index").get<std::uint64_t>();
                 if (i >= o_.first && i < o_.first + o_.count && (i - o_.first) % o_.shard_count == o_.shard_index) {
                     done.insert(i);
@@ -3112,7 +3207,7 @@ private:
     void record(const nlohmann::json& line, std::chrono::steady_clock::time_point start,
                 const std::function<void(const campaign_progress&)>& on_progress) {
         std::lock_guard lock(mutex_);
-        journal_ << line.dump() << '\n';
+        journal_ << line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
         journal_.flush();
         ++progress_.done;
         for (const auto& [name, r] : line["backends"].items()) ++progress_.outcomes[r["outcome"].get<std::string>()];
@@ -3601,6 +3696,7 @@ inline nlohmann::json write_summary(const summary_scope& sc) {
         } catch (const std::exception&) {
             continue;
         }
+        if (!detail::is_result_line(j)) continue;
         const auto i = j.value("index", std::uint64_t{0});
         if (!sc.includes(i) || !seen_index.insert(i).second) continue;
         ++cases;
@@ -5396,7 +5492,7 @@ namespace detail {
     std::string line;
     while (std::getline(f, line)) {
         auto j = nlohmann::json::parse(line, nullptr, false);
-        if (j.is_object() && j.contains("index")) out.push_back(std::move(j));
+        if (is_result_line(j)) out.push_back(std::move(j));
     }
     return out;
 }
@@ -5651,7 +5747,7 @@ inline nlohmann::json merge_campaigns(const std::vector<std::filesystem::path>& 
             for (const char* key : {"seed", "config_hash", "level", "backends", "float64_oracle", "recheck", "localize", "compare_backends", "mutants"}) {
                 if (settings.value(key, nlohmann::json()) != base.value(key, nlohmann::json())) {
                     throw error(where, dirs[k].string() + " holds a campaign with another '" + key + "' than " + dirs[0].string() + " (" +
-                                           settings.value(key, nlohmann::json()).dump() + " vs " + base.value(key, nlohmann::json()).dump() + ")");
+                                           settings.value(key, nlohmann::json()).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + " vs " + base.value(key, nlohmann::json()).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + ")");
                 }
             }
         }
@@ -5663,7 +5759,7 @@ inline nlohmann::json merge_campaigns(const std::vector<std::filesystem::path>& 
     std::set<std::uint64_t> seen;
     for (const auto& d : dirs) {
         for (const auto& line : detail::read_results(d)) {
-            if (seen.insert(line["index"].get<std::uint64_t>()).second) journal << line.dump() << '\n';
+            if (seen.insert(line["index"].get<std::uint64_t>()).second) journal << line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
         }
         for (const char* sub : {"cases", "reduced"}) {
             if (!std::filesystem::exists(d / sub)) continue;

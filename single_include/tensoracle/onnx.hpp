@@ -144,7 +144,10 @@ void read_member(T& out, const nlohmann::json& v, const std::string&) {
 [[nodiscard]] inline config config_from_json(const nlohmann::json& j, config base = {}, const std::string& where = "config") {
     if (!j.is_object()) throw error("tensoracle::gen::config_from_json(" + where + ")", "expected a JSON object");
     config c = std::move(base);
-    for (const auto& [key, value] : j.items()) {
+    for (const auto& item : j.items()) {
+        // Named, not structured bindings: lambdas may not capture bindings (Clang 14).
+        const std::string& key = item.key();
+        const nlohmann::json& value = item.value();
         const std::string at = "tensoracle::gen::config_from_json(" + where + ": " + key + ")";
         try {
             bool known = false;
@@ -817,7 +820,7 @@ inline std::filesystem::path write_case(const generated_case& c, const std::file
         if (!out || !(out << text)) throw error("tensoracle::io::write_case(" + p.string() + ")", "cannot write");
     };
     write_text(folder / "model.txt", model_text(c.model));
-    write_text(folder / "case.json", case_json(c).dump(2) + "\n");
+    write_text(folder / "case.json", case_json(c).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
     return folder;
 }
 
@@ -1212,7 +1215,7 @@ inline std::filesystem::path write_mutant(const io::generated_case& original, co
         if (!out || !(out << text)) throw error("tensoracle::mutate::write_mutant(" + p.string() + ")", "cannot write");
     };
     write_text(folder / "model.txt", io::model_text(m.model));
-    write_text(folder / "mutation.json", info.dump(2) + "\n");
+    write_text(folder / "mutation.json", info.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
     return folder;
 }
 

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <cstdlib>
 #include <fstream>
+#include <sstream>
 #include <string>
 
 #include <tensoracle/campaign/backend.hpp>
@@ -86,6 +87,9 @@ TEST_CASE("command_backend: outputs that break the protocol are bad_output, with
     r = d.run("cp " + d.good_output.string() + " \"$3/output_0.pb\"; cp " + d.good_output.string() + " \"$3/output_1.pb\"");
     CHECK(r.status == tc::run_status::bad_output);
     CHECK(r.message.find("output_1.pb but the graph has 1 output") != std::string::npos);
+    r = d.run("cp " + d.good_output.string() + " \"$3/output_0.pb\"; cp " + d.good_output.string() + " \"$3/output_99999999999999999999999.pb\"");
+    CHECK(r.status == tc::run_status::bad_output);
+    CHECK(r.message.find("output_99999999999999999999999.pb but the graph has 1 output") != std::string::npos);
     // A command that does not exist stops the campaign, naming the backend.
     tc::command_backend missing("mine", {"/nonexistent/tool", "{model}"});
     CHECK_THROWS_WITH_AS((void)missing.run(d.paths, 1), doctest::Contains("backend 'mine'"), tc::backend_unavailable);
@@ -111,6 +115,15 @@ TEST_CASE("worker_backend: JSON replies, a garbled reply, a worker that dies") {
     r = garbled.run(d.paths, 5);
     CHECK(r.status == tc::run_status::bad_output);
     CHECK(r.message.find("not a protocol line") != std::string::npos);
+
+    // A reply holding bytes that are not UTF-8 is still read; a worker's reply of them is still JSON.
+    tc::backend_run raw;
+    CHECK(tc::worker_backend::read_worker_reply("{\"status\":\"runtime_error\",\"message\":\"bad \xff byte\"}", d.paths, raw) == false);
+    CHECK(raw.status == tc::run_status::bad_output);
+    std::istringstream requests("a\xff.onnx\tin\tout\n");
+    std::ostringstream replies;
+    tc::serve_worker_requests(requests, replies, [](const tc::case_paths& c) { return std::pair<std::string, std::string>{"runtime_error", c.model.string()}; });
+    CHECK(replies.str() == "{\"message\":\"a\xef\xbf\xbd.onnx\",\"status\":\"runtime_error\"}\n");
 
     tc::worker_backend unsupported("u", {"sh", "-c", "while read l; do echo '{\"status\":\"unsupported\",\"message\":\"no Foo\"}'; done"});
     r = unsupported.run(d.paths, 5);

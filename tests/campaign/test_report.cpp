@@ -104,4 +104,34 @@ TEST_CASE("report: an infinite relative error (null in the journal, JSON has no 
     fs::remove_all(dir, ec);
 }
 
+TEST_CASE("report: journal lines of the wrong shape are left out like lines cut by a kill, never half-read") {
+    namespace fs = std::filesystem;
+    const auto dir = fs::temp_directory_path() / ("tensoracle-report-shape-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    const std::string good = R"({"index": 0, "case": "c0", "signatures": [{"id": "s1", "backend": "b1", "outcome": "crash", "oracle": "process", "where": "x"}], "backends": {"b1": {"outcome": "crash", "signature": "s1"}}})";
+    std::ofstream(dir / "results.jsonl")
+        << good << "\n"
+        << R"({"index": 1, "case": "c1", "signatures": [{"backend": "b1"}], "backends": {}})" << "\n"          // a signature without id
+        << R"({"index": 8, "case": "c8", "signatures": [{"id": "s2", "backend": "b1", "oracle": "process", "where": "x"}]})" << "\n"  // nor outcome
+        << R"({"index": 2, "case": "c2", "backends": {"b1": {"outcome": 3}}})" << "\n"                      // an outcome that is no string
+        << R"({"index": 3, "case": "c3", "backends": {"b1": {"outcome": "pass", "rewrites": [7]}}})" << "\n" // a rewrite that is no object
+        << R"({"index": 4, "case": "c4", "derivation": "fresh"})" << "\n"                                  // a derivation that is no object
+        << R"({"index": -5, "case": "c5"})" << "\n"                                                      // a negative index
+        << R"({"index": 6, "case": "c6", "mutants": [{"backends": {"b1": {"outcome": "pass"}}, "signatures": {}}]})" << "\n"
+        << R"({"index": 7, "case": "c7", "backends": {"b1": {"outcome": "pass", "passing_level": 1e300}}})" << "\n"
+        << "[1, 2]\n";
+    tc::summary_scope sc;
+    sc.dir = dir;
+    sc.backends = {"b1"};
+    sc.includes = [](std::uint64_t) { return true; };
+    sc.requested = 8;
+    const auto s = tc::write_summary(sc);
+    CHECK(s["cases"].get<std::size_t>() == 1);
+    REQUIRE(s["signatures"].size() == 1);
+    CHECK(s["signatures"][0]["id"] == "s1");
+    CHECK_NOTHROW((void)tc::write_report(dir));
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+}
+
 }  // namespace campaign_report_test

@@ -230,7 +230,8 @@ inline void read_outputs(const case_paths& c, backend_run& r) {
         if (n.rfind("output_", 0) != 0) continue;
         const auto k = n.substr(7, n.size() - 7 - (n.size() >= 3 && n.ends_with(".pb") ? 3 : 0));
         bool numeric = !k.empty() && k.find_first_not_of("0123456789") == std::string::npos;
-        if (!numeric || std::stoull(k) >= c.output_count) {
+        // More than 18 digits is past any output count (and past what stoull reads).
+        if (!numeric || k.size() > 18 || std::stoull(k) >= c.output_count) {
             r.status = run_status::bad_output;
             r.message = "wrote " + n + " but the graph has " + std::to_string(c.output_count) + " output(s)";
             r.outputs.clear();
@@ -333,11 +334,15 @@ public:
             return r;
         }
         r.process = reply.process;
-        nlohmann::json j;
-        try {
-            j = nlohmann::json::parse(*reply.line);
-        } catch (const std::exception&) {
-        }
+        if (!read_worker_reply(*reply.line, c, r)) worker_.stop();  // it may be out of step with us now
+        return r;
+    }
+
+    /// Reads one reply line of the worker protocol into r (status, message, and the
+    /// outputs for "ok"); false when the line is not a protocol line (r is then
+    /// bad_output, saying so). Any bytes a worker writes end in one of these.
+    static bool read_worker_reply(const std::string& line, const case_paths& c, backend_run& r) {
+        const auto j = nlohmann::json::parse(line, nullptr, false);
         const std::string status = j.is_object() && j.contains("status") && j["status"].is_string() ? j["status"].get<std::string>() : "";
         r.message = j.is_object() && j.contains("message") && j["message"].is_string() ? detail::first_line(j["message"].get<std::string>()) : "";
         if (status == "ok") {
@@ -351,10 +356,10 @@ public:
             r.status = run_status::runtime_error;
         } else {
             r.status = run_status::bad_output;
-            r.message = "worker reply is not a protocol line: " + detail::first_line(*reply.line);
-            worker_.stop();  // it may be out of step with us now
+            r.message = "worker reply is not a protocol line: " + detail::first_line(line);
+            return false;
         }
-        return r;
+        return true;
     }
     [[nodiscard]] std::unique_ptr<backend> clone() const override { return std::make_unique<worker_backend>(name(), command_); }
     [[nodiscard]] std::size_t starts() const noexcept { return worker_.starts(); }
@@ -419,7 +424,9 @@ inline void serve_worker_requests(std::istream& in, std::ostream& out,
             const auto [status, message] = serve({line.substr(0, t1), line.substr(t1 + 1, t2 - t1 - 1), line.substr(t2 + 1), 0});
             reply = {{"status", status}, {"message", message}};
         }
-        out << reply.dump() << std::endl;
+        // Paths and messages are outside bytes, not always UTF-8: replaced, so the line
+        // stays JSON (the kit's other JSON writers do the same).
+        out << reply.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << std::endl;
     }
 }
 

@@ -306,7 +306,7 @@ inline void write_json(const std::filesystem::path& p, const nlohmann::json& j) 
     const auto tmp = std::filesystem::path(p.string() + ".tmp");
     {
         std::ofstream f(tmp);
-        f << j.dump(2) << '\n';
+        f << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
         if (!f) throw error("tensoracle::campaign", "cannot write " + tmp.string());
     }
     std::filesystem::rename(tmp, p);
@@ -851,6 +851,93 @@ private:
 };
 
 /// What a summary covers: a campaign folder, its backends and the case indices that belong to it.
+namespace detail {
+/// Whether a results.jsonl line has the shape its readers rely on (the summary, the
+/// report, resuming, merging): each field they read, where present, of the type they
+/// read it as. A line that does not (cut by a kill, edited by hand, written by another
+/// program) is treated as a line cut by a kill: left out, never half-read.
+[[nodiscard]] inline bool is_result_line(const nlohmann::json& j) {
+    using json = nlohmann::json;
+    auto has = [](const json& o, const char* k, bool (json::*is)() const noexcept) {
+        const auto it = o.find(k);
+        return it == o.end() || ((*it).*is)();
+    };
+    auto strings = [&](const json& o, std::initializer_list<const char*> keys) {
+        for (const char* k : keys) {
+            if (!has(o, k, &json::is_string)) return false;
+        }
+        return true;
+    };
+    auto numbers = [&](const json& o, std::initializer_list<const char*> keys) {
+        for (const char* k : keys) {
+            if (!has(o, k, &json::is_number)) return false;
+        }
+        return true;
+    };
+    auto levels = [&](const json& o) {
+        for (const char* k : {"passing_level", "min_passing_level", "graphnet_error_code"}) {
+            const auto it = o.find(k);
+            if (it != o.end() && (!it->is_number_integer() || it->get<std::int64_t>() < -1000 || it->get<std::int64_t>() > 1000)) return false;
+        }
+        return true;
+    };
+    // {name: {"outcome": string, ...}}: backends and pairs, of a case or a mutant.
+    auto results = [&](const json& o, const char* key, bool backend) {
+        const auto it = o.find(key);
+        if (it == o.end()) return true;
+        if (!it->is_object()) return false;
+        for (const auto& r : *it) {
+            if (!r.is_object() || !r.contains("outcome") || !r["outcome"].is_string() || !strings(r, {"detail", "signature"}) ||
+                !numbers(r, {"seconds", "max_abs_error"}) || !levels(r)) {
+                return false;
+            }
+            if (const auto e = r.find("max_rel_error"); e != r.end() && !e->is_number() && !e->is_null()) return false;
+            if (!backend) continue;
+            if (const auto rw = r.find("rewrites"); rw != r.end()) {
+                if (!rw->is_array()) return false;
+                for (const auto& ev : *rw) {
+                    if (!ev.is_object() || !strings(ev, {"kind", "class"})) return false;
+                }
+            }
+        }
+        return true;
+    };
+    auto signatures = [&](const json& o) {
+        const auto it = o.find("signatures");
+        if (it == o.end()) return true;
+        if (!it->is_array()) return false;
+        for (const auto& g : *it) {
+            if (!g.is_object() || !strings(g, {"case"})) return false;
+            for (const char* k : {"id", "backend", "outcome", "oracle", "where"}) {
+                if (!g.contains(k) || !g[k].is_string()) return false;
+            }
+            if (const auto n = g.find("nodes"); n != g.end() && !n->is_number_unsigned()) return false;
+        }
+        return true;
+    };
+    if (!j.is_object() || !j.contains("index") || !j["index"].is_number_unsigned() || !j.contains("case") || !j["case"].is_string()) return false;
+    if (!signatures(j) || !results(j, "backends", true) || !results(j, "pairs", false) || !numbers(j, {"seconds", "reference_seconds"})) return false;
+    if (const auto n = j.find("nodes"); n != j.end() && !n->is_number_unsigned()) return false;
+    if (const auto m = j.find("motifs"); m != j.end()) {
+        if (!m->is_array()) return false;
+        for (const auto& x : *m) {
+            if (!x.is_string()) return false;
+        }
+    }
+    if (const auto d = j.find("derivation"); d != j.end() && (!d->is_object() || !strings(*d, {"by"}))) return false;
+    if (const auto ms = j.find("mutants"); ms != j.end()) {
+        if (!ms->is_array()) return false;
+        for (const auto& m : *ms) {
+            if (!m.is_object() || !strings(m, {"skipped"})) return false;
+            if (m.contains("skipped")) continue;
+            if (!m.contains("backends") || !results(m, "backends", false) || !results(m, "pairs", false)) return false;
+            if (!signatures(m)) return false;
+        }
+    }
+    return true;
+}
+}  // namespace detail
+
 struct summary_scope {
     std::filesystem::path dir;
     std::vector<std::string> backends;
@@ -1024,7 +1111,7 @@ private:
                                                                        : nlohmann::json();
                 if (theirs.value(k, fallback) != mine[k]) {
                     throw error("tensoracle::campaign", o_.out.string() + " holds a campaign with another '" + k + "' (" +
-                                                            theirs.value(k, fallback).dump() + " there, " + mine[k].dump() +
+                                                            theirs.value(k, fallback).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + " there, " + mine[k].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
                                                             " now): resume it with the same settings, or use another --out");
                 }
             }
@@ -1043,6 +1130,7 @@ private:
         while (std::getline(f, line)) {
             try {
                 const auto j = nlohmann::json::parse(line);
+                if (!detail::is_result_line(j)) throw error("results.jsonl", "not a result line");
                 const auto i = j.at("index").get<std::uint64_t>();
                 if (i >= o_.first && i < o_.first + o_.count && (i - o_.first) % o_.shard_count == o_.shard_index) {
                     done.insert(i);
@@ -1064,7 +1152,7 @@ private:
     void record(const nlohmann::json& line, std::chrono::steady_clock::time_point start,
                 const std::function<void(const campaign_progress&)>& on_progress) {
         std::lock_guard lock(mutex_);
-        journal_ << line.dump() << '\n';
+        journal_ << line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
         journal_.flush();
         ++progress_.done;
         for (const auto& [name, r] : line["backends"].items()) ++progress_.outcomes[r["outcome"].get<std::string>()];
@@ -1553,6 +1641,7 @@ inline nlohmann::json write_summary(const summary_scope& sc) {
         } catch (const std::exception&) {
             continue;
         }
+        if (!detail::is_result_line(j)) continue;
         const auto i = j.value("index", std::uint64_t{0});
         if (!sc.includes(i) || !seen_index.insert(i).second) continue;
         ++cases;

@@ -182,7 +182,7 @@ namespace detail {
     std::string line;
     while (std::getline(f, line)) {
         auto j = nlohmann::json::parse(line, nullptr, false);
-        if (j.is_object() && j.contains("index")) out.push_back(std::move(j));
+        if (is_result_line(j)) out.push_back(std::move(j));
     }
     return out;
 }
@@ -437,7 +437,7 @@ inline nlohmann::json merge_campaigns(const std::vector<std::filesystem::path>& 
             for (const char* key : {"seed", "config_hash", "level", "backends", "float64_oracle", "recheck", "localize", "compare_backends", "mutants"}) {
                 if (settings.value(key, nlohmann::json()) != base.value(key, nlohmann::json())) {
                     throw error(where, dirs[k].string() + " holds a campaign with another '" + key + "' than " + dirs[0].string() + " (" +
-                                           settings.value(key, nlohmann::json()).dump() + " vs " + base.value(key, nlohmann::json()).dump() + ")");
+                                           settings.value(key, nlohmann::json()).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + " vs " + base.value(key, nlohmann::json()).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + ")");
                 }
             }
         }
@@ -449,7 +449,7 @@ inline nlohmann::json merge_campaigns(const std::vector<std::filesystem::path>& 
     std::set<std::uint64_t> seen;
     for (const auto& d : dirs) {
         for (const auto& line : detail::read_results(d)) {
-            if (seen.insert(line["index"].get<std::uint64_t>()).second) journal << line.dump() << '\n';
+            if (seen.insert(line["index"].get<std::uint64_t>()).second) journal << line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
         }
         for (const char* sub : {"cases", "reduced"}) {
             if (!std::filesystem::exists(d / sub)) continue;

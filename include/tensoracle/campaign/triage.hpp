@@ -79,7 +79,7 @@ struct known_findings {
         if (!j.is_array()) throw error(where, "expected an object {signature: name} or a list of {\"signature\", \"name\"}");
         for (const auto& e : j) {
             if (!e.is_object() || !e.contains("signature") || !e["signature"].is_string()) {
-                throw error(where, "a list entry has no \"signature\" string: " + e.dump());
+                throw error(where, "a list entry has no \"signature\" string: " + e.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
             }
             const auto id = e["signature"].get<std::string>();
             by_signature.emplace(id, e.value("name", id));

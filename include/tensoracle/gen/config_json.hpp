@@ -135,7 +135,10 @@ void read_member(T& out, const nlohmann::json& v, const std::string&) {
 [[nodiscard]] inline config config_from_json(const nlohmann::json& j, config base = {}, const std::string& where = "config") {
     if (!j.is_object()) throw error("tensoracle::gen::config_from_json(" + where + ")", "expected a JSON object");
     config c = std::move(base);
-    for (const auto& [key, value] : j.items()) {
+    for (const auto& item : j.items()) {
+        // Named, not structured bindings: lambdas may not capture bindings (Clang 14).
+        const std::string& key = item.key();
+        const nlohmann::json& value = item.value();
         const std::string at = "tensoracle::gen::config_from_json(" + where + ": " + key + ")";
         try {
             bool known = false;

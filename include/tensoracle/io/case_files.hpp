@@ -204,7 +204,7 @@ inline std::filesystem::path write_case(const generated_case& c, const std::file
         if (!out || !(out << text)) throw error("tensoracle::io::write_case(" + p.string() + ")", "cannot write");
     };
     write_text(folder / "model.txt", model_text(c.model));
-    write_text(folder / "case.json", case_json(c).dump(2) + "\n");
+    write_text(folder / "case.json", case_json(c).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
     return folder;
 }
 

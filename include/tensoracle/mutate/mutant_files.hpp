@@ -112,7 +112,7 @@ inline std::filesystem::path write_mutant(const io::generated_case& original, co
         if (!out || !(out << text)) throw error("tensoracle::mutate::write_mutant(" + p.string() + ")", "cannot write");
     };
     write_text(folder / "model.txt", io::model_text(m.model));
-    write_text(folder / "mutation.json", info.dump(2) + "\n");
+    write_text(folder / "mutation.json", info.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
     return folder;
 }
 
