@@ -852,17 +852,25 @@ namespace detail {
 }
 
 /// Counts `bytes` as in use, or throws memory_error (nothing counted) where they do
-/// not fit in the budget beside what is in use.
-inline void reserve_memory(std::uint64_t bytes, std::string_view where, std::string_view what) {
+/// not fit in the budget beside what is in use. `what()` names them; it is called only
+/// for the message (this runs for every tensor the kit allocates).
+template <class What>
+inline void reserve_memory(std::uint64_t bytes, std::string_view where, const What& what) {
     const std::uint64_t limit = memory_limit();
     const std::uint64_t before = memory_in_use_bytes.fetch_add(bytes, std::memory_order_relaxed);
     if (bytes > limit || before > limit - bytes) {
         memory_in_use_bytes.fetch_sub(bytes, std::memory_order_relaxed);
-        throw over_budget(where, what, bytes, before, limit);
+        throw over_budget(where, what(), bytes, before, limit);
     }
 }
 inline void release_memory(std::uint64_t bytes) noexcept { memory_in_use_bytes.fetch_sub(bytes, std::memory_order_relaxed); }
 }  // namespace detail
+
+/// Whether `bytes` more fit in the budget beside what is in use now.
+[[nodiscard]] inline bool memory_fits(std::uint64_t bytes) {
+    const std::uint64_t limit = memory_limit(), in_use = memory_in_use();
+    return bytes <= limit && in_use <= limit - bytes;
+}
 
 /// Throws memory_error where `bytes` more would not fit in the budget beside what is
 /// in use; counts nothing. For a size known before the work that allocates it (a
@@ -1331,7 +1339,7 @@ private:
         // Checked against the budget (core/memory.hpp) before allocating: a hostile
         // shape gets a memory_error naming it, not a bad_alloc or a paging machine.
         const auto what = [&] { return std::string(name(d)) + to_string(shape_); };
-        detail::reserve_memory(bytes, where, what());
+        detail::reserve_memory(bytes, where, what);
         void* p = nullptr;
         try {
             p = ::operator new(bytes);

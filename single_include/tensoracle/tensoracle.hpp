@@ -2194,24 +2194,24 @@ namespace detail {
 /// no machine holds is a memory_error naming the op, the shape and the bytes.
 inline void check_kernel_memory(const op_entry& op, const std::vector<const tensor*>& inputs,
                                 const std::vector<dtype>& dtypes, const std::vector<shape_type>& shapes) {
-    const std::string where(op.op_type);
     constexpr std::uint64_t saturated = std::numeric_limits<std::uint64_t>::max();
     auto add = [&](std::uint64_t a, std::uint64_t b) { return a > saturated - b ? saturated : a + b; };
     auto bytes_of = [&](dtype d, const shape_type& s) {
-        const std::uint64_t n = element_count(s, where), w = d == dtype::boolean ? 1 : info(d).bits / 8;
+        const std::uint64_t n = element_count(s, op.op_type), w = d == dtype::boolean ? 1 : info(d).bits / 8;
         return n > saturated / w ? saturated : n * w;
     };
     std::uint64_t outputs = 0, work = 0;
-    std::string what = shapes.size() == 1 ? "the output " : "the outputs ";
-    for (std::size_t o = 0; o < shapes.size() && o < dtypes.size(); ++o) {
-        outputs = add(outputs, bytes_of(dtypes[o], shapes[o]));
-        what += (o != 0 ? ", " : "") + std::string(name(dtypes[o])) + tensoracle::to_string(shapes[o]);
-    }
+    for (std::size_t o = 0; o < shapes.size() && o < dtypes.size(); ++o) outputs = add(outputs, bytes_of(dtypes[o], shapes[o]));
     for (const tensor* t : inputs) {
         if (t != nullptr) work = add(work, t->nbytes());
     }
     const std::uint64_t total = add(add(outputs, outputs), work);
-    check_memory(total, where, what + " (" + memory_size_text(outputs) + ", with the kernel's work copies of inputs and outputs)");
+    if (memory_fits(total)) return;  // the message only for a failure: this runs for every node
+    std::string what = shapes.size() == 1 ? "the output " : "the outputs ";
+    for (std::size_t o = 0; o < shapes.size() && o < dtypes.size(); ++o) {
+        what += (o != 0 ? ", " : "") + std::string(name(dtypes[o])) + tensoracle::to_string(shapes[o]);
+    }
+    check_memory(total, op.op_type, what + " (" + memory_size_text(outputs) + ", with the kernel's work copies of inputs and outputs)");
 }
 }  // namespace detail
 

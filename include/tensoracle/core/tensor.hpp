@@ -271,7 +271,7 @@ private:
         // Checked against the budget (core/memory.hpp) before allocating: a hostile
         // shape gets a memory_error naming it, not a bad_alloc or a paging machine.
         const auto what = [&] { return std::string(name(d)) + to_string(shape_); };
-        detail::reserve_memory(bytes, where, what());
+        detail::reserve_memory(bytes, where, what);
         void* p = nullptr;
         try {
             p = ::operator new(bytes);
