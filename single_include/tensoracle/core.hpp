@@ -97,6 +97,19 @@ public:
     using error::error;
 };
 
+namespace detail {
+/// Rethrows e at `where`, its message after `prefix`, keeping its kind (memory,
+/// unsupported, dtype, shape): the interpreter names the node, the ONNX reader the tensor.
+[[noreturn]] inline void rethrow_with_context(const error& e, std::string_view where, std::string_view prefix) {
+    const std::string msg = std::string(prefix) + e.what();
+    if (const auto* m = dynamic_cast<const memory_error*>(&e)) throw memory_error(where, msg, m->bytes_asked(), m->limit());
+    if (dynamic_cast<const unsupported_error*>(&e) != nullptr) throw unsupported_error(where, msg);
+    if (dynamic_cast<const dtype_error*>(&e) != nullptr) throw dtype_error(where, msg);
+    if (dynamic_cast<const shape_error*>(&e) != nullptr) throw shape_error(where, msg);
+    throw error(where, msg);
+}
+}  // namespace detail
+
 }  // namespace tensoracle
 // ---- end tensoracle/core/error.hpp ----
 // ---- begin tensoracle/core/float16.hpp ----
@@ -741,8 +754,7 @@ inline void release_memory(std::uint64_t bytes) noexcept { memory_in_use_bytes.f
 /// in use; counts nothing. For a size known before the work that allocates it (a
 /// node's outputs from shape inference, a file's declared length).
 inline void check_memory(std::uint64_t bytes, std::string_view where, std::string_view what) {
-    const std::uint64_t limit = memory_limit(), in_use = memory_in_use();
-    if (bytes > limit || in_use > limit - bytes) throw detail::over_budget(where, what, bytes, in_use, limit);
+    if (!memory_fits(bytes)) throw detail::over_budget(where, what, bytes, memory_in_use(), memory_limit());
 }
 
 }  // namespace tensoracle

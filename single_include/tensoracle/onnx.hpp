@@ -227,6 +227,7 @@ void read_member(T& out, const nlohmann::json& v, const std::string&) {
 #include <map>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <onnx/checker.h>
@@ -305,12 +306,19 @@ inline std::string read_external(const onnx::TensorProto& t, const std::filesyst
     return bytes;
 }
 
-template <class T, class Field>
-void copy_typed(const Field& field, std::size_t n, std::span<T> out, const std::string& where, const char* field_name) {
-    if (static_cast<std::size_t>(field.size()) != n) {
-        throw error(where, std::string(field_name) + " holds " + std::to_string(field.size()) + " values, shape needs " +
-                               std::to_string(n));
+/// The typed field of a TensorProto that holds elements of dtype d, and its length.
+inline std::pair<const char*, int> typed_field(const onnx::TensorProto& t, dtype d) {
+    switch (d) {
+        case dtype::f32: return {"float_data", t.float_data_size()};
+        case dtype::f64: return {"double_data", t.double_data_size()};
+        case dtype::i64: return {"int64_data", t.int64_data_size()};
+        default: return {"int32_data", t.int32_data_size()};  // 8-, 16-, 32-bit integers, bool, f16 and bf16 bits
     }
+}
+
+/// Copies n elements of a typed field whose length from_proto checked (typed_field).
+template <class T, class Field>
+void copy_typed(const Field& field, std::size_t n, std::span<T> out) {
     for (std::size_t i = 0; i < n; ++i) {
         const auto v = field.Get(static_cast<int>(i));
         if constexpr (std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>) {
@@ -335,19 +343,9 @@ namespace detail {
     const std::string where = "tensoracle::io::from_proto(" + t.name() + ")";
     try {
         return detail::from_proto_unnamed(t, base, where);
-    } catch (const memory_error& e) {
-        if (e.where() == where) throw;
-        throw memory_error(where, e.what(), e.bytes_asked(), e.limit());
-    } catch (const unsupported_error&) {
-        throw;
-    } catch (const shape_error& e) {
-        if (e.where() == where) throw;
-        throw shape_error(where, e.what());
-    } catch (const dtype_error&) {
-        throw;
     } catch (const error& e) {
-        if (e.where() == where) throw;
-        throw error(where, e.what());
+        if (e.where() == where) throw;  // already named
+        tensoracle::detail::rethrow_with_context(e, where, "");
     }
 }
 
@@ -368,23 +366,21 @@ namespace detail {
         return tensor::from_bytes(d, dims, std::as_bytes(std::span(raw.data(), raw.size())));
     }
     // The typed field's length is checked before allocating, as from_bytes checks raw data.
-    const int given = d == dtype::f32 ? t.float_data_size() : d == dtype::f64 ? t.double_data_size()
-                    : d == dtype::i64 ? t.int64_data_size() : t.int32_data_size();
-    if (static_cast<std::size_t>(given) != n) {
-        throw error(where, std::string(d == dtype::f32 ? "float_data" : d == dtype::f64 ? "double_data" : d == dtype::i64 ? "int64_data" : "int32_data") +
-                               " holds " + std::to_string(given) + " values, shape needs " + std::to_string(n) + " (" + to_string(dims) + ")");
+    if (const auto [field, given] = detail::typed_field(t, d); static_cast<std::size_t>(given) != n) {
+        throw error(where, std::string(field) + " holds " + std::to_string(given) + " values, shape needs " + std::to_string(n) + " (" +
+                               to_string(dims) + ")");
     }
     auto out = tensor::zeros(d, dims);
     out.visit([&](auto v) {
         using T = typename decltype(v)::value_type;
         if constexpr (std::is_same_v<T, float>) {
-            detail::copy_typed(t.float_data(), n, v, where, "float_data");
+            detail::copy_typed(t.float_data(), n, v);
         } else if constexpr (std::is_same_v<T, double>) {
-            detail::copy_typed(t.double_data(), n, v, where, "double_data");
+            detail::copy_typed(t.double_data(), n, v);
         } else if constexpr (std::is_same_v<T, std::int64_t>) {
-            detail::copy_typed(t.int64_data(), n, v, where, "int64_data");
+            detail::copy_typed(t.int64_data(), n, v);
         } else {
-            detail::copy_typed(t.int32_data(), n, v, where, "int32_data");
+            detail::copy_typed(t.int32_data(), n, v);
         }
     });
     return out;

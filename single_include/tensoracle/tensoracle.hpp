@@ -26969,15 +26969,7 @@ inline void check_feed(const value_info& v, const tensor& t, const std::string& 
             where, "input '" + v.name + "' is declared " + to_string(*v.shape) + " but fed " + to_string(t.shape()));
     }
 }
-/// Rethrows e with more context, keeping its kind (unsupported, dtype, shape).
-[[noreturn]] inline void rethrow_with_context(const error& e, const std::string& where, const std::string& prefix) {
-    const std::string msg = prefix + e.what();
-    if (const auto* m = dynamic_cast<const memory_error*>(&e)) throw memory_error(where, msg, m->bytes_asked(), m->limit());
-    if (dynamic_cast<const unsupported_error*>(&e) != nullptr) throw unsupported_error(where, msg);
-    if (dynamic_cast<const dtype_error*>(&e) != nullptr) throw dtype_error(where, msg);
-    if (dynamic_cast<const shape_error*>(&e) != nullptr) throw shape_error(where, msg);
-    throw error(where, msg);
-}
+using tensoracle::detail::rethrow_with_context;
 }  // namespace detail
 
 namespace detail {

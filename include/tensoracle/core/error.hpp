@@ -58,4 +58,17 @@ public:
     using error::error;
 };
 
+namespace detail {
+/// Rethrows e at `where`, its message after `prefix`, keeping its kind (memory,
+/// unsupported, dtype, shape): the interpreter names the node, the ONNX reader the tensor.
+[[noreturn]] inline void rethrow_with_context(const error& e, std::string_view where, std::string_view prefix) {
+    const std::string msg = std::string(prefix) + e.what();
+    if (const auto* m = dynamic_cast<const memory_error*>(&e)) throw memory_error(where, msg, m->bytes_asked(), m->limit());
+    if (dynamic_cast<const unsupported_error*>(&e) != nullptr) throw unsupported_error(where, msg);
+    if (dynamic_cast<const dtype_error*>(&e) != nullptr) throw dtype_error(where, msg);
+    if (dynamic_cast<const shape_error*>(&e) != nullptr) throw shape_error(where, msg);
+    throw error(where, msg);
+}
+}  // namespace detail
+
 }  // namespace tensoracle

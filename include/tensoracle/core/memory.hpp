@@ -180,8 +180,7 @@ inline void release_memory(std::uint64_t bytes) noexcept { memory_in_use_bytes.f
 /// in use; counts nothing. For a size known before the work that allocates it (a
 /// node's outputs from shape inference, a file's declared length).
 inline void check_memory(std::uint64_t bytes, std::string_view where, std::string_view what) {
-    const std::uint64_t limit = memory_limit(), in_use = memory_in_use();
-    if (bytes > limit || in_use > limit - bytes) throw detail::over_budget(where, what, bytes, in_use, limit);
+    if (!memory_fits(bytes)) throw detail::over_budget(where, what, bytes, memory_in_use(), memory_limit());
 }
 
 }  // namespace tensoracle
